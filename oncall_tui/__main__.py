@@ -1,0 +1,3 @@
+from oncall_tui.cli import main
+
+raise SystemExit(main())

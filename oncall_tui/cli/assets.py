@@ -1,0 +1,232 @@
+"""CLI commands for prompts, skills and the selection (``prompts``, ``skills``, ``config``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from oncall_tui.cli.context import CliContext
+from oncall_tui.cli.output import emit_json, emit_line, emit_table, one_line
+from oncall_tui.errors import OncallError
+from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    prompts = commands.add_parser("prompts", help="manage your system prompts")
+    prompt_actions = prompts.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = prompt_actions.add_parser("list", help="list your prompts")
+    _json_flag(p).set_defaults(handler=prompts_list)
+    p = prompt_actions.add_parser("add", help="add a prompt")
+    p.add_argument("--label", required=True)
+    _content_options(p, required=True)
+    _json_flag(p).set_defaults(handler=prompts_add)
+    p = prompt_actions.add_parser("edit", help="change a prompt's label and/or content")
+    p.add_argument("id", type=int)
+    p.add_argument("--label")
+    _content_options(p, required=False)
+    _json_flag(p).set_defaults(handler=prompts_edit)
+    p = prompt_actions.add_parser("delete", help="delete a prompt")
+    p.add_argument("id", type=int)
+    _json_flag(p).set_defaults(handler=prompts_delete)
+
+    skills = commands.add_parser("skills", help="manage your SKILL.md skills")
+    skill_actions = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = skill_actions.add_parser("add", help="upload a SKILL.md file")
+    p.add_argument("path")
+    _json_flag(p).set_defaults(handler=skills_add)
+    p = skill_actions.add_parser("list", help="list your skills (without their bodies)")
+    _json_flag(p).set_defaults(handler=skills_list)
+    p = skill_actions.add_parser("show", help="print one skill in full")
+    p.add_argument("ref", metavar="NAME_OR_ID")
+    _json_flag(p).set_defaults(handler=skills_show)
+    p = skill_actions.add_parser("delete", help="delete a skill (and deselect it)")
+    p.add_argument("ref", metavar="NAME_OR_ID")
+    _json_flag(p).set_defaults(handler=skills_delete)
+
+    config = commands.add_parser("config", help="show or set the prompt and skills in use")
+    config_actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = config_actions.add_parser("show", help="show the active prompt and selected skills")
+    _json_flag(p).set_defaults(handler=config_show)
+    p = config_actions.add_parser("set", help="choose the active prompt and/or skills")
+    p.add_argument("--prompt", type=int, metavar="ID")
+    p.add_argument("--skills", metavar="ID[,ID...]", help='comma-separated ids; "" clears')
+    _json_flag(p).set_defaults(handler=config_set)
+
+
+def _json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    return parser
+
+
+def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    group = parser.add_mutually_exclusive_group(required=required)
+    group.add_argument("--content")
+    group.add_argument("--file", metavar="PATH", help="read the content from a UTF-8 file")
+
+
+def _read_content(args: argparse.Namespace) -> str | None:
+    if args.file is None:
+        value: str | None = args.content
+        return value
+    return read_text_file(Path(args.file))
+
+
+def read_text_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=path, problem="not UTF-8"
+        ) from None
+    except OSError as exc:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            "unreadable_file",
+            path=path,
+            problem=exc.strerror or type(exc).__name__,
+        ) from None
+
+
+def prompts_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    prompts = ctx.configuration.list_prompts(ctx.owner)
+    if args.json:
+        emit_json([p.to_json() for p in prompts])
+        return 0
+    active = ctx.configuration.get_configuration(ctx.owner).system_prompt_id
+    rows = [
+        (
+            p.id,
+            ("*" if p.id == active else "") + ("default" if p.is_default else ""),
+            one_line(p.label, 40),
+            len(p.content),
+        )
+        for p in prompts
+    ]
+    emit_table(("ID", "FLAGS", "LABEL", "CHARS"), rows)
+    return 0
+
+
+def _print_prompt(ctx: CliContext, prompt: PromptView, as_json: bool) -> None:
+    if as_json:
+        emit_json(prompt.to_json())
+        return
+    emit_line(f"[{prompt.id}] {prompt.label}" + (" (default)" if prompt.is_default else ""))
+    emit_line(prompt.content)
+
+
+def prompts_add(ctx: CliContext, args: argparse.Namespace) -> int:
+    content = _read_content(args)
+    assert content is not None  # the option group is required
+    _print_prompt(ctx, ctx.configuration.create_prompt(ctx.owner, args.label, content), args.json)
+    return 0
+
+
+def prompts_edit(ctx: CliContext, args: argparse.Namespace) -> int:
+    prompt = ctx.configuration.update_prompt(
+        ctx.owner, args.id, label=args.label, content=_read_content(args)
+    )
+    _print_prompt(ctx, prompt, args.json)
+    return 0
+
+
+def prompts_delete(ctx: CliContext, args: argparse.Namespace) -> int:
+    ctx.configuration.delete_prompt(ctx.owner, args.id)
+    if args.json:
+        emit_json({"deleted": {"kind": "prompt", "id": args.id}})
+    else:
+        emit_line(f"Deleted prompt {args.id}.")
+    return 0
+
+
+def _print_skill(skill: SkillView) -> None:
+    emit_line(f"[{skill.id}] {skill.name} ({skill.size_bytes} bytes)")
+    emit_line(f"    {skill.description}")
+
+
+def skills_add(ctx: CliContext, args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            "unreadable_file",
+            path=path,
+            problem=exc.strerror or type(exc).__name__,
+        ) from None
+    skill = ctx.configuration.add_skill(ctx.owner, path.name, data)
+    if args.json:
+        emit_json(skill.to_json())
+    else:
+        _print_skill(skill)
+    return 0
+
+
+def skills_list(ctx: CliContext, args: argparse.Namespace) -> int:
+    skills = ctx.configuration.list_skills(ctx.owner)
+    if args.json:
+        emit_json([s.to_json() for s in skills])
+        return 0
+    selected = set(ctx.configuration.get_configuration(ctx.owner).skill_ids)
+    rows = [
+        (s.id, "*" if s.id in selected else "", s.name, s.size_bytes, one_line(s.description))
+        for s in skills
+    ]
+    emit_table(("ID", "SEL", "NAME", "BYTES", "DESCRIPTION"), rows)
+    return 0
+
+
+def skills_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    detail = ctx.configuration.show_skill(ctx.owner, args.ref)
+    if args.json:
+        emit_json(detail.to_json())
+    else:
+        emit_line(detail.content.rstrip("\n"))
+    return 0
+
+
+def skills_delete(ctx: CliContext, args: argparse.Namespace) -> int:
+    skill = ctx.configuration.delete_skill(ctx.owner, args.ref)
+    if args.json:
+        emit_json({"deleted": {"kind": "skill", "id": skill.id, "name": skill.name}})
+    else:
+        emit_line(f"Deleted skill {skill.id} ({skill.name}).")
+    return 0
+
+
+def _print_configuration(configuration: ConfigurationView, as_json: bool) -> None:
+    if as_json:
+        emit_json(configuration.to_json())
+        return
+    prompt = configuration.active_prompt
+    emit_line(f"Prompt: [{prompt.id}] {prompt.label}")
+    selected = configuration.selected_skills
+    emit_line("Skills: " + (", ".join(f"[{s.id}] {s.name}" for s in selected) or "(none)"))
+
+
+def config_show(ctx: CliContext, args: argparse.Namespace) -> int:
+    _print_configuration(ctx.configuration.get_configuration(ctx.owner), args.json)
+    return 0
+
+
+def config_set(ctx: CliContext, args: argparse.Namespace) -> int:
+    if args.prompt is None and args.skills is None:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", "nothing_to_change", options="--prompt or --skills"
+        )
+    skill_ids = None if args.skills is None else parse_id_list(args.skills)
+    configuration = ctx.configuration.save_configuration(
+        ctx.owner, system_prompt_id=args.prompt, skill_ids=skill_ids
+    )
+    _print_configuration(configuration, args.json)
+    return 0
+
+
+def parse_id_list(value: str) -> list[int]:
+    parts = [part.strip() for part in value.split(",")]
+    if parts == [""]:
+        return []
+    if not all(part.isdigit() for part in parts):
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "bad_id_list", value=value)
+    return [int(part) for part in parts]

@@ -1,0 +1,42 @@
+"""How the headless CLI prints: one JSON document with ``--json``, aligned text otherwise."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from oncall_tui.errors import Language, OncallError
+
+EXIT_OK = 0
+EXIT_USER_ERROR = 2
+
+
+def emit_json(document: object, stream: TextIO | None = None) -> None:
+    out = stream or sys.stdout
+    out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+
+
+def emit_line(text: str = "", stream: TextIO | None = None) -> None:
+    (stream or sys.stdout).write(text + "\n")
+
+
+def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    cells = [[str(c) for c in headers], *([str(c) for c in row] for row in rows)]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for row in cells:
+        emit_line("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
+    if as_json:
+        sys.stderr.write(json.dumps({"error": error.to_json(lang)}, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"oncall-tui: {error.message(lang)}\n")
+    return EXIT_USER_ERROR
+
+
+def one_line(text: str, width: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -1,0 +1,1 @@
+"""Pure rules with no I/O: validation, prompt assembly, memory policy, token estimates, events."""

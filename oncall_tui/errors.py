@@ -1,0 +1,221 @@
+"""The error catalog: stable codes, one message per language, one exception type.
+
+Every user-facing failure is an :class:`OncallError` carrying a catalog code and,
+for rule-specific failures, a *reason* key whose text is catalogued too. Clients
+(CLI, TUI) render ``error.message(lang)``; nothing else formats error text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+Language = Literal["en", "zh"]
+
+CATALOG: dict[str, dict[Language, str]] = {
+    "VALIDATION_INVALID_ARGUMENT": {
+        "en": "Invalid argument: {detail}",
+        "zh": "参数无效：{detail}",
+    },
+    "PROMPT_INVALID": {
+        "en": "Prompt rejected: {detail}",
+        "zh": "提示词无效：{detail}",
+    },
+    "PROMPT_DEFAULT_PROTECTED": {
+        "en": "The default prompt cannot be deleted; edit it instead.",
+        "zh": "默认提示词不能删除，可以编辑它。",
+    },
+    "SKILL_INVALID": {
+        "en": "SKILL.md rejected: {detail}",
+        "zh": "SKILL.md 无效：{detail}",
+    },
+    "SKILL_DUPLICATE_NAME": {
+        "en": "You already have a skill named '{name}'. Delete it first to replace it.",
+        "zh": "已存在名为 '{name}' 的技能。如需替换，请先删除它。",
+    },
+    "NOT_FOUND": {
+        "en": "No {kind} '{ref}' found.",
+        "zh": "未找到{kind} '{ref}'。",
+    },
+    "FORBIDDEN": {
+        "en": "That {kind} belongs to another user.",
+        "zh": "该{kind}属于其他用户。",
+    },
+    "CHAT_CONTEXT_LIMIT_REACHED": {
+        "en": (
+            "The context is {percent}% full (limit 95%). Nothing was sent. "
+            "Compact the session memory, start a new session, or shorten the message."
+        ),
+        "zh": "上下文已用 {percent}%（上限 95%），消息未发送。请压缩会话记忆、新建会话或缩短消息。",
+    },
+    "MEMORY_COMPACTION_FAILED": {
+        "en": "Memory compaction failed: {detail}. The summary and history are unchanged.",
+        "zh": "记忆压缩失败：{detail}。摘要与历史均未改变。",
+    },
+    "MODEL_UNAVAILABLE": {
+        "en": "Ollama is not reachable at {url}. Start it with `ollama serve` or set OLLAMA_HOST.",
+        "zh": "无法连接 Ollama（{url}）。请运行 `ollama serve` 或设置 OLLAMA_HOST。",
+    },
+    "MODEL_NOT_FOUND": {
+        "en": "Model '{model}' is not available in Ollama. Run: ollama pull {model}",
+        "zh": "Ollama 中没有模型 '{model}'。请运行：ollama pull {model}",
+    },
+    "STREAM_FAILED": {
+        "en": "The model stream failed: {detail}. The partial reply was kept.",
+        "zh": "模型输出中断：{detail}。已保留部分回复。",
+    },
+    "DATABASE_UNAVAILABLE": {
+        "en": "Cannot open the database at {path}: {detail}",
+        "zh": "无法打开数据库 {path}：{detail}",
+    },
+}
+
+# Reasons refine a code with the exact rule that was broken.
+REASONS: dict[str, dict[Language, str]] = {
+    "skill_filename": {
+        "en": "the file must be named exactly SKILL.md (got '{filename}')",
+        "zh": "文件名必须恰好是 SKILL.md（收到 '{filename}'）",
+    },
+    "skill_empty": {"en": "the file is empty", "zh": "文件为空"},
+    "skill_blank": {"en": "the file contains only whitespace", "zh": "文件只包含空白字符"},
+    "skill_too_large": {
+        "en": "the file is {size} bytes; the limit is {limit} bytes",
+        "zh": "文件大小为 {size} 字节，上限为 {limit} 字节",
+    },
+    "skill_not_utf8": {
+        "en": "the file is not valid UTF-8 (byte {position})",
+        "zh": "文件不是有效的 UTF-8 编码（第 {position} 字节）",
+    },
+    "skill_no_frontmatter": {
+        "en": "the file must start with a YAML frontmatter block between '---' lines",
+        "zh": "文件必须以 '---' 包围的 YAML frontmatter 开头",
+    },
+    "skill_frontmatter_yaml": {
+        "en": "the frontmatter is not valid YAML ({problem})",
+        "zh": "frontmatter 不是有效的 YAML（{problem}）",
+    },
+    "skill_frontmatter_not_mapping": {
+        "en": "the frontmatter must be a mapping of fields, not {kind}",
+        "zh": "frontmatter 必须是字段映射，而不是 {kind}",
+    },
+    "skill_field_missing": {
+        "en": "the frontmatter has no '{field}' field",
+        "zh": "frontmatter 缺少 '{field}' 字段",
+    },
+    "skill_field_not_string": {
+        "en": "'{field}' must be a string, not {kind}",
+        "zh": "'{field}' 必须是字符串，而不是 {kind}",
+    },
+    "skill_name_length": {
+        "en": "'name' must be 1 to {limit} characters (got {length})",
+        "zh": "'name' 长度必须为 1 到 {limit} 个字符（实际 {length}）",
+    },
+    "skill_name_charset": {
+        "en": "'name' may contain only lowercase letters a-z, digits and hyphens (got '{name}')",
+        "zh": "'name' 只能包含小写字母 a-z、数字和连字符（收到 '{name}'）",
+    },
+    "skill_name_hyphen_edge": {
+        "en": "'name' must not start or end with a hyphen (got '{name}')",
+        "zh": "'name' 不能以连字符开头或结尾（收到 '{name}'）",
+    },
+    "skill_name_double_hyphen": {
+        "en": "'name' must not contain consecutive hyphens (got '{name}')",
+        "zh": "'name' 不能包含连续的连字符（收到 '{name}'）",
+    },
+    "skill_description_empty": {
+        "en": "'description' must not be empty",
+        "zh": "'description' 不能为空",
+    },
+    "skill_description_length": {
+        "en": "'description' must be at most {limit} characters (got {length})",
+        "zh": "'description' 最多 {limit} 个字符（实际 {length}）",
+    },
+    "prompt_label_length": {
+        "en": "the label must be 1 to {limit} characters after trimming (got {length})",
+        "zh": "标签去除首尾空白后必须为 1 到 {limit} 个字符（实际 {length}）",
+    },
+    "prompt_content_length": {
+        "en": "the content must be 1 to {limit} characters after trimming (got {length})",
+        "zh": "内容去除首尾空白后必须为 1 到 {limit} 个字符（实际 {length}）",
+    },
+    "unknown_prompt_id": {
+        "en": "prompt {ref} does not exist",
+        "zh": "提示词 {ref} 不存在",
+    },
+    "unknown_skill_ids": {
+        "en": "skill ids {refs} do not exist",
+        "zh": "技能 {refs} 不存在",
+    },
+    "bad_id_list": {
+        "en": "'{value}' is not a comma-separated list of ids",
+        "zh": "'{value}' 不是逗号分隔的 id 列表",
+    },
+    "unreadable_file": {
+        "en": "cannot read '{path}' ({problem})",
+        "zh": "无法读取 '{path}'（{problem}）",
+    },
+    "nothing_to_change": {
+        "en": "nothing to change: give {options}",
+        "zh": "没有要修改的内容：请提供 {options}",
+    },
+}
+
+KINDS: dict[str, dict[Language, str]] = {
+    "prompt": {"en": "prompt", "zh": "提示词"},
+    "skill": {"en": "skill", "zh": "技能"},
+    "session": {"en": "session", "zh": "会话"},
+    "model": {"en": "model", "zh": "模型"},
+}
+
+
+class OncallError(Exception):
+    """A user-facing failure with a stable catalog code.
+
+    ``reason`` names a rule in :data:`REASONS`; its text becomes ``{detail}``.
+    ``params`` fill the placeholders of both. A ``kind`` param is translated.
+    """
+
+    def __init__(self, code: str, reason: str | None = None, **params: object) -> None:
+        if code not in CATALOG:
+            raise KeyError(f"unknown error code {code!r}")
+        if reason is not None and reason not in REASONS:
+            raise KeyError(f"unknown error reason {reason!r}")
+        self.code = code
+        self.reason = reason
+        self.params: dict[str, object] = dict(params)
+        super().__init__(self.message("en"))
+
+    def message(self, lang: Language = "en") -> str:
+        values: dict[str, object] = dict(self.params)
+        kind = values.get("kind")
+        if isinstance(kind, str) and kind in KINDS:
+            values["kind"] = KINDS[kind][lang]
+        if self.reason is not None:
+            values["detail"] = REASONS[self.reason][lang].format_map(_Lenient(values))
+        return CATALOG[self.code][lang].format_map(_Lenient(values))
+
+    def to_json(self, lang: Language = "en") -> dict[str, object]:
+        payload: dict[str, object] = {"code": self.code, "message": self.message(lang)}
+        if self.reason is not None:
+            payload["reason"] = self.reason
+        return payload
+
+
+class _Lenient(dict[str, object]):
+    """Formatting map that leaves unknown placeholders visible instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def resolve_language(requested: str | None, environ: Mapping[str, str] | None = None) -> Language:
+    """``--lang`` wins; else the POSIX locale variables in their order of precedence."""
+    if requested in ("en", "zh"):
+        return "zh" if requested == "zh" else "en"
+    env = os.environ if environ is None else environ
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(variable, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"

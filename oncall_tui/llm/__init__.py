@@ -1,0 +1,1 @@
+"""LangChain and Ollama: chat-model factory, context-window discovery, tools, agent runner."""

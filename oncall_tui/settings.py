@@ -1,0 +1,119 @@
+"""Settings: where data lives, who the user is, which Ollama and model to use.
+
+Precedence for every value: command-line option, then environment variable, then default.
+The object is built once by the entry point and passed down explicitly.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from platformdirs import user_data_path
+
+from oncall_tui.errors import Language, OncallError, resolve_language
+
+APP_NAME = "oncall-tui"
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "llama3.1:8b"
+NUM_CTX_MIN = 512
+NUM_CTX_MAX = 1_048_576
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    db_path: Path
+    user: str
+    lang: Language = "en"
+    ollama_url: str = DEFAULT_OLLAMA_URL
+    model: str = DEFAULT_MODEL
+    num_ctx: int | None = None
+    """Context window forced by the user; ``None`` means discover it from Ollama."""
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        db: str | None = None,
+        user: str | None = None,
+        lang: str | None = None,
+        ollama_url: str | None = None,
+        model: str | None = None,
+        num_ctx: str | int | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Settings:
+        env = os.environ if environ is None else environ
+        db_value = db or env.get("ONCALL_TUI_DB") or str(default_db_path())
+        user_value = (user or env.get("ONCALL_TUI_USER") or _os_login()).strip()
+        if not user_value:
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
+        ctx_value = num_ctx if num_ctx is not None else env.get("ONCALL_TUI_NUM_CTX") or None
+        return cls(
+            db_path=Path(db_value).expanduser(),
+            user=user_value,
+            lang=resolve_language(lang, env),
+            ollama_url=normalize_ollama_url(ollama_url or env.get("OLLAMA_HOST") or ""),
+            model=(model or env.get("ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
+            num_ctx=parse_num_ctx(ctx_value),
+        )
+
+
+def default_db_path() -> Path:
+    return user_data_path(APP_NAME, appauthor=False) / "oncall.db"
+
+
+def _os_login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "user"
+
+
+def normalize_ollama_url(raw: str) -> str:
+    """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
+
+    Without a scheme the port defaults to 11434 like the Ollama CLI; a bind-all
+    address (``0.0.0.0``) is reached through loopback.
+    """
+    value = raw.strip()
+    if not value:
+        return DEFAULT_OLLAMA_URL
+    has_scheme = "://" in value
+    parts = urlsplit(value if has_scheme else f"http://{value}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' is not an Ollama address")
+    try:
+        explicit_port = parts.port
+    except ValueError:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' has an invalid port"
+        ) from None
+    default_port = 11434 if not has_scheme else (443 if parts.scheme == "https" else 80)
+    port = explicit_port or default_port
+    host = parts.hostname
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+def parse_num_ctx(value: str | int | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"num_ctx '{value}' is not a whole number"
+        ) from None
+    if not NUM_CTX_MIN <= number <= NUM_CTX_MAX:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail=f"num_ctx must be between {NUM_CTX_MIN} and {NUM_CTX_MAX} (got {number})",
+        )
+    return number

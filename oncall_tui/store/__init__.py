@@ -1,0 +1,1 @@
+"""Persistence: SQLModel tables, the SQLite engine, schema versions, owner-scoped repositories."""

@@ -1,0 +1,98 @@
+"""DESIGN.md layering: dependencies point one way, heavy imports stay off the start-up path."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "oncall_tui"
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "core": (
+        "textual",
+        "sqlmodel",
+        "sqlalchemy",
+        "langchain",
+        "langgraph",
+        "langchain_ollama",
+        "oncall_tui.store",
+        "oncall_tui.llm",
+        "oncall_tui.services",
+        "oncall_tui.tui",
+        "oncall_tui.cli",
+    ),
+    "store": (
+        "textual",
+        "langchain",
+        "langgraph",
+        "langchain_ollama",
+        "oncall_tui.llm",
+        "oncall_tui.services",
+        "oncall_tui.tui",
+        "oncall_tui.cli",
+    ),
+    "llm": (
+        "textual",
+        "sqlmodel",
+        "sqlalchemy",
+        "oncall_tui.store",
+        "oncall_tui.services",
+        "oncall_tui.tui",
+        "oncall_tui.cli",
+    ),
+    "services": ("textual", "oncall_tui.tui", "oncall_tui.cli"),
+}
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layer_imports_point_one_way(layer: str) -> None:
+    files = sorted((PACKAGE / layer).rglob("*.py"))
+    assert files, f"layer {layer} has no modules"
+    violations = [
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in files
+        for module in imported_modules(path)
+        if any(module == bad or module.startswith(bad + ".") for bad in FORBIDDEN[layer])
+    ]
+    assert violations == []
+
+
+def test_no_relative_imports_hide_a_dependency() -> None:
+    relative = [
+        str(p)
+        for p in PACKAGE.rglob("*.py")
+        if any(
+            isinstance(n, ast.ImportFrom) and n.level > 0
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        )
+    ]
+    assert relative == []
+
+
+def test_services_load_without_textual_in_a_fresh_interpreter() -> None:
+    code = (
+        "import sys, oncall_tui.services.configuration, oncall_tui.core.prompts, "
+        "oncall_tui.store.repositories\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('textual', 'langchain', 'langgraph', 'langchain_ollama'))\n"
+        "print(','.join(bad))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""
