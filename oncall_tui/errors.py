@@ -187,7 +187,10 @@ class OncallError(Exception):
         super().__init__(self.message("en"))
 
     def message(self, lang: Language = "en") -> str:
-        values: dict[str, object] = dict(self.params)
+        values: dict[str, object] = {
+            key: value.message(lang) if isinstance(value, OncallError) else value
+            for key, value in self.params.items()
+        }
         kind = values.get("kind")
         if isinstance(kind, str) and kind in KINDS:
             values["kind"] = KINDS[kind][lang]

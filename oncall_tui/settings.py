@@ -22,6 +22,7 @@ DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "llama3.1:8b"
 NUM_CTX_MIN = 512
 NUM_CTX_MAX = 1_048_576
+DEFAULT_REQUEST_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ class Settings:
     model: str = DEFAULT_MODEL
     num_ctx: int | None = None
     """Context window forced by the user; ``None`` means discover it from Ollama."""
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+    """Seconds without data from Ollama before a model call fails instead of hanging."""
 
     @classmethod
     def resolve(
@@ -44,6 +47,7 @@ class Settings:
         ollama_url: str | None = None,
         model: str | None = None,
         num_ctx: str | int | None = None,
+        request_timeout: str | float | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if environ is None else environ
@@ -52,6 +56,11 @@ class Settings:
         if not user_value:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
         ctx_value = num_ctx if num_ctx is not None else env.get("ONCALL_TUI_NUM_CTX") or None
+        timeout_value = (
+            request_timeout
+            if request_timeout is not None
+            else env.get("ONCALL_TUI_TIMEOUT") or None
+        )
         return cls(
             db_path=Path(db_value).expanduser(),
             user=user_value,
@@ -59,6 +68,7 @@ class Settings:
             ollama_url=normalize_ollama_url(ollama_url or env.get("OLLAMA_HOST") or ""),
             model=(model or env.get("ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
             num_ctx=parse_num_ctx(ctx_value),
+            request_timeout=parse_request_timeout(timeout_value),
         )
 
 
@@ -117,3 +127,20 @@ def parse_num_ctx(value: str | int | None) -> int | None:
             detail=f"num_ctx must be between {NUM_CTX_MIN} and {NUM_CTX_MAX} (got {number})",
         )
     return number
+
+
+def parse_request_timeout(value: str | float | None) -> float:
+    """Seconds, a positive number; unset means :data:`DEFAULT_REQUEST_TIMEOUT`."""
+    if value is None or value == "":
+        return DEFAULT_REQUEST_TIMEOUT
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"timeout '{value}' is not a number of seconds"
+        ) from None
+    if not 0 < seconds < float("inf"):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"timeout must be positive (got {value})"
+        )
+    return seconds

@@ -1,15 +1,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from oncall_tui.cli import main
+from oncall_tui.core.events import ChatEvent
+from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.services.container import Services
+from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
+from tests.fakes.chat_model import ScriptedChatModel
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "skills-examples"
@@ -75,3 +80,28 @@ def cli(
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+def make_settings(db_path: Path, **overrides: object) -> Settings:
+    values: dict[str, object] = {"db_path": db_path, "user": "alice"}
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def engine(db_path: Path) -> Callable[..., Services]:
+    """Services wired to a scripted model: ``engine(model, window=8192)``."""
+    built: list[Services] = []
+
+    def build(model: ScriptedChatModel, window: int = 8192) -> Services:
+        services = Services(make_settings(db_path), gateway=StaticGateway(model, window))
+        built.append(services)
+        return services
+
+    yield build  # type: ignore[misc]
+    for services in built:
+        services.close()
+
+
+async def collect(stream: AsyncIterator[ChatEvent]) -> list[ChatEvent]:
+    return [event async for event in stream]

@@ -10,13 +10,13 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from oncall_tui import __version__
-from oncall_tui.cli import assets
-from oncall_tui.cli.context import CliContext
+from oncall_tui.cli import assets, chat, doctor
 from oncall_tui.cli.output import EXIT_USER_ERROR, report_error
 from oncall_tui.errors import OncallError, resolve_language
+from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 
-Handler = Callable[[CliContext, argparse.Namespace], int]
+Handler = Callable[[Services, argparse.Namespace], int]
 
 
 class _UsageError(Exception):
@@ -46,8 +46,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--db", metavar="PATH", help="database file (env ONCALL_TUI_DB)")
     parser.add_argument("--user", metavar="NAME", help="owner of the data (env ONCALL_TUI_USER)")
     parser.add_argument("--lang", choices=("en", "zh"), help="message language")
+    parser.add_argument("--ollama-url", metavar="URL", help="Ollama address (env OLLAMA_HOST)")
+    parser.add_argument("--model", metavar="NAME", help="model to chat with (env ONCALL_TUI_MODEL)")
+    parser.add_argument(
+        "--num-ctx", metavar="N", help="context window in tokens (env ONCALL_TUI_NUM_CTX)"
+    )
+    parser.add_argument(
+        "--timeout", metavar="SECONDS", help="fail a model call after this long without data"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     assets.register(commands)
+    chat.register(commands)
+    doctor.register(commands)
     return parser
 
 
@@ -65,14 +75,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = resolve_language(args.lang)
     as_json = bool(getattr(args, "json", False))
     try:
-        settings = Settings.resolve(db=args.db, user=args.user, lang=args.lang)
+        settings = Settings.resolve(
+            db=args.db,
+            user=args.user,
+            lang=args.lang,
+            ollama_url=args.ollama_url,
+            model=args.model,
+            num_ctx=args.num_ctx,
+            request_timeout=args.timeout,
+        )
     except OncallError as error:
         return report_error(error, lang, as_json)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 0
-    context = CliContext(settings)
+    context = Services(settings)
     try:
         return handler(context, args)
     except OncallError as error:

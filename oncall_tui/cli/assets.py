@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from oncall_tui.cli.context import CliContext
 from oncall_tui.cli.output import emit_json, emit_line, emit_table, one_line
 from oncall_tui.errors import OncallError
+from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
 
 
@@ -88,7 +88,7 @@ def read_text_file(path: Path) -> str:
         ) from None
 
 
-def prompts_list(ctx: CliContext, args: argparse.Namespace) -> int:
+def prompts_list(ctx: Services, args: argparse.Namespace) -> int:
     prompts = ctx.configuration.list_prompts(ctx.owner)
     if args.json:
         emit_json([p.to_json() for p in prompts])
@@ -107,7 +107,7 @@ def prompts_list(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_prompt(ctx: CliContext, prompt: PromptView, as_json: bool) -> None:
+def _print_prompt(ctx: Services, prompt: PromptView, as_json: bool) -> None:
     if as_json:
         emit_json(prompt.to_json())
         return
@@ -115,14 +115,14 @@ def _print_prompt(ctx: CliContext, prompt: PromptView, as_json: bool) -> None:
     emit_line(prompt.content)
 
 
-def prompts_add(ctx: CliContext, args: argparse.Namespace) -> int:
+def prompts_add(ctx: Services, args: argparse.Namespace) -> int:
     content = _read_content(args)
     assert content is not None  # the option group is required
     _print_prompt(ctx, ctx.configuration.create_prompt(ctx.owner, args.label, content), args.json)
     return 0
 
 
-def prompts_edit(ctx: CliContext, args: argparse.Namespace) -> int:
+def prompts_edit(ctx: Services, args: argparse.Namespace) -> int:
     prompt = ctx.configuration.update_prompt(
         ctx.owner, args.id, label=args.label, content=_read_content(args)
     )
@@ -130,7 +130,7 @@ def prompts_edit(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def prompts_delete(ctx: CliContext, args: argparse.Namespace) -> int:
+def prompts_delete(ctx: Services, args: argparse.Namespace) -> int:
     ctx.configuration.delete_prompt(ctx.owner, args.id)
     if args.json:
         emit_json({"deleted": {"kind": "prompt", "id": args.id}})
@@ -144,7 +144,7 @@ def _print_skill(skill: SkillView) -> None:
     emit_line(f"    {skill.description}")
 
 
-def skills_add(ctx: CliContext, args: argparse.Namespace) -> int:
+def skills_add(ctx: Services, args: argparse.Namespace) -> int:
     path = Path(args.path)
     try:
         data = path.read_bytes()
@@ -163,7 +163,7 @@ def skills_add(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def skills_list(ctx: CliContext, args: argparse.Namespace) -> int:
+def skills_list(ctx: Services, args: argparse.Namespace) -> int:
     skills = ctx.configuration.list_skills(ctx.owner)
     if args.json:
         emit_json([s.to_json() for s in skills])
@@ -177,7 +177,7 @@ def skills_list(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def skills_show(ctx: CliContext, args: argparse.Namespace) -> int:
+def skills_show(ctx: Services, args: argparse.Namespace) -> int:
     detail = ctx.configuration.show_skill(ctx.owner, args.ref)
     if args.json:
         emit_json(detail.to_json())
@@ -186,7 +186,7 @@ def skills_show(ctx: CliContext, args: argparse.Namespace) -> int:
     return 0
 
 
-def skills_delete(ctx: CliContext, args: argparse.Namespace) -> int:
+def skills_delete(ctx: Services, args: argparse.Namespace) -> int:
     skill = ctx.configuration.delete_skill(ctx.owner, args.ref)
     if args.json:
         emit_json({"deleted": {"kind": "skill", "id": skill.id, "name": skill.name}})
@@ -205,12 +205,12 @@ def _print_configuration(configuration: ConfigurationView, as_json: bool) -> Non
     emit_line("Skills: " + (", ".join(f"[{s.id}] {s.name}" for s in selected) or "(none)"))
 
 
-def config_show(ctx: CliContext, args: argparse.Namespace) -> int:
+def config_show(ctx: Services, args: argparse.Namespace) -> int:
     _print_configuration(ctx.configuration.get_configuration(ctx.owner), args.json)
     return 0
 
 
-def config_set(ctx: CliContext, args: argparse.Namespace) -> int:
+def config_set(ctx: Services, args: argparse.Namespace) -> int:
     if args.prompt is None and args.skills is None:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT", "nothing_to_change", options="--prompt or --skills"

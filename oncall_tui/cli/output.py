@@ -11,6 +11,21 @@ from oncall_tui.errors import Language, OncallError
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
+EXIT_CONTEXT_LIMIT = 3
+EXIT_MODEL_ERROR = 4
+
+_EXIT_BY_CODE = {
+    "CHAT_CONTEXT_LIMIT_REACHED": EXIT_CONTEXT_LIMIT,
+    "MODEL_UNAVAILABLE": EXIT_MODEL_ERROR,
+    "MODEL_NOT_FOUND": EXIT_MODEL_ERROR,
+    "STREAM_FAILED": EXIT_MODEL_ERROR,
+    "MEMORY_COMPACTION_FAILED": EXIT_MODEL_ERROR,
+}
+
+
+def exit_status(code: str) -> int:
+    """0 ok; 2 user error; 3 context limit; 4 the model could not be used."""
+    return _EXIT_BY_CODE.get(code, EXIT_USER_ERROR)
 
 
 def emit_json(document: object, stream: TextIO | None = None) -> None:
@@ -34,7 +49,7 @@ def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
         sys.stderr.write(json.dumps({"error": error.to_json(lang)}, ensure_ascii=False) + "\n")
     else:
         sys.stderr.write(f"oncall-tui: {error.message(lang)}\n")
-    return EXIT_USER_ERROR
+    return exit_status(error.code)
 
 
 def one_line(text: str, width: int = 60) -> str:

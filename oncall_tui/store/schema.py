@@ -46,6 +46,48 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             updated_at DATETIME NOT NULL
         )""",
     ),
+    # 2: chat sessions with their memory, messages, and the tool-call audit.
+    (
+        """CREATE TABLE chat_session (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner VARCHAR NOT NULL,
+            title VARCHAR NOT NULL,
+            memory_mode VARCHAR NOT NULL DEFAULT 'every_30_turns',
+            memory_summary VARCHAR,
+            compacted_message_count INTEGER NOT NULL DEFAULT 0,
+            context_tokens INTEGER NOT NULL DEFAULT 0,
+            last_compacted_at DATETIME,
+            reported_prompt_tokens INTEGER,
+            token_calibration REAL NOT NULL DEFAULT 1.0,
+            created_at DATETIME NOT NULL,
+            updated_at DATETIME NOT NULL
+        )""",
+        "CREATE INDEX ix_chat_session_owner ON chat_session (owner, updated_at)",
+        """CREATE TABLE message (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id INTEGER NOT NULL REFERENCES chat_session (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            role VARCHAR NOT NULL,
+            content VARCHAR NOT NULL,
+            status VARCHAR NOT NULL DEFAULT 'complete',
+            created_at DATETIME NOT NULL,
+            CONSTRAINT uq_message_position UNIQUE (session_id, position)
+        )""",
+        """CREATE TABLE tool_audit (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id INTEGER NOT NULL REFERENCES chat_session (id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL REFERENCES message (id) ON DELETE CASCADE,
+            call_id VARCHAR NOT NULL,
+            tool_name VARCHAR NOT NULL,
+            arguments VARCHAR NOT NULL,
+            status VARCHAR NOT NULL,
+            summary VARCHAR NOT NULL,
+            started_at DATETIME NOT NULL,
+            duration_ms INTEGER NOT NULL
+        )""",
+        "CREATE INDEX ix_tool_audit_session_id ON tool_audit (session_id)",
+        "CREATE INDEX ix_tool_audit_message_id ON tool_audit (message_id)",
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

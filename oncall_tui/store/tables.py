@@ -52,3 +52,56 @@ class ConfigurationRow(SQLModel, table=True):
     system_prompt_id: int | None = None
     skill_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SessionRow(SQLModel, table=True):
+    """A chat session and its memory: summary, boundary and the last known usage."""
+
+    __tablename__ = "chat_session"
+
+    id: int | None = Field(default=None, primary_key=True)
+    owner: str = Field(index=True)
+    title: str
+    memory_mode: str = "every_30_turns"
+    memory_summary: str | None = None
+    compacted_message_count: int = 0
+    """The boundary: messages at positions below it are summarised (and kept)."""
+    context_tokens: int = 0
+    last_compacted_at: datetime | None = None
+    reported_prompt_tokens: int | None = None
+    """Prompt tokens the model reported for the last reply (Ollama ``prompt_eval_count``);
+    the gauge never shows less. Cleared when compaction changes the context."""
+    token_calibration: float = 1.0
+    """reported / estimated for the last plain reply, never below 1: scales later estimates up
+    when our approximation undercounts this model's tokenizer."""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class MessageRow(SQLModel, table=True):
+    __tablename__ = "message"
+    __table_args__ = (UniqueConstraint("session_id", "position", name="uq_message_position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: int = Field(foreign_key="chat_session.id", ondelete="CASCADE")
+    position: int
+    role: str
+    content: str
+    status: str = "complete"
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ToolAuditRow(SQLModel, table=True):
+    __tablename__ = "tool_audit"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: int = Field(foreign_key="chat_session.id", ondelete="CASCADE", index=True)
+    message_id: int = Field(foreign_key="message.id", ondelete="CASCADE", index=True)
+    call_id: str
+    tool_name: str
+    arguments: str
+    """JSON text of the arguments the model passed."""
+    status: str
+    summary: str
+    started_at: datetime
+    duration_ms: int

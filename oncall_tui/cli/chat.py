@@ -1,0 +1,218 @@
+"""CLI commands for sessions, memory and chat (``sessions``, ``memory``, ``chat``).
+
+``chat`` streams the answer to stdout as it arrives; tool lines and the closing status go
+to stderr so the answer can be piped. With ``--json`` every event is one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from oncall_tui.cli.output import (
+    EXIT_OK,
+    emit_json,
+    emit_line,
+    emit_table,
+    exit_status,
+    one_line,
+)
+from oncall_tui.core.events import (
+    ChatEvent,
+    ContextLimitReached,
+    ReplyDone,
+    ReplyFailed,
+    TokenDelta,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+)
+from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.services.container import Services
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    sessions = commands.add_parser("sessions", help="list, create, show and delete sessions")
+    actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = actions.add_parser("list", help="your sessions, newest first")
+    _json(p).set_defaults(handler=sessions_list)
+    p = actions.add_parser("new", help="start an empty session")
+    p.add_argument("--title")
+    _json(p).set_defaults(handler=sessions_new)
+    p = actions.add_parser("show", help="a session's full history and memory")
+    p.add_argument("id", type=int)
+    _json(p).set_defaults(handler=sessions_show)
+    p = actions.add_parser("delete", help="delete a session and its messages")
+    p.add_argument("id", type=int)
+    _json(p).set_defaults(handler=sessions_delete)
+
+    memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
+    actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = actions.add_parser("show", help="summary, boundary and context gauge")
+    p.add_argument("session", type=int)
+    _json(p).set_defaults(handler=memory_show)
+    p = actions.add_parser("mode", help="set when the session compacts")
+    p.add_argument("session", type=int)
+    p.add_argument("mode", choices=[mode.value for mode in MemoryMode])
+    _json(p).set_defaults(handler=memory_mode)
+    p = actions.add_parser("compact", help="summarise everything after the boundary now")
+    p.add_argument("session", type=int)
+    _json(p).set_defaults(handler=memory_compact)
+
+    chat = commands.add_parser("chat", help="send one message and stream the answer")
+    chat.add_argument("--session", type=int, metavar="ID", help="default: a new session")
+    chat.add_argument("message", nargs="+", metavar="MESSAGE", help='"-" reads standard input')
+    _json(chat).set_defaults(handler=chat_send)
+
+
+def _json(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def sessions_list(ctx: Services, args: argparse.Namespace) -> int:
+    sessions = ctx.sessions.list_sessions(ctx.owner)
+    if args.json:
+        emit_json([s.to_json() for s in sessions])
+        return EXIT_OK
+    rows = [
+        (
+            s.id,
+            s.updated_at.strftime("%Y-%m-%d %H:%M"),
+            s.message_count,
+            s.memory_mode.value,
+            one_line(s.display_title, 50),
+        )
+        for s in sessions
+    ]
+    emit_table(("ID", "UPDATED (UTC)", "MSGS", "MEMORY", "TITLE"), rows)
+    return EXIT_OK
+
+
+def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
+    session = ctx.sessions.create(ctx.owner, args.title)
+    if args.json:
+        emit_json(session.to_json())
+    else:
+        emit_line(f"Session {session.id} created: {session.display_title}")
+    return EXIT_OK
+
+
+def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
+    session = ctx.sessions.get(ctx.owner, args.id)
+    messages = ctx.sessions.messages(ctx.owner, args.id)
+    memory = ctx.memory.refresh_usage(ctx.owner, args.id)
+    if args.json:
+        emit_json(
+            {
+                **session.to_json(),
+                "messages": [m.to_json() for m in messages],
+                "memory": memory.to_json(),
+            }
+        )
+        return EXIT_OK
+    emit_line(f"# {session.display_title} (session {session.id})")
+    for message in messages:
+        if message.position == memory.compacted_message_count and message.position > 0:
+            emit_line(f"\n----- {message.position} earlier messages summarised -----")
+        marker = "" if message.status == "complete" else f" [{message.status}]"
+        emit_line(f"\n[{message.role}]{marker}")
+        for call in message.tool_calls:
+            emit_line(f"  tool {call.name}: {call.summary}")
+        emit_line(message.content)
+    _print_memory(memory)
+    return EXIT_OK
+
+
+def sessions_delete(ctx: Services, args: argparse.Namespace) -> int:
+    ctx.sessions.delete(ctx.owner, args.id)
+    if args.json:
+        emit_json({"deleted": {"kind": "session", "id": args.id}})
+    else:
+        emit_line(f"Deleted session {args.id}.")
+    return EXIT_OK
+
+
+def _print_memory(state: MemoryState) -> None:
+    usage = state.usage
+    emit_line(
+        f"\nContext: {usage.context_tokens:,} / {usage.context_window_tokens:,} tokens "
+        f"({usage.percent}%) · memory: {state.memory_mode.value} · "
+        f"{state.compacted_message_count} messages summarised"
+    )
+    if state.memory_summary:
+        emit_line(f"Summary ({state.last_compacted_at:%Y-%m-%d %H:%M} UTC):")
+        emit_line(state.memory_summary)
+
+
+def _emit_memory(state: MemoryState, as_json: bool) -> int:
+    if as_json:
+        emit_json(state.to_json())
+    else:
+        _print_memory(state)
+    return EXIT_OK
+
+
+def memory_show(ctx: Services, args: argparse.Namespace) -> int:
+    return _emit_memory(ctx.memory.refresh_usage(ctx.owner, args.session), args.json)
+
+
+def memory_mode(ctx: Services, args: argparse.Namespace) -> int:
+    state = asyncio.run(ctx.memory.set_mode(ctx.owner, args.session, MemoryMode(args.mode)))
+    return _emit_memory(state, args.json)
+
+
+def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
+    return _emit_memory(asyncio.run(ctx.memory.compact(ctx.owner, args.session)), args.json)
+
+
+def read_message(parts: list[str]) -> str:
+    if parts == ["-"]:
+        return sys.stdin.read()
+    return " ".join(parts)
+
+
+def chat_send(ctx: Services, args: argparse.Namespace) -> int:
+    text = read_message(args.message)
+    return asyncio.run(_stream(ctx, args.session, text, args.json))
+
+
+async def _stream(ctx: Services, session_id: int | None, text: str, as_json: bool) -> int:
+    status = EXIT_OK
+    async for event in ctx.chat.send(ctx.owner, session_id, text):
+        if as_json:
+            sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        else:
+            _render(event)
+        if isinstance(event, ReplyFailed | ContextLimitReached):
+            status = exit_status(event.code)
+    return status
+
+
+def _render(event: ChatEvent) -> None:
+    err = sys.stderr
+    match event:
+        case TokenDelta(text=text):
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        case ToolStarted(name=name, arguments=arguments):
+            shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+            err.write(f"\n· {name}({shown})\n")
+        case ToolFinished(name=name, summary=summary, ok=ok):
+            err.write(f"  {'→' if ok else '✗'} {summary}\n")
+        case UsageReported(usage=usage):
+            sys.stdout.write("\n")
+            err.write(f"[context {usage.percent}% of {usage.context_window_tokens:,} tokens]\n")
+        case ReplyDone(session_id=session_id):
+            err.write(f"[session {session_id}]\n")
+        case ReplyFailed(message=message, session_id=session_id):
+            sys.stdout.write("\n")
+            err.write(f"oncall-tui: {message}\n[session {session_id}]\n")
+        case ContextLimitReached(message=message):
+            err.write(f"oncall-tui: {message}\n")
+        case _:
+            pass

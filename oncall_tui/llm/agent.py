@@ -1,0 +1,211 @@
+"""The agent runner: one user turn through LangChain's tool-calling agent, as typed events.
+
+:func:`stream_agent` is the seam between the model and every client: it yields text pieces,
+tool starts and ends (summaries only) and exactly one :class:`ModelUsage`, and raises only
+:class:`OncallError`. :func:`summarize` is the single non-streamed call memory compaction
+makes. Cancellation (task cancel, ``aclose``) passes straight through both.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import InputAgentState
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.tools import BaseTool
+from langgraph.types import StreamMode
+
+from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.factory import read_timeout_of
+from oncall_tui.llm.failures import map_model_error
+from oncall_tui.llm.tools import tool_summary
+
+__all__ = ["RECURSION_LIMIT", "ModelUsage", "map_model_error", "stream_agent", "summarize"]
+
+RECURSION_LIMIT = 25
+"""Graph steps per turn: a model call and a tool round are one step each (~12 tool rounds)."""
+
+_STREAM_MODES: list[StreamMode] = ["messages", "updates"]
+"""Text pieces come from "messages"; complete tool calls, results and usage from "updates"."""
+_MODEL_NODE = "model"
+_TOOLS_NODE = "tools"
+_THINKING = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_UNCLOSED_THINKING = re.compile(r"<(think|thinking)>.*\Z", re.DOTALL | re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelUsage:
+    """Token counts the server reported for one run.
+
+    ``input_tokens`` is the prompt of the run's *last* model call (Ollama's
+    ``prompt_eval_count``): the best measure of how full the window now is.
+    ``output_tokens`` is summed over all calls of the run. ``None`` when not reported.
+    """
+
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+AgentStreamItem = TokenDelta | ToolStarted | ToolFinished | ModelUsage
+
+
+async def stream_agent(
+    model: BaseChatModel,
+    system_prompt: str,
+    history: Sequence[tuple[str, str]],
+    tools: Sequence[BaseTool],
+    *,
+    url: str = "",
+    model_name: str = "",
+) -> AsyncGenerator[AgentStreamItem, None]:
+    """Run one turn and yield what happens, in order.
+
+    ``history`` holds ``("user" | "assistant", content)`` pairs ending with the new user
+    message. Yields :class:`TokenDelta` per text piece, :class:`ToolStarted` once a call is
+    complete, :class:`ToolFinished` when its result arrives, then one :class:`ModelUsage`.
+    Failures raise :class:`OncallError` (see :func:`map_model_error`); ``url`` and
+    ``model_name`` fill its message and default to what the model itself knows.
+    """
+    where = url or _model_url(model)
+    name = model_name or _model_name(model)
+    state: InputAgentState = {"messages": [*to_messages(history)]}
+    run = _RunState()
+    try:
+        agent = create_agent(model, tools=list(tools), system_prompt=system_prompt)
+        stream = agent.astream(
+            state, {"recursion_limit": RECURSION_LIMIT}, stream_mode=_STREAM_MODES
+        )
+        try:
+            async for mode, data in stream:
+                for item in run.handle(mode, data):
+                    yield item
+        finally:
+            if isinstance(stream, AsyncGenerator):  # release the HTTP stream on early exit
+                await stream.aclose()
+    except Exception as exc:
+        raise map_model_error(exc, url=where, model=name, timeout=read_timeout_of(model)) from exc
+    yield run.usage()
+
+
+class _RunState:
+    """Turns langgraph's ``(mode, data)`` stream into events and tracks usage."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, tuple[str, float]] = {}
+        self.last_input: int | None = None
+        self.output_total: int | None = None
+
+    def handle(self, mode: str, data: Any) -> list[AgentStreamItem]:
+        if mode == "messages":
+            message, metadata = data
+            if (
+                isinstance(message, AIMessage)
+                and metadata.get("langgraph_node") == _MODEL_NODE
+                and (text := str(message.text))
+            ):
+                return [TokenDelta(text)]
+            return []
+        if mode != "updates" or not isinstance(data, dict):
+            return []
+        events: list[AgentStreamItem] = []
+        for node, update in data.items():
+            messages = update.get("messages", []) if isinstance(update, dict) else []
+            for message in messages:
+                if node == _MODEL_NODE and isinstance(message, AIMessage):
+                    events.extend(self._model_finished(message))
+                elif node == _TOOLS_NODE and isinstance(message, ToolMessage):
+                    events.append(self._tool_finished(message))
+        return events
+
+    def _model_finished(self, message: AIMessage) -> list[AgentStreamItem]:
+        usage = message.usage_metadata
+        if usage is not None:
+            self.last_input = usage.get("input_tokens")
+            self.output_total = (self.output_total or 0) + usage.get("output_tokens", 0)
+        else:
+            self.last_input = None
+        events: list[AgentStreamItem] = []
+        now = time.monotonic()
+        for call in message.tool_calls:
+            call_id = call.get("id") or f"call_{len(self.started) + 1}"
+            self.started[call_id] = (call["name"], now)
+            events.append(ToolStarted(call_id, call["name"], dict(call["args"])))
+        return events
+
+    def _tool_finished(self, message: ToolMessage) -> ToolFinished:
+        name, started = self.started.pop(
+            message.tool_call_id, (message.name or "tool", time.monotonic())
+        )
+        return ToolFinished(
+            call_id=message.tool_call_id,
+            name=name,
+            summary=tool_summary(name, str(message.text)),
+            ok=message.status != "error",
+            duration_ms=round((time.monotonic() - started) * 1000),
+        )
+
+    def usage(self) -> ModelUsage:
+        return ModelUsage(input_tokens=self.last_input, output_tokens=self.output_total)
+
+
+async def summarize(model: BaseChatModel, instructions: str, request: str) -> str:
+    """One non-streamed call without tools; the reply text with any thinking removed.
+
+    ``stream=False`` is passed explicitly: ``ChatOllama.ainvoke`` streams otherwise.
+    Failures raise :class:`OncallError` (see :func:`map_model_error`).
+    """
+    messages: list[BaseMessage] = [SystemMessage(instructions), HumanMessage(request)]
+    try:
+        reply = await model.ainvoke(messages, stream=False)
+    except Exception as exc:
+        raise map_model_error(
+            exc, url=_model_url(model), model=_model_name(model), timeout=read_timeout_of(model)
+        ) from exc
+    return strip_thinking(str(reply.text))
+
+
+def strip_thinking(text: str) -> str:
+    """Drop ``<think>...</think>`` blocks (and an unclosed trailing one) some models emit."""
+    without = _UNCLOSED_THINKING.sub("", _THINKING.sub("", text))
+    return without.strip()
+
+
+def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMessage]:
+    """``("user" | "assistant", content)`` pairs as LangChain messages."""
+    messages: list[HumanMessage | AIMessage] = []
+    for role, content in history:
+        if role == "user":
+            messages.append(HumanMessage(content))
+        elif role == "assistant":
+            messages.append(AIMessage(content))
+        else:
+            raise OncallError(
+                "VALIDATION_INVALID_ARGUMENT", detail=f"unknown message role {role!r}"
+            )
+    return messages
+
+
+def _model_url(model: BaseChatModel) -> str:
+    value = getattr(model, "base_url", None)
+    return value if isinstance(value, str) else ""
+
+
+def _model_name(model: BaseChatModel) -> str:
+    for attribute in ("model", "model_name"):
+        value = getattr(model, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""

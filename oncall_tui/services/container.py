@@ -1,0 +1,74 @@
+"""One factory wires settings, database, model gateway and services.
+
+Both clients (CLI and TUI) and the tests build their dependencies here, so a test can
+inject a temporary database and a scripted or loopback model. The chat engine (and with
+it LangChain) is imported only when first used, keeping it off start-up paths that do
+not need it.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.services.sessions import SessionService
+from oncall_tui.settings import Settings
+from oncall_tui.store.engine import Database
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.gateway import ModelGateway
+    from oncall_tui.services.chat import ChatService
+    from oncall_tui.services.memory import MemoryService
+
+
+class Services:
+    def __init__(self, settings: Settings, gateway: ModelGateway | None = None) -> None:
+        self.settings = settings
+        self._gateway = gateway
+
+    @property
+    def owner(self) -> str:
+        return self.settings.user
+
+    @cached_property
+    def database(self) -> Database:
+        return Database(self.settings.db_path)
+
+    @cached_property
+    def configuration(self) -> ConfigurationService:
+        return ConfigurationService(self.database)
+
+    @cached_property
+    def sessions(self) -> SessionService:
+        return SessionService(self.database)
+
+    @cached_property
+    def gateway(self) -> ModelGateway:
+        if self._gateway is None:
+            from oncall_tui.llm.gateway import OllamaGateway
+
+            self._gateway = OllamaGateway(self.settings)
+        return self._gateway
+
+    @cached_property
+    def memory(self) -> MemoryService:
+        from oncall_tui.services.memory import MemoryService
+
+        return MemoryService(self.database, self.configuration, self.gateway)
+
+    @cached_property
+    def chat(self) -> ChatService:
+        from oncall_tui.services.chat import ChatService
+
+        return ChatService(
+            self.database,
+            self.memory,
+            self.gateway,
+            lang=self.settings.lang,
+            ollama_url=self.settings.ollama_url,
+        )
+
+    def close(self) -> None:
+        if "database" in self.__dict__:
+            self.database.close()

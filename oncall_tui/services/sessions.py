@@ -1,0 +1,218 @@
+"""Session use cases: create, list, rename, delete, show the full history, clear.
+
+Acting on another owner's session is ``FORBIDDEN``. Showing a session returns every
+message, regardless of the compaction boundary: compaction never deletes history.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode
+from oncall_tui.errors import OncallError
+from oncall_tui.services.views import iso
+from oncall_tui.store.engine import Database
+from oncall_tui.store.sessions import MessageRepository, SessionListing, SessionRepository
+from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow
+
+log = logging.getLogger(__name__)
+
+MAX_TITLE_CHARS = 120
+UNTITLED = ""
+"""Stored title of a session that has not been named; its first message names it."""
+
+
+def title_from_message(text: str, limit: int = 60) -> str:
+    """A title from the first line of a message: trimmed, whitespace collapsed, shortened."""
+    first_line = next((line for line in text.splitlines() if line.strip()), text)
+    flat = " ".join(first_line.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def validate_title(title: str) -> str:
+    trimmed = " ".join(title.split())
+    if len(trimmed) > MAX_TITLE_CHARS:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail=f"a title is at most {MAX_TITLE_CHARS} characters (got {len(trimmed)})",
+        )
+    return trimmed
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    id: int
+    title: str
+    memory_mode: MemoryMode
+    message_count: int
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def display_title(self) -> str:
+        return self.title or "New session"
+
+    @classmethod
+    def of(cls, row: SessionRow, message_count: int) -> SessionView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            title=row.title,
+            memory_mode=MemoryMode(row.memory_mode),
+            message_count=message_count,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "memory_mode": self.memory_mode.value,
+            "message_count": self.message_count,
+            "created_at": iso(self.created_at),
+            "updated_at": iso(self.updated_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallView:
+    call_id: str
+    name: str
+    arguments: dict[str, object]
+    status: str
+    summary: str
+    duration_ms: int
+
+    @classmethod
+    def of(cls, row: ToolAuditRow) -> ToolCallView:
+        try:
+            arguments = json.loads(row.arguments)
+        except ValueError:
+            arguments = {}
+        return cls(
+            call_id=row.call_id,
+            name=row.tool_name,
+            arguments=arguments if isinstance(arguments, dict) else {},
+            status=row.status,
+            summary=row.summary,
+            duration_ms=row.duration_ms,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "status": self.status,
+            "summary": self.summary,
+            "duration_ms": self.duration_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    id: int
+    position: int
+    role: str
+    content: str
+    status: str
+    created_at: datetime
+    tool_calls: tuple[ToolCallView, ...] = field(default=())
+
+    @classmethod
+    def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            position=row.position,
+            role=row.role,
+            content=row.content,
+            status=row.status,
+            created_at=row.created_at,
+            tool_calls=tool_calls,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "status": self.status,
+            "created_at": iso(self.created_at),
+            "tool_calls": [call.to_json() for call in self.tool_calls],
+        }
+
+
+class SessionService:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    def create(self, owner: str, title: str | None = None) -> SessionView:
+        clean = validate_title(title) if title else UNTITLED
+        with self._database.session() as session:
+            row = SessionRepository(session).create(owner, clean, DEFAULT_MEMORY_MODE.value)
+            log.info("session %s created", row.id)
+            return SessionView.of(row, 0)
+
+    def list_sessions(self, owner: str) -> list[SessionView]:
+        with self._database.session() as session:
+            listings: list[SessionListing] = SessionRepository(session).list(owner)
+            return [SessionView.of(item.row, item.message_count) for item in listings]
+
+    def get(self, owner: str, session_id: int) -> SessionView:
+        with self._database.session() as session:
+            row = SessionRepository(session).require(owner, session_id)
+            return SessionView.of(row, MessageRepository(session).count(row))
+
+    def rename(self, owner: str, session_id: int, title: str) -> SessionView:
+        clean = validate_title(title)
+        if not clean:
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the title is empty")
+        with self._database.session() as session:
+            sessions = SessionRepository(session)
+            row = sessions.require(owner, session_id)
+            row.title = clean
+            sessions.save(row)
+            return SessionView.of(row, MessageRepository(session).count(row))
+
+    def delete(self, owner: str, session_id: int) -> None:
+        with self._database.session() as session:
+            sessions = SessionRepository(session)
+            sessions.delete(sessions.require(owner, session_id))
+            log.info("session %s deleted", session_id)
+
+    def messages(
+        self, owner: str, session_id: int, *, before: int | None = None, limit: int | None = None
+    ) -> list[MessageView]:
+        """The session's messages oldest first: all of them, or one page ending at ``before``."""
+        with self._database.session() as session:
+            row = SessionRepository(session).require(owner, session_id)
+            repository = MessageRepository(session)
+            rows = (
+                repository.from_position(row, 0)
+                if limit is None
+                else repository.page(row, before=before, limit=limit)
+            )
+            calls: dict[int, list[ToolCallView]] = {}
+            for audit in repository.audits(row):
+                calls.setdefault(audit.message_id, []).append(ToolCallView.of(audit))
+            return [
+                MessageView.of(message, tuple(calls.get(message.id or 0, ()))) for message in rows
+            ]
+
+    def clear(self, owner: str, session_id: int) -> None:
+        """Delete the messages; summary, boundary, usage and compaction time reset together."""
+        with self._database.session() as session:
+            sessions = SessionRepository(session)
+            row = sessions.require(owner, session_id)
+            MessageRepository(session).clear(row)
+            row.memory_summary = None
+            row.compacted_message_count = 0
+            row.context_tokens = 0
+            row.reported_prompt_tokens = None
+            row.last_compacted_at = None
+            sessions.save(row)

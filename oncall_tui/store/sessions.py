@@ -1,0 +1,130 @@
+"""Owner-scoped access to chat sessions, their messages and the tool audit.
+
+A session is reached only through :meth:`SessionRepository.require`, which checks the
+owner; message and audit methods take the verified :class:`SessionRow`, never a bare id,
+so the type system carries the ownership check. Reads that run on every send touch only
+the messages after the boundary (an index range on ``(session_id, position)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete as sql_delete
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from oncall_tui.errors import OncallError
+from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
+
+
+@dataclass(frozen=True, slots=True)
+class SessionListing:
+    row: SessionRow
+    message_count: int
+
+
+class SessionRepository:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def create(self, owner: str, title: str, memory_mode: str) -> SessionRow:
+        row = SessionRow(owner=owner, title=title, memory_mode=memory_mode)
+        self._session.add(row)
+        self._session.flush()
+        return row
+
+    def require(self, owner: str, session_id: int) -> SessionRow:
+        """The owner's session; another owner's is ``FORBIDDEN``, a missing one ``NOT_FOUND``."""
+        row = self._session.get(SessionRow, session_id)
+        if row is None:
+            raise OncallError("NOT_FOUND", kind="session", ref=session_id)
+        if row.owner != owner:
+            raise OncallError("FORBIDDEN", kind="session")
+        return row
+
+    def list(self, owner: str) -> list[SessionListing]:
+        counts = (
+            select(MessageRow.session_id, func.count().label("n"))
+            .group_by(col(MessageRow.session_id))
+            .subquery()
+        )
+        query = (
+            select(SessionRow, func.coalesce(counts.c.n, 0))
+            .outerjoin(counts, counts.c.session_id == SessionRow.id)
+            .where(SessionRow.owner == owner)
+            .order_by(col(SessionRow.updated_at).desc(), col(SessionRow.id).desc())
+        )
+        return [SessionListing(row, int(n)) for row, n in self._session.exec(query).all()]
+
+    def save(self, row: SessionRow) -> None:
+        row.updated_at = utcnow()
+        self._session.add(row)
+        self._session.flush()
+
+    def delete(self, row: SessionRow) -> None:
+        self._session.exec(sql_delete(ToolAuditRow).where(col(ToolAuditRow.session_id) == row.id))
+        self._session.exec(sql_delete(MessageRow).where(col(MessageRow.session_id) == row.id))
+        self._session.delete(row)
+        self._session.flush()
+
+
+class MessageRepository:
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def count(self, chat: SessionRow) -> int:
+        """Messages stored in the session: the next position (positions are dense from 0)."""
+        query = select(func.max(MessageRow.position)).where(MessageRow.session_id == chat.id)
+        highest = self._session.exec(query).one()
+        return 0 if highest is None else int(highest) + 1
+
+    def add(
+        self, chat: SessionRow, role: str, content: str, status: str = "complete"
+    ) -> MessageRow:
+        assert chat.id is not None
+        row = MessageRow(
+            session_id=chat.id, position=self.count(chat), role=role, content=content, status=status
+        )
+        self._session.add(row)
+        self._session.flush()
+        return row
+
+    def from_position(self, chat: SessionRow, position: int) -> Sequence[MessageRow]:
+        query = (
+            select(MessageRow)
+            .where(MessageRow.session_id == chat.id, MessageRow.position >= position)
+            .order_by(col(MessageRow.position))
+        )
+        return self._session.exec(query).all()
+
+    def page(self, chat: SessionRow, *, before: int | None, limit: int) -> Sequence[MessageRow]:
+        """Up to ``limit`` messages ending just before ``before`` (newest page when ``None``),
+        returned oldest first; lets a client open a huge session without reading all of it."""
+        query = select(MessageRow).where(MessageRow.session_id == chat.id)
+        if before is not None:
+            query = query.where(MessageRow.position < before)
+        rows = self._session.exec(query.order_by(col(MessageRow.position).desc()).limit(limit))
+        return list(reversed(rows.all()))
+
+    def clear(self, chat: SessionRow) -> None:
+        self._session.exec(sql_delete(ToolAuditRow).where(col(ToolAuditRow.session_id) == chat.id))
+        self._session.exec(sql_delete(MessageRow).where(col(MessageRow.session_id) == chat.id))
+        self._session.flush()
+
+    def add_audit(self, chat: SessionRow, message: MessageRow, audit: ToolAuditRow) -> None:
+        assert chat.id is not None
+        assert message.id is not None
+        audit.session_id = chat.id
+        audit.message_id = message.id
+        self._session.add(audit)
+        self._session.flush()
+
+    def audits(self, chat: SessionRow) -> list[ToolAuditRow]:
+        query = (
+            select(ToolAuditRow)
+            .where(ToolAuditRow.session_id == chat.id)
+            .order_by(col(ToolAuditRow.id))
+        )
+        return list(self._session.exec(query).all())

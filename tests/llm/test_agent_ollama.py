@@ -1,0 +1,195 @@
+"""stream_agent and summarize with the real ChatOllama against the loopback fake server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_ollama import ChatOllama
+
+from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.agent import ModelUsage, stream_agent, summarize
+from oncall_tui.llm.factory import build_chat_model
+from oncall_tui.llm.tools import build_tools
+from tests.fakes import FakeOllama, Reply
+
+from .helpers import collect, collect_until_error, text_of
+
+SKILL = "---\nname: disk-full\ndescription: Free disk space.\n---\n\n# Steps\n1. df -h\n"
+HISTORY = [("user", "db-1 alerts"), ("assistant", "Which alert?"), ("user", "disk full")]
+
+
+def model_for(url: str, model: str = "qwen3:8b", timeout: float = 10.0) -> ChatOllama:
+    return build_chat_model(url, model, num_ctx=4096, timeout=timeout)
+
+
+async def test_tokens_stream_and_usage_comes_last(server: FakeOllama) -> None:
+    server.script(Reply(text="Check the log volume first.", prompt_eval_count=321, eval_count=9))
+    items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({})))
+    deltas = [i for i in items if isinstance(i, TokenDelta)]
+    assert [d.text for d in deltas] == ["Check ", "the ", "log ", "volume ", "first."]
+    assert items[-1] == ModelUsage(input_tokens=321, output_tokens=9)
+    assert sum(isinstance(i, ModelUsage) for i in items) == 1
+    (request,) = server.chat_requests
+    assert request["messages"] == [
+        {"role": "system", "content": "SYS"},
+        {"role": "user", "content": "db-1 alerts"},
+        {"role": "assistant", "content": "Which alert?"},
+        {"role": "user", "content": "disk full"},
+    ]
+    assert request["options"]["num_ctx"] == 4096
+    assert [t["function"]["name"] for t in request["tools"]] == ["get_current_time"]
+
+
+async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
+    server: FakeOllama,
+) -> None:
+    server.script(
+        Reply(
+            text="Loading.",
+            tool_calls=(("load_skill", {"skill_name": "disk-full"}),),
+            prompt_eval_count=200,
+            eval_count=6,
+        ),
+        Reply(text="Run df -h.", prompt_eval_count=480, eval_count=4),
+    )
+    tools = build_tools({"disk-full": SKILL})
+    items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, tools))
+    kinds = [type(i).__name__ for i in items]
+    assert kinds == [
+        "TokenDelta",
+        "ToolStarted",
+        "ToolFinished",
+        "TokenDelta",
+        "TokenDelta",
+        "TokenDelta",
+        "ModelUsage",
+    ]
+    started, finished = items[1], items[2]
+    assert isinstance(started, ToolStarted)
+    assert isinstance(finished, ToolFinished)
+    assert (started.name, started.arguments) == ("load_skill", {"skill_name": "disk-full"})
+    assert (finished.call_id, finished.name) == (started.call_id, "load_skill")
+    assert finished.summary == "Loaded skill: disk-full"
+    assert finished.ok is True
+    assert finished.duration_ms >= 0
+    assert text_of(items) == "Loading.Run df -h."
+    assert items[-1] == ModelUsage(input_tokens=480, output_tokens=10)
+    first, second = server.chat_requests
+    assert {t["function"]["name"] for t in first["tools"]} == {"get_current_time", "load_skill"}
+    assistant, tool_result = second["messages"][-2:]
+    assert assistant["tool_calls"][0]["function"]["name"] == "load_skill"
+    assert tool_result == {"role": "tool", "content": f"Loaded skill: disk-full\n\n{SKILL}"}
+
+
+async def test_a_call_to_an_unregistered_tool_finishes_not_ok(server: FakeOllama) -> None:
+    server.script(Reply.tool_call("restart_database", {"host": "db-1"}), Reply(text="Sorry."))
+    items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({})))
+    finished = next(i for i in items if isinstance(i, ToolFinished))
+    assert finished.ok is False
+    assert finished.name == "restart_database"
+    assert "not a valid tool" in finished.summary
+    assert text_of(items) == "Sorry."
+
+
+async def test_server_down_is_model_unavailable(closed_url: str) -> None:
+    stream = stream_agent(model_for(closed_url), "SYS", HISTORY, build_tools({}))
+    items, error = await collect_until_error(stream)
+    assert items == []
+    assert error.code == "MODEL_UNAVAILABLE"
+    assert error.params["url"] == closed_url
+
+
+async def test_model_not_pulled_is_model_not_found(server: FakeOllama) -> None:
+    model = model_for(server.url, model="nope:7b")
+    items, error = await collect_until_error(
+        stream_agent(model, "SYS", HISTORY, [], url=server.url, model_name="nope:7b")
+    )
+    assert items == []
+    assert error.code == "MODEL_NOT_FOUND"
+    assert "ollama pull nope:7b" in error.message()
+
+
+async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeOllama) -> None:
+    server.script(Reply(text="one two three four", drop_after=2))
+    stream = stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({}))
+    items, error = await collect_until_error(stream)
+    assert text_of(items) == "one two "
+    assert not any(isinstance(i, ModelUsage) for i in items)
+    assert error.code == "STREAM_FAILED"
+    assert error.params["detail"] == "the connection to Ollama dropped"
+
+
+async def test_silent_server_fails_after_the_timeout(server: FakeOllama) -> None:
+    server.script(Reply(text="slow reply", delay_per_chunk=1.0))
+    stream = stream_agent(model_for(server.url, timeout=0.2), "SYS", HISTORY, [])
+    _, error = await collect_until_error(stream)
+    assert error.code == "STREAM_FAILED"
+    assert error.params["detail"] == "no data from Ollama for 0.2 s"
+
+
+async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeOllama) -> None:
+    server.script(Reply.failure(500, "llama runner process has terminated"))
+    _, error = await collect_until_error(stream_agent(model_for(server.url), "SYS", HISTORY, []))
+    assert error.code == "STREAM_FAILED"
+    assert "llama runner process has terminated" in error.message()
+
+
+async def test_closing_the_stream_early_is_clean(server: FakeOllama) -> None:
+    server.script(Reply(text="a b c d e f", delay_per_chunk=0.05))
+    stream = stream_agent(model_for(server.url), "SYS", HISTORY, [])
+    first = await anext(stream)
+    assert first == TokenDelta("a ")
+    await stream.aclose()  # no OncallError, no RuntimeError
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)
+
+
+async def test_cancelling_the_consumer_propagates(server: FakeOllama) -> None:
+    server.script(Reply(text="a b c d e f", delay_per_chunk=0.3))
+    got: list[str] = []
+
+    async def consume() -> None:
+        async for item in stream_agent(model_for(server.url), "SYS", HISTORY, []):
+            if isinstance(item, TokenDelta):
+                got.append(item.text)
+
+    task = asyncio.create_task(consume())
+    while not got:
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert got == ["a "]
+
+
+# -- summarize ---------------------------------------------------------------------------------
+
+
+async def test_summarize_is_one_non_streamed_call_without_tools(server: FakeOllama) -> None:
+    server.script(Reply(text="<think>the user wants brevity</think>\nGoal: free disk on db-1."))
+    summary = await summarize(model_for(server.url), "Summarise.", "User: disk full")
+    assert summary == "Goal: free disk on db-1."
+    (request,) = server.chat_requests
+    assert request["stream"] is False
+    assert not request.get("tools")
+    assert request["options"]["num_ctx"] == 4096
+    assert request["messages"] == [
+        {"role": "system", "content": "Summarise."},
+        {"role": "user", "content": "User: disk full"},
+    ]
+
+
+async def test_summarize_server_down_is_model_unavailable(closed_url: str) -> None:
+    with pytest.raises(OncallError) as info:
+        await summarize(model_for(closed_url), "Summarise.", "x")
+    assert info.value.code == "MODEL_UNAVAILABLE"
+    assert info.value.params["url"] == closed_url
+
+
+async def test_summarize_dropped_response_is_stream_failed(server: FakeOllama) -> None:
+    server.script(Reply(text="never arrives", drop_after=0))
+    with pytest.raises(OncallError) as info:
+        await summarize(model_for(server.url), "Summarise.", "x")
+    assert info.value.code == "STREAM_FAILED"

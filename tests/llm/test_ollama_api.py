@@ -1,0 +1,168 @@
+"""Discovery over Ollama's HTTP API and the context-window rule, against the fake server."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.factory import read_timeout_of
+from oncall_tui.llm.gateway import OllamaGateway, StaticGateway
+from oncall_tui.llm.ollama_api import (
+    DEFAULT_WINDOW_CAP,
+    ModelDetails,
+    OllamaApi,
+    resolve_context_window,
+)
+from oncall_tui.settings import Settings
+from tests.fakes import FakeModel, FakeOllama, ScriptedChatModel
+
+
+def settings_for(url: str, model: str = "qwen3:8b", num_ctx: int | None = None) -> Settings:
+    return Settings(
+        db_path=Path("unused.db"), user="alice", ollama_url=url, model=model, num_ctx=num_ctx
+    )
+
+
+def test_version_and_installed_models(server: FakeOllama) -> None:
+    api = OllamaApi(server.url)
+    assert api.version() == "0.12.6"
+    assert api.list_models() == ["qwen3:8b", "llama3.2:3b"]
+
+
+def test_show_reads_trained_length_modelfile_num_ctx_and_capabilities(server: FakeOllama) -> None:
+    server.models["qwen3:8b"] = FakeModel("qwen3:8b", context_length=40960, num_ctx=16384)
+    details = OllamaApi(server.url).show("qwen3:8b")
+    assert details == ModelDetails(
+        name="qwen3:8b",
+        context_length=40960,
+        modelfile_num_ctx=16384,
+        capabilities=("completion", "tools"),
+    )
+    assert server.requests[-1].body == {"model": "qwen3:8b"}
+
+
+def test_show_without_modelfile_num_ctx(server: FakeOllama) -> None:
+    details = OllamaApi(server.url).show("llama3.2:3b")
+    assert details.context_length == 131072
+    assert details.modelfile_num_ctx is None
+
+
+def test_show_unknown_model_is_model_not_found(server: FakeOllama) -> None:
+    with pytest.raises(OncallError) as info:
+        OllamaApi(server.url).show("nope:7b")
+    assert info.value.code == "MODEL_NOT_FOUND"
+    assert "ollama pull nope:7b" in info.value.message()
+
+
+@pytest.mark.parametrize("call", ["version", "list_models", "show"])
+def test_server_down_is_model_unavailable_with_the_url(closed_url: str, call: str) -> None:
+    api = OllamaApi(closed_url, timeout=2.0)
+    with pytest.raises(OncallError) as info:
+        api.show("qwen3:8b") if call == "show" else getattr(api, call)()
+    assert info.value.code == "MODEL_UNAVAILABLE"
+    assert info.value.params == {"url": closed_url}
+
+
+def test_unexpected_http_error_is_model_unavailable(server: FakeOllama) -> None:
+    api = OllamaApi(server.url + "/not-ollama")  # every route answers 404
+    with pytest.raises(OncallError) as info:
+        api.version()
+    assert info.value.code == "MODEL_UNAVAILABLE"
+
+
+# -- the window rule ---------------------------------------------------------------------------
+
+DETAILS = ModelDetails("m", context_length=40960, modelfile_num_ctx=None, capabilities=())
+
+
+def test_window_setting_wins_over_everything() -> None:
+    with_modelfile = dataclasses.replace(DETAILS, modelfile_num_ctx=16384)
+    assert resolve_context_window(4096, with_modelfile) == 4096
+    assert resolve_context_window(65536, None) == 65536
+
+
+def test_window_modelfile_num_ctx_is_used_even_above_the_cap() -> None:
+    assert resolve_context_window(None, dataclasses.replace(DETAILS, modelfile_num_ctx=16384)) == (
+        16384
+    )
+
+
+def test_window_trained_length_is_capped() -> None:
+    assert resolve_context_window(None, DETAILS) == DEFAULT_WINDOW_CAP == 8192
+    small = dataclasses.replace(DETAILS, context_length=2048)
+    assert resolve_context_window(None, small) == 2048
+
+
+def test_window_unknown_is_the_cap() -> None:
+    assert resolve_context_window(None, None) == 8192
+    assert resolve_context_window(None, dataclasses.replace(DETAILS, context_length=None)) == 8192
+
+
+# -- the gateway -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fake", "num_ctx", "expected"),
+    [
+        (FakeModel("qwen3:8b", context_length=40960), None, 8192),
+        (FakeModel("qwen3:8b", context_length=4096), None, 4096),
+        (FakeModel("qwen3:8b", context_length=40960, num_ctx=16384), None, 16384),
+        (FakeModel("qwen3:8b", context_length=40960, num_ctx=16384), 2048, 2048),
+    ],
+)
+def test_gateway_window_from_show(
+    server: FakeOllama, fake: FakeModel, num_ctx: int | None, expected: int
+) -> None:
+    server.models[fake.name] = fake
+    gateway = OllamaGateway(settings_for(server.url, num_ctx=num_ctx))
+    assert gateway.context_window() == expected
+    assert gateway.context_window() == expected
+    shows = [r for r in server.requests if r.path == "/api/show"]
+    assert len(shows) == (0 if num_ctx is not None else 1)  # cached; a setting needs no call
+
+
+def test_gateway_window_falls_back_offline_without_raising(closed_url: str) -> None:
+    assert OllamaGateway(settings_for(closed_url)).context_window() == 8192
+    assert OllamaGateway(settings_for(closed_url, num_ctx=4096)).context_window() == 4096
+
+
+def test_gateway_window_falls_back_for_a_missing_model(server: FakeOllama) -> None:
+    assert OllamaGateway(settings_for(server.url, model="nope:7b")).context_window() == 8192
+
+
+@pytest.mark.asyncio
+async def test_gateway_chat_model_sends_the_window_and_the_model(server: FakeOllama) -> None:
+    server.models["qwen3:8b"] = FakeModel("qwen3:8b", num_ctx=16384)
+    gateway = OllamaGateway(settings_for(server.url))
+    assert gateway.model_name == "qwen3:8b"
+    await gateway.chat_model().ainvoke("hi")
+    (request,) = server.chat_requests
+    assert request["model"] == "qwen3:8b"
+    assert request["options"]["num_ctx"] == gateway.context_window() == 16384
+
+
+def test_static_gateway_hands_back_what_it_was_given() -> None:
+    model = ScriptedChatModel(["hi"])
+    gateway = StaticGateway(model, 4096)
+    assert gateway.chat_model() is model
+    assert gateway.context_window() == 4096
+    assert gateway.model_name == "scripted"
+
+
+def test_request_timeout_setting_reaches_the_chat_model(server: FakeOllama) -> None:
+    settings = Settings.resolve(
+        db="unused.db", user="alice", ollama_url=server.url, environ={"ONCALL_TUI_TIMEOUT": "30"}
+    )
+    assert settings.request_timeout == 30.0
+    assert Settings.resolve(db="x", user="a", environ={}).request_timeout == 120.0
+    assert read_timeout_of(OllamaGateway(settings).chat_model()) == 30.0
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "inf"])
+def test_request_timeout_must_be_a_positive_number(value: str) -> None:
+    with pytest.raises(OncallError) as info:
+        Settings.resolve(db="x", user="a", environ={"ONCALL_TUI_TIMEOUT": value})
+    assert info.value.code == "VALIDATION_INVALID_ARGUMENT"

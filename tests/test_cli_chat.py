@@ -1,0 +1,274 @@
+"""The chat CLI against a loopback server speaking Ollama's wire protocol (real ChatOllama)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import RunCli, skill_text
+from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
+
+MODEL = "qwen3:8b"
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama(
+        models=[FakeModel(MODEL, context_length=40960), FakeModel("tuned:1b", num_ctx=2048)]
+    ) as server:
+        yield server
+
+
+@pytest.fixture
+def chat(cli: RunCli, ollama: FakeOllama) -> RunCli:
+    def run(*args: str, user: str = "alice") -> object:
+        return cli("--ollama-url", ollama.url, "--model", MODEL, *args, user=user)
+
+    return run  # type: ignore[return-value]
+
+
+def events(out: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_chat_streams_json_events_and_stores_the_exchange(chat: RunCli, ollama: FakeOllama) -> None:
+    ollama.script(Reply("Restart is not needed; check OOMKilled.", prompt_eval_count=321))
+    result = chat("chat", "--json", "pod", "keeps", "restarting")
+    assert result.code == 0, result.err
+    stream = events(result.out)
+    kinds = [e["type"] for e in stream]
+    assert kinds[0] == "user_message"
+    assert kinds[-2:] == ["usage", "done"]
+    assert "".join(str(e["text"]) for e in stream if e["type"] == "token") == (
+        "Restart is not needed; check OOMKilled."
+    )
+    usage = stream[-2]
+    assert usage["input_tokens"] == 321
+    assert int(str(usage["context_tokens"])) >= 321
+    session_id = stream[-1]["session_id"]
+    shown = chat("sessions", "show", str(session_id), "--json").json()
+    assert isinstance(shown, dict)
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant"]
+    assert shown["messages"][0]["content"] == "pod keeps restarting"
+    assert shown["title"] == "pod keeps restarting"
+    assert set(shown["memory"]) >= {"memory_mode", "context_tokens", "context_window_tokens"}
+
+
+def test_num_ctx_sent_equals_the_window_the_gauge_uses(chat: RunCli, ollama: FakeOllama) -> None:
+    ollama.script("ok")
+    result = chat("chat", "--json", "hi")
+    session_id = events(result.out)[-1]["session_id"]
+    memory = chat("memory", "show", str(session_id), "--json").json()
+    assert isinstance(memory, dict)
+    assert ollama.chat_requests[-1]["options"]["num_ctx"] == memory["context_window_tokens"]
+    assert memory["context_window_tokens"] == 8192  # min(trained 40960, 8192)
+
+
+def test_window_from_the_modelfile_and_from_the_option(cli: RunCli, ollama: FakeOllama) -> None:
+    ollama.script("ok", "ok")
+    tuned = cli("--ollama-url", ollama.url, "--model", "tuned:1b", "chat", "--json", "hi")
+    assert tuned.code == 0, tuned.err
+    assert ollama.chat_requests[-1]["options"]["num_ctx"] == 2048
+    forced = cli(
+        "--ollama-url", ollama.url, "--model", MODEL, "--num-ctx", "4096", "chat", "--json", "hi"
+    )
+    assert forced.code == 0
+    assert ollama.chat_requests[-1]["options"]["num_ctx"] == 4096
+
+
+def test_the_request_carries_the_catalog_and_load_skill_round_trip(
+    chat: RunCli, ollama: FakeOllama, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    folder = Path(str(tmp_path)) / "triage"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        skill_text("pod-triage", "Triage pods.", "BODY-LINE-42"), encoding="utf-8"
+    )
+    chat("skills", "add", str(folder / "SKILL.md"))
+    chat("config", "set", "--skills", "1")
+    ollama.script(
+        Reply.tool_call("load_skill", {"skill_name": "pod-triage"}), Reply("Following pod-triage.")
+    )
+    result = chat("chat", "--json", "pods down")
+    assert result.code == 0, result.err
+    stream = events(result.out)
+    tool_end = next(e for e in stream if e["type"] == "tool_end")
+    assert (tool_end["name"], tool_end["summary"]) == ("load_skill", "Loaded skill: pod-triage")
+    assert "BODY-LINE-42" not in result.out
+    first, second = ollama.chat_requests
+    system = first["messages"][0]
+    assert system["role"] == "system"
+    assert "- **pod-triage**: Triage pods." in system["content"]
+    assert "BODY-LINE-42" not in json.dumps(first)
+    assert {t["function"]["name"] for t in first["tools"]} == {"get_current_time", "load_skill"}
+    assert "BODY-LINE-42" in second["messages"][-1]["content"]
+
+
+def test_human_output_streams_text_to_stdout_and_tools_to_stderr(
+    chat: RunCli, ollama: FakeOllama
+) -> None:
+    ollama.script(Reply.tool_call("get_current_time", {}), Reply("It is late."))
+    result = chat("chat", "what", "time")
+    assert result.code == 0
+    assert result.out.strip() == "It is late."
+    assert "get_current_time" in result.err
+    assert "[session 1]" in result.err
+
+
+def test_ollama_down_is_exit_4_and_the_message_stays_stored(cli: RunCli) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    result = cli("--ollama-url", url, "chat", "--json", "are you there?")
+    assert result.code == 4
+    stream = events(result.out)
+    assert stream[-1]["type"] == "error"
+    assert stream[-1]["code"] == "MODEL_UNAVAILABLE"
+    assert url in str(stream[-1]["message"])
+    shown = cli("sessions", "show", str(stream[0]["session_id"]), "--json").json()
+    assert isinstance(shown, dict)
+    assert [m["content"] for m in shown["messages"]] == ["are you there?"]
+
+
+def test_model_not_pulled_says_the_pull_command(cli: RunCli, ollama: FakeOllama) -> None:
+    result = cli("--ollama-url", ollama.url, "--model", "mistral:7b", "chat", "--json", "hi")
+    assert result.code == 4
+    error = events(result.out)[-1]
+    assert error["code"] == "MODEL_NOT_FOUND"
+    assert "ollama pull mistral:7b" in str(error["message"])
+
+
+def test_connection_dropped_mid_stream_keeps_partial_text_marked(
+    chat: RunCli, ollama: FakeOllama
+) -> None:
+    ollama.script(Reply("first second third fourth fifth", drop_after=3))
+    result = chat("chat", "--json", "explain")
+    assert result.code == 4
+    stream = events(result.out)
+    assert stream[-1]["code"] == "STREAM_FAILED"
+    partial = "".join(str(e["text"]) for e in stream if e["type"] == "token")
+    assert partial
+    shown = chat("sessions", "show", str(stream[0]["session_id"]), "--json").json()
+    assert isinstance(shown, dict)
+    reply = shown["messages"][1]
+    assert (reply["status"], reply["content"]) == ("failed", partial)
+
+
+def test_a_slow_server_times_out_with_a_clear_error(chat: RunCli, ollama: FakeOllama) -> None:
+    ollama.script(Reply("slow words here", delay_per_chunk=1.0))
+    result = chat("--timeout", "0.2", "chat", "--json", "hurry")
+    assert result.code == 4
+    assert events(result.out)[-1]["code"] == "STREAM_FAILED"
+
+
+def test_context_limit_is_exit_3_with_nothing_stored(chat: RunCli) -> None:
+    result = chat("--num-ctx", "512", "chat", "--json", "word " * 2000)
+    assert result.code == 3
+    stream = events(result.out)
+    assert [e["type"] for e in stream] == ["context_limit_reached"]
+    assert stream[0]["code"] == "CHAT_CONTEXT_LIMIT_REACHED"
+    assert chat("sessions", "list", "--json").json() == []
+
+
+def test_message_from_stdin(
+    chat: RunCli, ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("piped\nlog lines\n"))
+    ollama.script("seen")
+    result = chat("chat", "--json", "-")
+    assert result.code == 0
+    assert ollama.chat_requests[-1]["messages"][-1]["content"] == "piped\nlog lines\n"
+
+
+def test_sessions_and_memory_commands(chat: RunCli, ollama: FakeOllama) -> None:
+    created = chat("sessions", "new", "--title", "db-3 disk", "--json").json()
+    assert isinstance(created, dict)
+    assert set(created) >= {
+        "id",
+        "title",
+        "memory_mode",
+        "message_count",
+        "created_at",
+        "updated_at",
+    }
+    sid = str(created["id"])
+    ollama.script("first answer", "SUMMARY: disk 91% on db-3")
+    assert chat("chat", "--session", sid, "--json", "disk is full").code == 0
+    listed = chat("sessions", "list", "--json").json()
+    assert isinstance(listed, list)
+    assert listed[0]["message_count"] == 2
+    memory = chat("memory", "show", sid, "--json").json()
+    assert isinstance(memory, dict)
+    assert set(memory) >= {
+        "session_id",
+        "memory_mode",
+        "memory_summary",
+        "compacted_message_count",
+        "context_tokens",
+        "context_window_tokens",
+        "context_usage_percent",
+        "can_compact",
+        "last_compacted_at",
+    }
+    assert memory["can_compact"] is True
+    compacted = chat("memory", "compact", sid, "--json").json()
+    assert isinstance(compacted, dict)
+    assert compacted["memory_summary"] == "SUMMARY: disk 91% on db-3"
+    assert compacted["compacted_message_count"] == 2
+    assert ollama.chat_requests[-1]["stream"] is False
+    assert not ollama.chat_requests[-1].get("tools")
+    mode = chat("memory", "mode", sid, "context_70_percent", "--json").json()
+    assert isinstance(mode, dict)
+    assert mode["memory_mode"] == "context_70_percent"
+    bad = chat("memory", "mode", sid, "sometimes", "--json")
+    assert bad.code == 2
+    assert chat("sessions", "delete", sid).code == 0
+    assert chat("sessions", "show", sid, "--json").error()["code"] == "NOT_FOUND"
+
+
+def test_other_users_session_is_forbidden(chat: RunCli) -> None:
+    created = chat("sessions", "new", "--json").json()
+    assert isinstance(created, dict)
+    for args in (
+        ("sessions", "show", str(created["id"])),
+        ("memory", "show", str(created["id"])),
+        ("chat", "--session", str(created["id"]), "hi"),
+    ):
+        result = chat(*args, "--json", user="mallory")
+        assert result.code == 2
+        assert result.error()["code"] == "FORBIDDEN"
+
+
+def test_doctor_reports_a_healthy_setup(chat: RunCli) -> None:
+    result = chat("doctor", "--json")
+    assert result.code == 0, result.out
+    report = result.json()
+    assert isinstance(report, dict)
+    assert report["ollama_reachable"] is True
+    assert report["model_pulled"] is True
+    assert report["ollama_version"] == "0.12.6"
+    assert report["context_window_tokens"] == 8192
+
+
+def test_doctor_gives_the_pull_command_and_notices_ollama_down(
+    cli: RunCli, ollama: FakeOllama
+) -> None:
+    missing = cli("--ollama-url", ollama.url, "--model", "phi4:14b", "doctor")
+    assert missing.code == 4
+    assert "ollama pull phi4:14b" in missing.out
+    down = cli("--ollama-url", f"http://127.0.0.1:{closed_port()}", "doctor", "--json")
+    assert down.code == 4
+    report = down.json()
+    assert isinstance(report, dict)
+    assert report["ollama_reachable"] is False
