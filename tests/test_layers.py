@@ -45,13 +45,40 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
         "oncall_tui.cli",
     ),
     "services": ("textual", "oncall_tui.tui", "oncall_tui.cli"),
+    "tui": (
+        "oncall_tui.store",
+        "oncall_tui.llm",
+        "oncall_tui.cli",
+        "sqlmodel",
+        "sqlalchemy",
+        "langchain",
+        "langgraph",
+        "langchain_ollama",
+        "langchain_core",
+    ),
 }
 
 
-def imported_modules(path: Path) -> set[str]:
+def _type_checking_blocks(tree: ast.AST) -> set[int]:
+    """Ids of nodes under ``if TYPE_CHECKING:``: annotations only, never imported at run time."""
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in (
+            "TYPE_CHECKING",
+            "typing.TYPE_CHECKING",
+        ):
+            for child in node.body:
+                hidden.update(id(n) for n in ast.walk(child))
+    return hidden
+
+
+def imported_modules(path: Path, *, include_type_checking: bool = True) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    hidden = set() if include_type_checking else _type_checking_blocks(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in hidden:
+            continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -66,7 +93,7 @@ def test_layer_imports_point_one_way(layer: str) -> None:
     violations = [
         f"{path.relative_to(PACKAGE)} imports {module}"
         for path in files
-        for module in imported_modules(path)
+        for module in imported_modules(path, include_type_checking=layer != "tui")
         if any(module == bad or module.startswith(bad + ".") for bad in FORBIDDEN[layer])
     ]
     assert violations == []
@@ -91,6 +118,18 @@ def test_services_load_without_textual_in_a_fresh_interpreter() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('textual', 'langchain', 'langgraph', 'langchain_ollama'))\n"
         "print(','.join(bad))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""
+
+
+def test_the_tui_starts_without_importing_langchain() -> None:
+    code = (
+        "import sys, oncall_tui.tui.app\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('langchain', 'langgraph', 'langchain_ollama', 'langchain_core'))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -88,7 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_error(error, lang, as_json)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
+        from oncall_tui.tui.app import run_tui
+
+        run_tui(settings)
         return 0
     context = Services(settings)
     try:

@@ -31,6 +31,10 @@ class ModelGateway(Protocol):
         """A chat model configured with ``num_ctx == context_window()``."""
         ...
 
+    def server_version(self) -> str:
+        """The model server's version; raises ``MODEL_UNAVAILABLE`` when it does not answer."""
+        ...
+
 
 class OllamaGateway:
     """Models from the configured Ollama server.
@@ -73,6 +77,9 @@ class OllamaGateway:
         except OncallError:
             return None
 
+    def server_version(self) -> str:
+        return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
+
     def chat_model(self) -> BaseChatModel:
         """A fresh model per call: its async HTTP pool belongs to the event loop that uses it."""
         return build_chat_model(
@@ -100,3 +107,6 @@ class StaticGateway:
 
     def chat_model(self) -> BaseChatModel:
         return self._model
+
+    def server_version(self) -> str:
+        return f"static ({self._model_name})"

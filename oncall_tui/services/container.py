@@ -8,6 +8,7 @@ not need it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -68,6 +69,23 @@ class Services:
             lang=self.settings.lang,
             ollama_url=self.settings.ollama_url,
         )
+
+    def server_version(self) -> str:
+        """The model server's version; ``MODEL_UNAVAILABLE`` when it does not answer."""
+        return self.gateway.server_version()
+
+    def installed_models(self) -> list[str]:
+        """Models the Ollama server has pulled (``/api/tags``)."""
+        from oncall_tui.llm.ollama_api import OllamaApi
+
+        return OllamaApi(self.settings.ollama_url, timeout=3.0).list_models()
+
+    def use_model(self, model: str) -> None:
+        """Switch the chat model; the engine is rebuilt around it on next use."""
+        self.settings = replace(self.settings, model=model)
+        for name in ("gateway", "memory", "chat"):
+            self.__dict__.pop(name, None)
+        self._gateway = None
 
     def close(self) -> None:
         if "database" in self.__dict__:

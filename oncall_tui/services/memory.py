@@ -200,6 +200,11 @@ class MemoryService:
             sessions.save(row)
             return self._state(row, usage, can_compact=bool(snapshot.history))
 
+    def baseline(self, owner: str) -> ContextUsage:
+        """The usage a new, empty session starts from: system prompt and tool schemas."""
+        snapshot = _Snapshot(row=None, history=[])
+        return self._usage(snapshot, self.assemble(owner, None), [])
+
     async def compact(self, owner: str, session_id: int) -> MemoryState:
         """Summarise everything after the boundary now; with nothing there, no model call."""
         snapshot = self._snapshot(owner, session_id)

@@ -48,6 +48,7 @@ class SessionView:
     title: str
     memory_mode: MemoryMode
     message_count: int
+    compacted_message_count: int
     created_at: datetime
     updated_at: datetime
 
@@ -63,6 +64,7 @@ class SessionView:
             title=row.title,
             memory_mode=MemoryMode(row.memory_mode),
             message_count=message_count,
+            compacted_message_count=row.compacted_message_count,
             created_at=row.created_at,
             updated_at=row.updated_at,
         )
@@ -73,6 +75,7 @@ class SessionView:
             "title": self.title,
             "memory_mode": self.memory_mode.value,
             "message_count": self.message_count,
+            "compacted_message_count": self.compacted_message_count,
             "created_at": iso(self.created_at),
             "updated_at": iso(self.updated_at),
         }

@@ -1,0 +1,1 @@
+"""The Textual TUI: a thin client of the services, opened by ``oncall-tui`` with no subcommand."""

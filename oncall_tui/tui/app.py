@@ -1,0 +1,114 @@
+"""The Textual application and the one factory that builds it from settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from oncall_tui.services.container import Services
+from oncall_tui.settings import Settings
+from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
+from oncall_tui.tui.screens.main import MainScreen
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.gateway import ModelGateway
+
+
+class OncallApp(App[None]):
+    """oncall-tui: sessions, streaming chat, prompts, skills and the context gauge."""
+
+    TITLE = "oncall-tui"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(self.services)
+
+    @property
+    def main(self) -> MainScreen:
+        screen = self.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        return screen
+
+    # -- screens ------------------------------------------------------------------------------
+
+    def action_prompts(self) -> None:
+        from oncall_tui.tui.screens.prompts import PromptEditorScreen
+
+        self.push_screen(PromptEditorScreen(self.services))
+
+    def action_skills(self) -> None:
+        from oncall_tui.tui.screens.skills import SkillLibraryScreen
+
+        self.push_screen(SkillLibraryScreen(self.services))
+
+    def action_models(self) -> None:
+        from oncall_tui.tui.screens.models import ModelPicker
+
+        def picked(model: str | None) -> None:
+            if model and model != self.services.settings.model:
+                self.services.use_model(model)
+                self.notify(f"Chatting with {model}")
+                self.main.check_ollama()
+                self.main.refresh_context()
+
+        self.push_screen(ModelPicker(self.services), picked)
+
+    def on_configuration_changed(self, _: ConfigurationChanged) -> None:
+        self.main.refresh_context()
+
+    def on_sessions_changed(self, message: SessionsChanged) -> None:
+        self.main.load_sessions(select=message.select)
+
+    # -- command palette ----------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        main = self.main
+        commands = [
+            ("New session", "Start an empty session", main.action_new_session),
+            ("Rename session", "Give the open session a title", main.action_rename_session),
+            ("Delete session", "Delete the open session (asks first)", main.action_delete_session),
+            ("Find session", "Filter the sessions list", main.action_find_session),
+            ("Compact memory", "Summarise messages after the boundary now", main.action_compact),
+            ("Cycle memory mode", "every 30 replies → at 70% → manual", main.action_cycle_mode),
+            ("Show summary", "Read the session's model-written summary", main.action_show_summary),
+            (
+                "Load earlier messages",
+                "Mount the previous page of messages",
+                main.action_load_earlier,
+            ),
+            (
+                "Cancel reply",
+                "Stop the streaming reply, keeping what arrived",
+                main.action_cancel_reply,
+            ),
+            ("Toggle context panel", "Show or hide the right-hand panel", main.action_toggle_panel),
+            ("Prompts", "Create, edit and choose system prompts", self.action_prompts),
+            ("Skills", "Upload, view, select and delete SKILL.md skills", self.action_skills),
+            ("Model", "Pick the chat model from Ollama", self.action_models),
+            ("Check Ollama", "Probe the Ollama server again", main.check_ollama),
+        ]
+        for title, help_text, callback in commands:
+            yield SystemCommand(title, help_text, callback)
+
+
+def build_app(settings: Settings, gateway: ModelGateway | None = None) -> OncallApp:
+    """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
+    return OncallApp(Services(settings, gateway=gateway))
+
+
+def run_tui(settings: Settings) -> None:
+    app = build_app(settings)
+    try:
+        app.run()
+    finally:
+        app.services.close()

@@ -1,0 +1,22 @@
+"""App-level messages: what happened, told to whoever needs to refresh."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class ConfigurationChanged(Message):
+    """The active prompt, the skill selection, or a prompt/skill itself changed.
+
+    Posted by the prompt editor and the skill library (to the app); the main screen then
+    refreshes its context panel and gauge, since the system prompt size may have changed.
+    """
+
+
+class SessionsChanged(Message):
+    """A session was created, renamed, deleted or got new messages."""
+
+    def __init__(self, select: int | None = None) -> None:
+        super().__init__()
+        self.select = select
+        """A session to select after the refresh, if any."""

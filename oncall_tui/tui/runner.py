@@ -1,0 +1,101 @@
+"""Runs one chat send off the UI thread and reports its events back as Textual messages.
+
+The send (SQLite and the model stream) runs on a private event loop in a worker thread, so
+the UI loop never waits on either. Tokens are coalesced for a few milliseconds before they
+are posted: a fast model produces far more tokens per second than is useful to repaint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+from oncall_tui.core.events import ChatEvent, TokenDelta
+from oncall_tui.errors import OncallError
+from oncall_tui.services.container import Services
+
+FLUSH_SECONDS = 0.03
+
+
+class ChatEventsArrived(Message):
+    """A batch of events from the running send, in order; tokens already joined."""
+
+    def __init__(self, events: list[ChatEvent]) -> None:
+        super().__init__()
+        self.events = events
+
+
+class SendEnded(Message):
+    """The send is over: finished, failed, rejected up front, or cancelled."""
+
+    def __init__(self, *, cancelled: bool = False, error: OncallError | None = None) -> None:
+        super().__init__()
+        self.cancelled = cancelled
+        self.error = error
+        """Set when the send was refused before anything was stored (bad input, forbidden)."""
+
+
+@dataclass
+class ChatRunner:
+    services: Services
+    target: MessagePump
+    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
+    _task: asyncio.Task[None] | None = field(default=None, init=False)
+
+    def run(self, session_id: int | None, text: str) -> None:
+        """Blocking: call from a thread worker. Returns when the send has ended."""
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._task = loop.create_task(self._consume(session_id, text))
+        try:
+            loop.run_until_complete(self._task)
+        except asyncio.CancelledError:
+            self.target.post_message(SendEnded(cancelled=True))
+        except OncallError as error:
+            self.target.post_message(SendEnded(error=error))
+        else:
+            self.target.post_message(SendEnded())
+        finally:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+            self._loop = None
+
+    def cancel(self) -> None:
+        """Thread-safe: stop the running send; the partial reply is kept as interrupted."""
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+
+    async def _consume(self, session_id: int | None, text: str) -> None:
+        pending: list[ChatEvent] = []
+        tokens: list[str] = []
+        last_post = time.monotonic()
+
+        def flush() -> None:
+            nonlocal last_post
+            if tokens:
+                pending.append(TokenDelta("".join(tokens)))
+                tokens.clear()
+            if pending:
+                self.target.post_message(ChatEventsArrived(list(pending)))
+                pending.clear()
+            last_post = time.monotonic()
+
+        try:
+            async for event in self.services.chat.send(self.services.owner, session_id, text):
+                if isinstance(event, TokenDelta):
+                    tokens.append(event.text)
+                    if time.monotonic() - last_post < FLUSH_SECONDS:
+                        continue
+                else:
+                    if tokens:
+                        pending.append(TokenDelta("".join(tokens)))
+                        tokens.clear()
+                    pending.append(event)
+                flush()
+        finally:
+            flush()

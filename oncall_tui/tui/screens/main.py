@@ -1,0 +1,428 @@
+"""The main screen: sessions on the left, the chat in the centre, the context panel on the right.
+
+Every service call runs in a thread worker and reports back on the UI thread; a send runs
+through :class:`ChatRunner`. Text typed in the composer is cleared only once the service has
+stored it, so a rejected send (95% limit, Ollama down, bad input) leaves it where it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from oncall_tui.core.events import (
+    ChatEvent,
+    ContextLimitReached,
+    MemoryCompacted,
+    ReplyDone,
+    ReplyFailed,
+    TokenDelta,
+    ToolFinished,
+    ToolStarted,
+    UsageReported,
+    UserMessageStored,
+)
+from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryMode, MemoryState
+from oncall_tui.errors import OncallError
+from oncall_tui.services.sessions import MessageView, SessionView
+from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
+from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages, MessageBlock
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.session_list import SessionList
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+PAGE_SIZE = 40
+T = TypeVar("T")
+_MODES = list(MemoryMode)
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "cancel_reply", "Cancel"),
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("f2", "rename_session", "Rename", show=False),
+        Binding("f8", "delete_session", "Delete", show=False),
+        Binding("f9", "compact", "Compact"),
+        Binding("f3", "app.prompts", "Prompts"),
+        Binding("f4", "app.skills", "Skills"),
+        Binding("f5", "app.models", "Model"),
+        Binding("f6", "show_summary", "Summary", show=False, priority=True),
+        Binding("f7", "cycle_mode", "Memory mode", show=False, priority=True),
+        Binding("ctrl+b", "toggle_panel", "Panel"),
+        Binding("ctrl+f", "find_session", "Find", show=False),
+        Binding("ctrl+up", "load_earlier", "Earlier", show=False),
+    ]
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        self.session_id: int | None = None
+        self.memory: MemoryState | None = None
+        self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
+        self._runner: ChatRunner | None = None
+        self._reply: MessageBlock | None = None
+        self._sent_text = ""
+        self._oldest_loaded: int | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            yield SessionList(id="sessions")
+            with Vertical(id="centre"):
+                yield ChatLog(id="chat-log")
+                yield Static("", id="status", markup=False)
+                yield Composer(id="composer")
+            yield ContextPanel(id="context")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.app.size.width < 100:  # 80 columns: chat first; ctrl+b brings the panel back
+            self.query_one(ContextPanel).display = False
+        self.query_one(Composer).focus()
+        self.load_sessions(open_newest=True)
+        self.check_ollama()
+
+    # -- background work ----------------------------------------------------------------------
+
+    def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
+        """Run ``call`` in a thread worker; ``then(result)`` runs on the UI thread."""
+
+        def job() -> None:
+            try:
+                result = call()
+            except OncallError as error:
+                self.app.call_from_thread(self.show_error, error)
+                return
+            self.app.call_from_thread(then, result)
+
+        self.run_worker(job, thread=True, exit_on_error=False, group="services")
+
+    def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
+        def done(sessions: list[SessionView]) -> None:
+            listing = self.query_one(SessionList)
+            listing.sessions = tuple(sessions)
+            target = select
+            if open_newest and listing.sessions:
+                target = listing.sessions[0].id
+            if target is not None:
+                self.open_session(target)
+            elif open_newest:
+                self.open_session(None)
+
+        self._in_thread(lambda: self.services.sessions.list_sessions(self.services.owner), done)
+
+    def open_session(self, session_id: int | None) -> None:
+        """Show a session's newest page at once; the gauge follows when it is computed."""
+        self.session_id = session_id
+        self.query_one(SessionList).current = session_id
+        self._set_status("")
+        owner = self.services.owner
+
+        def fetch() -> tuple[list[MessageView], int, int]:
+            if session_id is None:
+                return [], 0, 0
+            view = self.services.sessions.get(owner, session_id)
+            page = self.services.sessions.messages(owner, session_id, limit=PAGE_SIZE)
+            return page, view.message_count - len(page), view.compacted_message_count
+
+        async def show(result: tuple[list[MessageView], int, int]) -> None:
+            page, earlier, boundary = result
+            self._oldest_loaded = page[0].position if page else None
+            await self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
+
+        self._in_thread(fetch, show)
+        self.refresh_context()
+
+    def refresh_context(self) -> None:
+        """Re-read the selection and the session's memory (gauge, mode, summary)."""
+        owner, session_id = self.services.owner, self.session_id
+
+        def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
+            configuration = self.services.configuration.get_configuration(owner)
+            names = [skill.name for skill in configuration.selected_skills]
+            memory = (
+                None
+                if session_id is None
+                else self.services.memory.refresh_usage(owner, session_id)
+            )
+            baseline = self.services.memory.baseline(owner) if memory is None else None
+            return configuration.active_prompt.label, names, memory, baseline
+
+        def show(result: tuple[str, list[str], MemoryState | None, ContextUsage | None]) -> None:
+            label, names, memory, baseline = result
+            panel = self.query_one(ContextPanel)
+            panel.show_selection(label, names)
+            self.memory = memory
+            panel.show_memory(memory)
+            if baseline is not None:
+                panel.gauge.update_usage(baseline.context_tokens, baseline.context_window_tokens)
+
+        self._in_thread(fetch, show)
+
+    def check_ollama(self) -> None:
+        """Ask the model server for its version, off the UI thread; sending waits on a 'yes'."""
+        services = self.services
+
+        def probe() -> str | None:
+            try:
+                return services.server_version()
+            except OncallError:
+                return None
+
+        def show(version: str | None) -> None:
+            settings = services.settings
+            self.ollama = OllamaStatus(
+                settings.ollama_url, settings.model, version is not None, str(version or "")
+            )
+            self.query_one(ContextPanel).show_ollama(self.ollama)
+
+        self.query_one(ContextPanel).show_ollama(self.ollama)
+        self._in_thread(probe, show)
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self._set_status(f"Unexpected error: {event.worker.error}", error=True)
+
+    # -- sending ------------------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _submit(self, event: Composer.Submitted) -> None:
+        lang = self.services.settings.lang
+        if self._runner is not None:
+            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
+            return
+        if self.query_one(ContextPanel).gauge.ratio >= LIMIT_RATIO:
+            percent = self.query_one(ContextPanel).gauge.percent
+            message = OncallError("CHAT_CONTEXT_LIMIT_REACHED", percent=percent).message(lang)
+            self._set_status(f"{message} (f9 compacts, ctrl+n starts a new session)", True)
+            return
+        if self.ollama.reachable is False:
+            error = OncallError("MODEL_UNAVAILABLE", url=self.ollama.url)
+            self._set_status(error.message(lang), error=True)
+            self.check_ollama()
+            return
+        self._sent_text = event.text
+        self._set_status("Sending…")
+        self._start_send(self.session_id, event.text)
+
+    @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
+    def _start_send(self, session_id: int | None, text: str) -> None:
+        runner = ChatRunner(self.services, self)
+        self._runner = runner
+        runner.run(session_id, text)
+
+    async def on_chat_events_arrived(self, message: ChatEventsArrived) -> None:
+        for event in message.events:
+            await self._apply(event)
+
+    async def _apply(self, event: ChatEvent) -> None:
+        log = self.query_one(ChatLog)
+        if isinstance(event, MemoryCompacted):
+            await log.mark_boundary(event.compacted_message_count)
+            self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
+        elif isinstance(event, UserMessageStored):
+            self.query_one(Composer).clear()
+            self._set_status("")
+            if self.session_id != event.session_id:
+                self.session_id = event.session_id
+                self.load_sessions(select=None)
+                self.query_one(SessionList).current = event.session_id
+            await log.add_message("user", event.content)
+            self._reply = await log.add_message("assistant", "")
+        elif isinstance(event, TokenDelta) and self._reply is not None:
+            await self._reply.append(event.text)
+        elif isinstance(event, ToolStarted) and self._reply is not None:
+            await self._reply.add_tool(event.call_id, event.name, event.arguments)
+        elif isinstance(event, ToolFinished) and self._reply is not None:
+            self._reply.finish_tool(event.call_id, event.summary, event.ok)
+        elif isinstance(event, UsageReported):
+            self.query_one(ContextPanel).gauge.update_usage(
+                event.usage.context_tokens, event.usage.context_window_tokens
+            )
+        elif isinstance(event, ReplyDone) and self._reply is not None:
+            await self._reply.finish("complete")
+        elif isinstance(event, ReplyFailed):
+            await self._failed(event)
+        elif isinstance(event, ContextLimitReached):
+            self._set_status(event.message, error=True)
+            usage = event.usage
+            self.query_one(ContextPanel).gauge.update_usage(
+                usage.context_tokens, usage.context_window_tokens
+            )
+
+    async def _failed(self, event: ReplyFailed) -> None:
+        self._set_status(event.message, error=True)
+        if self._reply is not None:
+            await self._reply.finish("failed", note=event.message)
+        composer = self.query_one(Composer)
+        if event.message_id is None and not composer.text:
+            composer.text = self._sent_text  # nothing came back: give the text back to resend
+        if event.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+            self.check_ollama()
+
+    async def on_send_ended(self, message: SendEnded) -> None:
+        self._runner = None
+        if message.error is not None:
+            self.show_error(message.error)
+        elif message.cancelled and self._reply is not None:
+            await self._reply.finish("interrupted")
+            self._set_status("Reply cancelled; the partial answer is kept.")
+        elif self.query_one("#status", Static).has_class("-error") is False:
+            self._set_status("")
+        self._reply = None
+        self.load_sessions()
+        self.refresh_context()
+
+    def action_cancel_reply(self) -> None:
+        if self._runner is not None:
+            self._runner.cancel()
+        else:
+            self.query_one(Composer).focus()
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    @on(SessionList.Opened)
+    def _opened(self, event: SessionList.Opened) -> None:
+        if self._runner is None:
+            self.open_session(event.session_id)
+            self.query_one(Composer).focus()
+
+    @on(SessionList.DeleteRequested)
+    def _delete_requested(self, event: SessionList.DeleteRequested) -> None:
+        self._confirm_delete(event.session_id)
+
+    def action_new_session(self) -> None:
+        if self._runner is None:
+            self.open_session(None)
+            self.query_one(Composer).focus()
+
+    def action_delete_session(self) -> None:
+        if self.session_id is not None:
+            self._confirm_delete(self.session_id)
+
+    def _confirm_delete(self, session_id: int) -> None:
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._in_thread(
+                    lambda: self.services.sessions.delete(self.services.owner, session_id),
+                    lambda _: self.load_sessions(open_newest=self.session_id == session_id),
+                )
+
+        self.app.push_screen(
+            ConfirmDialog("Delete session", f"Delete session {session_id} and all its messages?"),
+            decided,
+        )
+
+    def action_rename_session(self) -> None:
+        from oncall_tui.tui.widgets.dialogs import TextDialog
+
+        session_id = self.session_id
+        if session_id is None:
+            return
+
+        def renamed(title: str | None) -> None:
+            if title:
+                self._in_thread(
+                    lambda: self.services.sessions.rename(self.services.owner, session_id, title),
+                    lambda _: self.load_sessions(),
+                )
+
+        self.app.push_screen(TextDialog("Rename session", "New title"), renamed)
+
+    def action_find_session(self) -> None:
+        self.query_one(SessionList).action_filter()
+
+    def action_load_earlier(self) -> None:
+        self._load_earlier()
+
+    @on(EarlierMessages.LoadRequested)
+    def _load_earlier(self) -> None:
+        session_id, before = self.session_id, self._oldest_loaded
+        if session_id is None or before is None or before == 0:
+            return
+
+        def fetch() -> tuple[list[MessageView], int]:
+            owner = self.services.owner
+            page = self.services.sessions.messages(
+                owner, session_id, before=before, limit=PAGE_SIZE
+            )
+            return page, self.services.sessions.get(owner, session_id).compacted_message_count
+
+        async def show(result: tuple[list[MessageView], int]) -> None:
+            page, boundary = result
+            if page:
+                self._oldest_loaded = page[0].position
+                await self.query_one(ChatLog).prepend_page(
+                    page, earlier=page[0].position, boundary=boundary
+                )
+
+        self._in_thread(fetch, show)
+
+    # -- memory -------------------------------------------------------------------------------
+
+    def _memory_call(self, call: Callable[[int], object]) -> None:
+        session_id = self.session_id
+        if session_id is None or self._runner is not None:
+            return
+        self._set_status("Working on the session memory…")
+
+        def done(state: object) -> None:
+            self._set_status("")
+            self.open_session(session_id)
+
+        self._in_thread(lambda: asyncio.run(call(session_id)), done)  # type: ignore[arg-type]
+
+    def action_compact(self) -> None:
+        owner = self.services.owner
+        self._memory_call(lambda sid: self.services.memory.compact(owner, sid))
+
+    @on(ContextPanel.CompactPressed)
+    def _compact_pressed(self) -> None:
+        self.action_compact()
+
+    @on(ContextPanel.ModeChosen)
+    def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
+        if self.memory is not None and event.mode is self.memory.memory_mode:
+            return
+        owner = self.services.owner
+        self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, event.mode))
+
+    def action_cycle_mode(self) -> None:
+        if self.memory is not None:
+            mode = _MODES[(_MODES.index(self.memory.memory_mode) + 1) % len(_MODES)]
+            owner = self.services.owner
+            self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, mode))
+
+    def action_show_summary(self) -> None:
+        from oncall_tui.tui.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.memory))
+
+    def action_toggle_panel(self) -> None:
+        panel = self.query_one(ContextPanel)
+        panel.display = not panel.display
+
+    # -- feedback -----------------------------------------------------------------------------
+
+    def show_error(self, error: OncallError) -> None:
+        self._set_status(error.message(self.services.settings.lang), error=True)
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#status", Static)
+        status.update(text)
+        status.set_class(error, "-error")
+        status.display = bool(text)

@@ -1,0 +1,64 @@
+"""Pick the chat model from what Ollama reports (``/api/tags``)."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+
+from oncall_tui.errors import Language, OncallError
+from oncall_tui.services.container import Services
+
+
+class ModelPicker(ModalScreen[str | None]):
+    """Lists the installed models; Enter picks one, Esc keeps the current model."""
+
+    BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
+        settings = services.settings
+        self.url = settings.ollama_url
+        self.current = settings.model
+        self.lang: Language = settings.lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="model-dialog"):
+            yield Label(f"Models on {self.url} (current: {self.current})", classes="dialog-title")
+            yield OptionList(id="models")
+            yield Label("Loading…", id="model-note")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+        self.load_models()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load_models(self) -> None:
+        try:
+            names = self.services.installed_models()
+        except OncallError as error:
+            self.app.call_from_thread(self._show, [], error.message(self.lang))
+            return
+        note = "" if names else "Ollama has no models yet: run `ollama pull NAME`."
+        self.app.call_from_thread(self._show, names, note)
+
+    def _show(self, names: list[str], note: str) -> None:
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options(names)
+        if self.current in names:
+            options.highlighted = names.index(self.current)
+        label = self.query_one("#model-note", Label)
+        label.update(note)
+        label.display = bool(note)
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(str(event.option.prompt))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,112 @@
+"""The context panel: gauge, memory mode, compaction, summary, prompt, skills, model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Label, Select, Static
+
+from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.tui.widgets.gauge import ContextGauge
+
+MODE_LABELS = {
+    MemoryMode.EVERY_30_TURNS: "Every 30 replies",
+    MemoryMode.CONTEXT_70_PERCENT: "At 70% of the window",
+    MemoryMode.MANUAL: "Manual only",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OllamaStatus:
+    url: str
+    model: str
+    reachable: bool | None = None
+    """``None`` while the first check is running."""
+    version: str = ""
+
+    def describe(self) -> str:
+        if self.reachable is None:
+            return f"checking {self.url}…"
+        if self.reachable:
+            return f"Ollama {self.version} at {self.url}"
+        return f"Ollama unreachable at {self.url}: sending is disabled"
+
+
+class ContextPanel(VerticalScroll):
+    """Read-mostly view of what the next request will carry; two controls post messages."""
+
+    class ModeChosen(Message):
+        def __init__(self, mode: MemoryMode) -> None:
+            super().__init__()
+            self.mode = mode
+
+    class CompactPressed(Message):
+        pass
+
+    def compose(self) -> ComposeResult:
+        yield Label("Context", classes="panel-title")
+        yield ContextGauge(id="gauge")
+        yield Label("Memory", classes="panel-title")
+        yield Select(
+            [(label, mode) for mode, label in MODE_LABELS.items()],
+            allow_blank=False,
+            value=MemoryMode.EVERY_30_TURNS,
+            id="mode-select",
+            compact=True,
+        )
+        yield Button("Compact now", id="compact", variant="primary", compact=True)
+        yield Static("No summary yet.", id="summary", classes="panel-text", markup=False)
+        yield Label("Prompt", classes="panel-title")
+        yield Static("", id="prompt", classes="panel-text", markup=False)
+        yield Label("Skills", classes="panel-title")
+        yield Static("", id="skills", classes="panel-text", markup=False)
+        yield Label("Model", classes="panel-title")
+        yield Static("", id="model", classes="panel-text", markup=False)
+
+    @property
+    def gauge(self) -> ContextGauge:
+        return self.query_one(ContextGauge)
+
+    def show_memory(self, state: MemoryState | None) -> None:
+        select = self.query_one("#mode-select", Select)
+        compact = self.query_one("#compact", Button)
+        summary = self.query_one("#summary", Static)
+        if state is None:
+            compact.disabled = True
+            summary.update("A new session: nothing to summarise yet.")
+            return
+        self.gauge.update_usage(state.usage.context_tokens, state.usage.context_window_tokens)
+        with select.prevent(Select.Changed):
+            select.value = state.memory_mode
+        compact.disabled = not state.can_compact
+        if state.memory_summary:
+            when = state.last_compacted_at
+            stamp = f" ({when:%Y-%m-%d %H:%M} UTC)" if when else ""
+            summary.update(
+                f"{state.compacted_message_count:,} messages summarised{stamp}:\n"
+                f"{state.memory_summary}"
+            )
+        else:
+            summary.update("No summary yet.")
+
+    def show_selection(self, prompt_label: str, skill_names: list[str]) -> None:
+        self.query_one("#prompt", Static).update(prompt_label)
+        self.query_one("#skills", Static).update(", ".join(skill_names) or "none selected")
+
+    def show_ollama(self, status: OllamaStatus) -> None:
+        model = self.query_one("#model", Static)
+        model.update(f"{status.model}\n{status.describe()}")
+        model.set_class(status.reachable is False, "-error")
+
+    @on(Select.Changed, "#mode-select")
+    def _mode_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, MemoryMode):
+            self.post_message(self.ModeChosen(event.value))
+
+    @on(Button.Pressed, "#compact")
+    def _compact(self) -> None:
+        self.post_message(self.CompactPressed())

@@ -1,0 +1,71 @@
+"""The context gauge: tokens used of the window, with the 70% and 95% marks drawn in."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+COMPACT_MARK = 0.70
+LIMIT_MARK = 0.95
+
+
+class ContextGauge(Widget):
+    """A one-line bar plus a figures line. Style classes: ``-warn`` from 70%, ``-limit`` from 95%.
+
+    The marks sit where compaction (70%) and the hard stop (95%) begin, so the user can see
+    how far away each is before it happens.
+    """
+
+    DEFAULT_CSS = """
+    ContextGauge { height: 2; }
+    """
+
+    used: reactive[int] = reactive(0)
+    """Tokens in the next request's context (last known)."""
+    window: reactive[int] = reactive(0)
+    """The context window the model is asked to use (``num_ctx``); 0 while unknown."""
+
+    @property
+    def ratio(self) -> float:
+        return self.used / self.window if self.window else 0.0
+
+    @property
+    def percent(self) -> float:
+        return min(100.0, round(self.ratio * 100, 1))
+
+    def update_usage(self, used: int, window: int) -> None:
+        self.used, self.window = used, window
+
+    def watch_used(self) -> None:
+        self._restyle()
+
+    def watch_window(self) -> None:
+        self._restyle()
+
+    def _restyle(self) -> None:
+        self.set_class(self.ratio >= COMPACT_MARK, "-warn")
+        self.set_class(self.ratio >= LIMIT_MARK, "-limit")
+
+    def render(self) -> Text:
+        width = max(10, self.size.width)
+        filled = round(min(1.0, self.ratio) * width)
+        marks = {round(COMPACT_MARK * width) - 1: "╎", round(LIMIT_MARK * width) - 1: "┃"}
+        if self.ratio >= LIMIT_MARK:
+            bar_style = "bold red"
+        elif self.ratio >= COMPACT_MARK:
+            bar_style = "bold yellow"
+        else:
+            bar_style = "green"
+        bar = Text()
+        for column in range(width):
+            glyph = marks.get(column, "█" if column < filled else "░")
+            style = bar_style if column < filled else "dim"
+            if column in marks:
+                style = "bold " + ("red" if column == max(marks) else "yellow")
+            bar.append(glyph, style)
+        if self.window:
+            figures = f"{self.used:,} / {self.window:,} tokens · {self.percent}%"
+        else:
+            figures = "context window unknown"
+        return Text.assemble(bar, "\n", (figures, bar_style if self.window else "dim"))

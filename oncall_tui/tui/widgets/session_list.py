@@ -1,0 +1,90 @@
+"""The sessions pane: newest first, filtered as you type."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option
+
+from oncall_tui.services.sessions import SessionView
+
+
+class SessionList(Vertical):
+    """A filter box over an option list of sessions. Enter (or a click) opens one."""
+
+    BINDINGS = [
+        Binding("delete", "delete", "Delete session", show=False),
+        Binding("slash", "filter", "Filter", show=False),
+    ]
+
+    sessions: reactive[tuple[SessionView, ...]] = reactive((), always_update=True)
+    """All of the user's sessions, newest first."""
+    current: reactive[int | None] = reactive(None)
+    """The open session, highlighted in the list."""
+
+    class Opened(Message):
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    class DeleteRequested(Message):
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="Filter sessions", id="session-filter", compact=True)
+        yield OptionList(id="session-options")
+
+    def watch_sessions(self) -> None:
+        self._rebuild()
+
+    def watch_current(self) -> None:
+        self._rebuild()
+
+    @on(Input.Changed, "#session-filter")
+    def _filter_changed(self) -> None:
+        self._rebuild()
+
+    @on(Input.Submitted, "#session-filter")
+    def _filter_submitted(self) -> None:
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.focus()
+            options.highlighted = 0
+
+    @on(OptionList.OptionSelected, "#session-options")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.post_message(self.Opened(int(event.option.id)))
+
+    def action_filter(self) -> None:
+        self.query_one("#session-filter", Input).focus()
+
+    def action_delete(self) -> None:
+        options = self.query_one(OptionList)
+        if options.highlighted is None:
+            return
+        option = options.get_option_at_index(options.highlighted)
+        if option.id is not None:
+            self.post_message(self.DeleteRequested(int(option.id)))
+
+    def _rebuild(self) -> None:
+        if not self.is_mounted:
+            return
+        needle = self.query_one("#session-filter", Input).value.strip().lower()
+        options = self.query_one(OptionList)
+        visible = [s for s in self.sessions if needle in s.display_title.lower()]
+        options.clear_options()
+        options.add_options(
+            Option(f"{'▸ ' if s.id == self.current else '  '}{s.display_title}", id=str(s.id))
+            for s in visible
+        )
+        for index, session in enumerate(visible):
+            if session.id == self.current:
+                options.highlighted = index

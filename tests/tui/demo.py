@@ -1,0 +1,116 @@
+"""A realistic demo database for snapshots and screenshots, written through the services.
+
+Everything goes through the real services and the scripted model (tool calls included),
+except one fixed compaction time so that pictures do not change from run to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from oncall_tui.core.memory import MemoryMode
+from oncall_tui.llm.gateway import StaticGateway
+from oncall_tui.services.container import Services
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import OncallApp, build_app
+from tests.fakes.chat_model import ScriptedChatModel, Turn
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "skills-examples"
+DEMO_WINDOW = 8192
+FIXED_TIME = "2026-11-30 03:12:00.000000"
+
+INCIDENT = [
+    (
+        "payments-api p99 went from 180 ms to 2.4 s at 02:51. Where do I start?",
+        Turn(
+            text="Start with what changed and where the time goes:\n\n"
+            "1. `kubectl -n payments rollout history deploy/payments-api`\n"
+            "2. p99 by route: `histogram_quantile(0.99, sum by (le, route) "
+            '(rate(http_request_duration_seconds_bucket{app="payments-api"}[5m])))`\n\n'
+            "Paste both and I will read them with you."
+        ),
+    ),
+    (
+        "rollout at 02:47 (image 1.42.0). p99 is only bad on POST /charge",
+        [
+            Turn.call("load_skill", {"skill_name": "log-analysis"}),
+            Turn(
+                text="Following **log-analysis**. A regression on one route right after a deploy "
+                "points at the release. Count errors for that route since 02:40:\n\n"
+                "```bash\nkubectl -n payments logs deploy/payments-api --since=30m \\\n"
+                "  | grep 'POST /charge' | awk '{print $9}' | sort | uniq -c\n```"
+            ),
+        ],
+    ),
+    (
+        "mostly 200s, but every slow one logs `pool exhausted: waited 2000ms`",
+        Turn(
+            text="That is connection-pool starvation to the database, introduced at 02:47.\n\n"
+            "**Next:** compare `DB_POOL_SIZE` between 1.41 and 1.42, and check "
+            "`pg_stat_activity` for idle-in-transaction sessions. Rolling back is the "
+            "fastest mitigation; say *go* and I will write the command for you to run."
+        ),
+    ),
+]
+
+
+def _services(db_path: Path, turns: list[object]) -> Services:
+    model = ScriptedChatModel(turns)  # type: ignore[arg-type]
+    return Services(Settings(db_path=db_path, user="alice"), StaticGateway(model, DEMO_WINDOW))
+
+
+async def _chat(services: Services, session_id: int | None, text: str) -> int:
+    sid = session_id
+    async for event in services.chat.send("alice", session_id, text):
+        sid = getattr(event, "session_id", sid)
+    assert sid is not None
+    return sid
+
+
+def build_demo(db_path: Path) -> int:
+    """Seed prompts, the example skills, three sessions; return the incident session's id."""
+    turns: list[object] = [
+        "Disk at 91% on db-3: WAL archiving is failing since 01:10.",
+        "Alert storm traced to one noisy exporter; silence proposed.",
+        INCIDENT[0][1],
+        "payments-api p99 180 ms -> 2.4 s from 02:51; asked for rollout history and p99 by route.",
+    ]
+    for _, reply in INCIDENT[1:]:
+        turns.extend(reply if isinstance(reply, list) else [reply])
+    services = _services(db_path, turns)
+    try:
+        configuration = services.configuration
+        configuration.create_prompt(
+            "alice", "Terse SRE", "Answer in at most five lines. Commands first, prose after."
+        )
+        ids = [
+            configuration.add_skill("alice", "SKILL.md", (folder / "SKILL.md").read_bytes()).id
+            for folder in sorted(EXAMPLES.iterdir())
+            if (folder / "SKILL.md").exists()
+        ]
+        configuration.save_configuration("alice", skill_ids=[ids[1], ids[3], ids[2]])
+
+        async def scenario() -> int:
+            await _chat(services, None, "db-3 disk alert at 91%")
+            await _chat(services, None, "Alert storm right after the 02:40 deploy")
+            incident = await _chat(services, None, INCIDENT[0][0])
+            await services.memory.compact("alice", incident)
+            for question, _ in INCIDENT[1:]:
+                await _chat(services, incident, question)
+            await services.memory.set_mode("alice", incident, MemoryMode.CONTEXT_70_PERCENT)
+            return incident
+
+        incident = asyncio.run(scenario())
+    finally:
+        services.close()
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("UPDATE chat_session SET last_compacted_at = ?", (FIXED_TIME,))
+    return incident
+
+
+def demo_app(db_path: Path, turns: list[object] | None = None) -> OncallApp:
+    model = ScriptedChatModel(turns or [])  # type: ignore[arg-type]
+    settings = Settings(db_path=db_path, user="alice")
+    return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW))

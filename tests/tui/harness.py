@@ -1,0 +1,83 @@
+"""Building the real app for Pilot tests, and waiting without sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from oncall_tui.llm.gateway import StaticGateway
+from oncall_tui.settings import Settings
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.tui.app import OncallApp, build_app
+from tests.fakes.chat_model import ScriptedChatModel, TurnLike
+
+
+def scripted_app(
+    db_path: Path, turns: list[TurnLike] | None = None, *, window: int = 8192
+) -> tuple[OncallApp, ScriptedChatModel]:
+    model = ScriptedChatModel(turns or [])
+    settings = Settings(db_path=db_path, user="alice")
+    return build_app(settings, gateway=StaticGateway(model, window)), model
+
+
+async def wait_until(
+    pilot: Pilot[object], predicate: Callable[[], bool], timeout: float = 10.0
+) -> None:
+    """Let the app run until ``predicate()`` holds; fail with a clear message otherwise."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        await pilot.pause(0.02)
+        await asyncio.sleep(0)
+
+
+def seed_session(
+    app: OncallApp,
+    pairs: int,
+    *,
+    title: str = "seeded incident",
+    compacted: int = 0,
+    summary: str | None = None,
+) -> int:
+    """A session with ``pairs`` exchanges written straight to the store (fast)."""
+    services = app.services
+    with services.database.session() as session:
+        chat = SessionRepository(session).create("alice", title, "every_30_turns")
+        messages = MessageRepository(session)
+        for i in range(pairs):
+            messages.add(chat, "user", f"question {i}")
+            messages.add(chat, "assistant", f"answer {i}")
+        chat.compacted_message_count = compacted
+        chat.memory_summary = summary
+        SessionRepository(session).save(chat)
+        assert chat.id is not None
+        return chat.id
+
+
+def bulk_seed(app: OncallApp, messages: int, *, compacted: int = 0) -> int:
+    """A session of ``messages`` rows inserted in one statement, for long-session tests."""
+    import sqlite3
+    from datetime import UTC, datetime
+
+    session_id = app.services.sessions.create("alice", f"{messages} messages").id
+    now = datetime.now(UTC).isoformat(sep=" ")
+    rows = [
+        (session_id, i, "user" if i % 2 == 0 else "assistant", f"message {i}", "complete", now)
+        for i in range(messages)
+    ]
+    with sqlite3.connect(app.services.settings.db_path) as connection:
+        connection.executemany(
+            "INSERT INTO message (session_id, position, role, content, status, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        connection.execute(
+            "UPDATE chat_session SET compacted_message_count = ?, memory_summary = ? WHERE id = ?",
+            (compacted, "Earlier: things happened." if compacted else None, session_id),
+        )
+    return session_id

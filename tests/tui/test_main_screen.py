@@ -1,0 +1,242 @@
+"""The main screen driven by Pilot: the real app, a real SQLite file, a scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Select, Static
+
+from oncall_tui.core.memory import MemoryMode
+from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
+from oncall_tui.tui.widgets.chat_log import BoundaryDivider, EarlierMessages, MessageBlock
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.session_list import SessionList
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
+
+SIZE = (120, 36)
+
+
+def main_screen(app: object) -> MainScreen:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+def blocks(screen: MainScreen) -> list[MessageBlock]:
+    return list(screen.query(MessageBlock))
+
+
+def status_text(screen: MainScreen) -> str:
+    return str(screen.query_one("#status", Static).render())
+
+
+async def test_opens_on_the_newest_session_with_the_cursor_in_the_composer(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        older = seed_session(app, 1, title="older")
+        newest = seed_session(app, 2, title="newest")
+        main_screen(app).load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: main_screen(app).session_id == newest)
+        await wait_until(pilot, lambda: len(blocks(main_screen(app))) == 4)
+        assert isinstance(app.focused, Composer)
+        titles = [s.title for s in main_screen(app).query_one(SessionList).sessions]
+        assert titles == ["newest", "older"]
+        assert older != newest
+
+
+async def test_an_empty_database_opens_a_new_session_ready_to_type(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert main_screen(app).session_id is None
+        assert isinstance(app.focused, Composer)
+        await pilot.press("h", "i")
+        assert app.query_one(Composer).text == "hi"
+
+
+async def test_send_streams_the_reply_and_stores_both_messages(tmp_path: Path) -> None:
+    app, model = scripted_app(
+        tmp_path / "t.db", [Turn(text="Check **OOMKilled** first.", chunk_size=3)]
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        app.query_one(Composer).text = "api-7 crashloops"
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: (
+                screen._runner is None
+                and len(blocks(screen)) == 2
+                and blocks(screen)[1].status == "complete"
+            ),
+        )
+        user, reply = blocks(screen)
+        assert (user.content, reply.content) == ("api-7 crashloops", "Check **OOMKilled** first.")
+        assert app.query_one(Composer).text == ""
+        assert screen.session_id is not None
+        stored = app.services.sessions.messages("alice", screen.session_id)
+        assert [(m.role, m.content) for m in stored] == [
+            ("user", "api-7 crashloops"),
+            ("assistant", "Check **OOMKilled** first."),
+        ]
+        await wait_until(pilot, lambda: screen.query_one(ContextPanel).gauge.used > 0)
+        assert len(model.calls) == 1
+
+
+async def test_ctrl_j_inserts_a_newline_instead_of_sending(tmp_path: Path) -> None:
+    app, model = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "ctrl+j", "b")
+        assert app.query_one(Composer).text == "a\nb"
+        assert model.calls == []
+
+
+async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path) -> None:
+    slow = Turn(
+        text="one two three four five six seven eight nine ten", chunk_size=4, delay_per_chunk=0.15
+    )
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "long answer please"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].content)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen._runner is None)
+        reply = blocks(screen)[1]
+        assert reply.status == "interrupted"
+        assert reply.has_class("-interrupted")
+        stored = app.services.sessions.messages("alice", screen.session_id or 0)
+        assert stored[1].status == "interrupted"
+        assert stored[1].content == reply.content
+        assert 0 < len(reply.content) < len(slow.text)
+
+
+async def test_at_95_percent_the_send_is_blocked_and_the_text_stays(tmp_path: Path) -> None:
+    app, model = scripted_app(tmp_path / "t.db", window=400)  # the base prompt alone is >95%
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await wait_until(pilot, lambda: screen.query_one(ContextPanel).gauge.ratio >= 0.95)
+        app.query_one(Composer).text = "please help"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one(Composer).text == "please help"
+        assert "limit 95%" in status_text(screen)
+        assert "f9 compacts" in status_text(screen)
+        assert model.calls == []
+        assert app.services.sessions.list_sessions("alice") == []
+
+
+async def test_the_service_rejection_also_keeps_the_text(tmp_path: Path) -> None:
+    app, model = scripted_app(tmp_path / "t.db", window=2000)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        app.query_one(Composer).text = "word " * 3000  # fine for the gauge, too big to send
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "limit 95%" in status_text(screen))
+        assert app.query_one(Composer).text == "word " * 3000
+        assert model.calls == []
+
+
+async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", ["Goal: fix api-7.", "Reply after summary."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        session_id = seed_session(app, 30)
+        screen.open_session(session_id)
+        await wait_until(pilot, lambda: len(blocks(screen)) == PAGE_SIZE)
+        app.query_one(Composer).text = "what next?"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: screen._runner is None and bool(screen.query(BoundaryDivider))
+        )
+        divider = screen.query_one(BoundaryDivider)
+        assert "60 earlier messages summarised" in str(divider.render())
+        assert app.services.sessions.get("alice", session_id).compacted_message_count == 60
+        await pilot.press("ctrl+up")  # older messages are still there to read
+        await wait_until(
+            pilot, lambda: len([b for b in blocks(screen) if b.position is not None]) == 60
+        )
+        assert blocks(screen)[0].content == "question 0"
+        await wait_until(
+            pilot, lambda: "Goal: fix api-7." in str(screen.query_one("#summary", Static).render())
+        )
+
+
+async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", ["summary of it"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        session_id = seed_session(app, 2)
+        screen.open_session(session_id)
+        await wait_until(pilot, lambda: screen.memory is not None)
+        screen.query_one("#mode-select", Select).value = MemoryMode.CONTEXT_70_PERCENT
+        await wait_until(
+            pilot,
+            lambda: (
+                app.services.sessions.get("alice", session_id).memory_mode
+                is MemoryMode.CONTEXT_70_PERCENT
+            ),
+        )
+        screen.query_one("#mode-select", Select).value = MemoryMode.MANUAL  # compacts at once
+        await wait_until(
+            pilot,
+            lambda: app.services.sessions.get("alice", session_id).compacted_message_count == 4,
+        )
+
+
+async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        session_id = bulk_seed(app, 10_000, compacted=9_990)
+        screen.open_session(session_id)
+        earlier = screen.query_one(EarlierMessages)
+        await wait_until(pilot, lambda: "9,960 earlier messages" in str(earlier.render()))
+        assert len(blocks(screen)) == PAGE_SIZE
+        assert blocks(screen)[-1].content == "message 9999"
+        assert len(screen.query(BoundaryDivider)) == 1
+
+
+async def test_a_failed_send_keeps_the_text_to_resend(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [Turn.raises(ConnectionRefusedError("down"))])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "is it up?"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
+        )
+        await wait_until(pilot, lambda: app.query_one(Composer).text == "is it up?")
+        assert "not reachable" in status_text(screen)
+
+
+async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        first = seed_session(app, 1, title="db-3 disk full")
+        seed_session(app, 1, title="api latency")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(screen.query_one(SessionList).sessions) == 2)
+        await pilot.press("ctrl+f")
+        await pilot.press(*"disk")
+        options = screen.query_one("#session-options")
+        await wait_until(pilot, lambda: options.option_count == 1)  # type: ignore[attr-defined]
+        await pilot.press("enter", "enter")
+        await wait_until(pilot, lambda: screen.session_id == first)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: screen.session_id is None and not blocks(screen))

@@ -1,0 +1,71 @@
+"""Snapshots of the main screen and the context gauge (fixed sizes, fixed demo data)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from oncall_tui.tui.widgets.gauge import ContextGauge
+from tests.tui.demo import build_demo, demo_app
+from tests.tui.harness import wait_until
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait for the demo session to be on screen; park the focus so no cursor blinks."""
+    app = pilot.app
+    await wait_until(pilot, lambda: bool(app.screen.query("MessageBlock")))
+    await app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+    await app.workers.wait_for_complete()
+    app.screen.set_focus(None)
+    await pilot.pause()
+
+
+class TestMainScreen:
+    def test_demo_session_at_120x36(self, snap_compare: Any, tmp_path: Path) -> None:
+        build_demo(tmp_path / "demo.db")
+        assert snap_compare(
+            demo_app(tmp_path / "demo.db"), terminal_size=(120, 36), run_before=settle
+        )
+
+    def test_demo_session_at_80x24(self, snap_compare: Any, tmp_path: Path) -> None:
+        build_demo(tmp_path / "demo.db")
+        assert snap_compare(
+            demo_app(tmp_path / "demo.db"), terminal_size=(80, 24), run_before=settle
+        )
+
+
+class GaugeApp(App[None]):
+    CSS = "ContextGauge { width: 40; margin: 1 2; }"
+
+    def __init__(self, used: int, window: int) -> None:
+        super().__init__()
+        self.used, self.window = used, window
+
+    def compose(self) -> ComposeResult:
+        yield ContextGauge()
+
+    def on_mount(self) -> None:
+        self.query_one(ContextGauge).update_usage(self.used, self.window)
+
+
+class TestGauge:
+    @pytest.mark.parametrize(("used", "label"), [(0, "empty"), (6144, "75"), (7865, "96")])
+    def test_gauge(self, snap_compare: Any, used: int, label: str) -> None:
+        assert snap_compare(GaugeApp(used, 8192), terminal_size=(44, 4))
+
+    @pytest.mark.parametrize(
+        ("used", "warn", "limit"),
+        [(5734, False, False), (5735, True, False), (7782, True, False), (7783, True, True)],
+    )
+    async def test_gauge_style_changes_exactly_at_70_and_95_percent(
+        self, used: int, warn: bool, limit: bool
+    ) -> None:
+        app = GaugeApp(used, 8192)
+        async with app.run_test():
+            gauge = app.query_one(ContextGauge)
+            assert (gauge.has_class("-warn"), gauge.has_class("-limit")) == (warn, limit)
