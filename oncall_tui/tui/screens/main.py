@@ -240,7 +240,7 @@ class MainScreen(Screen[None]):
                 self.load_sessions(select=None)
                 self.query_one(SessionList).current = event.session_id
             await log.add_message("user", event.content)
-            self._reply = await log.add_message("assistant", "")
+            self._reply = await log.add_message("assistant", "", status="streaming")
         elif isinstance(event, TokenDelta) and self._reply is not None:
             await self._reply.append(event.text)
         elif isinstance(event, ToolStarted) and self._reply is not None:

@@ -18,7 +18,9 @@ from textual.widgets.markdown import MarkdownStream
 
 from oncall_tui.services.sessions import MessageView, ToolCallView
 
-STATUS_MARKS = {"interrupted": "⏸ interrupted", "failed": "✗ failed"}
+SEGMENT_CHARS = 2_000
+"""A streamed reply starts a new Markdown document after this many characters."""
+STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
@@ -73,6 +75,8 @@ class MessageBlock(Vertical, can_focus=True):
         self.position = position
         self._tool_calls = tuple(tool_calls)
         self._stream: MarkdownStream | None = None
+        self._segment = content
+        """Text of the last Markdown document of this message (where the stream appends)."""
 
     def compose(self) -> ComposeResult:
         yield Label(self._header(), classes="message-header")
@@ -96,13 +100,42 @@ class MessageBlock(Vertical, can_focus=True):
     # -- streaming -----------------------------------------------------------------------------
 
     async def append(self, text: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".message-body", Markdown))
+        """Stream a fragment in. A long reply is split into several Markdown documents at
+        paragraph breaks outside code fences: appending to one huge document gets slower
+        with its size, and would stall the UI on a 20,000-token answer."""
         self.content += text
+        self._segment += text
+        split = self._split_point(text)
+        if split is not None:
+            head, tail = text[:split], text[split:]
+            await self._write(head)
+            await self._close_stream()
+            segment = Markdown("", classes="message-body")
+            await self.mount(segment)
+            self._segment = tail
+            text = tail
+        await self._write(text)
+
+    def _split_point(self, text: str) -> int | None:
+        if len(self._segment) < SEGMENT_CHARS or self._segment.count("```") % 2:
+            return None
+        index = text.rfind("\n\n")
+        return None if index < 0 else index + 2
+
+    async def _write(self, text: str) -> None:
+        if not text:
+            return
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query(".message-body").last(Markdown))
         await self._stream.write(text)
 
+    async def _close_stream(self) -> None:
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+
     async def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
-        await self.mount(ToolLine(call_id, name, arguments), before=self.query_one(Markdown))
+        await self.mount(ToolLine(call_id, name, arguments), before=self.query(Markdown).first())
 
     def finish_tool(self, call_id: str, summary: str, ok: bool) -> None:
         for line in self.query(ToolLine):
@@ -110,16 +143,19 @@ class MessageBlock(Vertical, can_focus=True):
                 line.finish(summary, "ok" if ok else "error")
 
     async def finish(self, status: str, note: str | None = None) -> None:
-        """End streaming: settle the text once, and mark an interrupted or failed reply."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """End streaming and mark an interrupted or failed reply.
+
+        The stream has already appended every fragment, so the document is not parsed again
+        (re-rendering a 20,000-token reply at once would freeze the UI for a moment); a note,
+        if any, is appended the same way.
+        """
+        if note:
+            await self._write(f"\n\n> {note}" if self.content else f"> {note}")
+        await self._close_stream()
         for line in self.query(ToolLine):
             if "…" in str(line.title):
                 line.finish("", "interrupted")
         self.status = status
-        body = self.content if not note else f"{self.content}\n\n> {note}".lstrip()
-        await self.query_one(".message-body", Markdown).update(body)
         self._mark_status()
 
     def action_copy(self) -> None:
@@ -206,8 +242,8 @@ class ChatLog(VerticalScroll):
             )
         return widgets
 
-    async def add_message(self, role: str, content: str) -> MessageBlock:
-        block = MessageBlock(role, content)
+    async def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
+        block = MessageBlock(role, content, status=status)
         await self.mount(block)
         self.anchor()
         return block

@@ -1,0 +1,154 @@
+"""TUI streaming and opening: figures for the README, asserting nothing.
+
+1. Stream a 20,000-token reply from the loopback server speaking Ollama's wire protocol (one
+   token per NDJSON line, as Ollama sends them) into the running app, headless, through the
+   real langchain-ollama client; report tokens per second through the UI and the longest
+   event-loop stall while it streams (a 5 ms ticker measures how late it wakes).
+2. Time to open a 10,000-message session (from the request to its newest page on screen).
+
+    python bench/tui_stream.py [--tokens 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import build_app
+from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
+from oncall_tui.tui.widgets.chat_log import MessageBlock
+from oncall_tui.tui.widgets.composer import Composer
+from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
+from tests.tui.harness import bulk_seed, wait_until
+
+TICK = 0.005
+
+
+def long_reply(tokens: int) -> str:
+    """Markdown an answer would contain: prose, lists and fenced code, ``tokens`` words long."""
+    words: list[str] = []
+    paragraph = 0
+    while len(words) < tokens:
+        paragraph += 1
+        words += f"Step {paragraph}: check the pods in namespace payments and".split()
+        words += ["compare", "restarts", "with", "the", "deploy", "time.\n\n"]
+        if paragraph % 5 == 0:
+            words += ["```bash\nkubectl", "-n", "payments", "get", "pods", "-o", "wide\n```\n\n"]
+        if paragraph % 7 == 0:
+            words += ["-", "p99", "latency\n-", "error", "rate\n-", "saturation\n\n"]
+    return " ".join(words[:tokens])
+
+
+class StallMeter:
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self.running = True
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self.running:
+            start = loop.time()
+            await asyncio.sleep(TICK)
+            self.worst = max(self.worst, loop.time() - start - TICK)
+
+
+def serve(tokens: int, port: multiprocessing.SimpleQueue[int]) -> None:
+    """The loopback server, in its own process like a real Ollama."""
+    server = FakeOllama(models=[FakeModel("llama3.1:8b", context_length=131072)])
+    server.script(Reply(long_reply(tokens), prompt_eval_count=600))
+    server.start()
+    port.put(server.port)
+    time.sleep(3600)
+
+
+async def stream_figures(tokens: int, workdir: Path) -> tuple[float, float, float]:
+    ports: multiprocessing.SimpleQueue[int] = multiprocessing.SimpleQueue()
+    process = multiprocessing.Process(target=serve, args=(tokens, ports), daemon=True)
+    process.start()
+    try:
+        url = f"http://127.0.0.1:{ports.get()}"
+        settings = Settings(
+            db_path=workdir / "stream.db", user="bench", ollama_url=url, num_ctx=131072
+        )
+        app = build_app(settings)
+        async with app.run_test(size=(120, 36), headless=True) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=30)
+            await app.workers.wait_for_complete()
+            meter = StallMeter()
+            ticker = asyncio.create_task(meter.run())
+            screen.query_one(Composer).text = "walk me through the whole runbook"
+            start = time.perf_counter()
+            await pilot.press("enter")
+
+            def finished() -> bool:
+                blocks = list(screen.query(MessageBlock))
+                if len(blocks) != 2 or blocks[1].status == "streaming":
+                    return False
+                return blocks[1].status != "complete" or screen._runner is None
+
+            await wait_until(pilot, finished, timeout=600)
+            elapsed = time.perf_counter() - start
+            reply = list(screen.query(MessageBlock))[1]
+            if reply.status != "complete" or len(reply.content.split()) < tokens * 0.99:
+                raise SystemExit(
+                    f"the reply did not arrive whole: {reply.status}, "
+                    f"{len(reply.content.split())} words"
+                )
+            meter.running = False
+            await ticker
+            return tokens / elapsed, meter.worst * 1000, elapsed
+    finally:
+        process.terminate()
+
+
+async def open_figure(messages: int, workdir: Path) -> float:
+    settings = Settings(db_path=workdir / "open.db", user="alice", ollama_url="http://127.0.0.1:9")
+    app = build_app(settings)
+    async with app.run_test(size=(120, 36), headless=True) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await app.workers.wait_for_complete()
+        session_id = bulk_seed(app, messages, compacted=messages - 10)
+        timings = []
+        for _ in range(5):
+            screen.open_session(None)
+            await wait_until(pilot, lambda: not screen.query(MessageBlock))
+            start = time.perf_counter()
+            screen.open_session(session_id)
+            await wait_until(pilot, lambda: len(screen.query(MessageBlock)) == PAGE_SIZE)
+            timings.append(time.perf_counter() - start)
+        return sorted(timings)[len(timings) // 2] * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=20_000)
+    parser.add_argument("--messages", type=int, default=10_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        rate, stall, elapsed = asyncio.run(stream_figures(args.tokens, workdir))
+        opened = asyncio.run(open_figure(args.messages, workdir))
+    print("| figure | value | target |\n|---|---|---|")
+    print(
+        f"| {args.tokens:,}-token reply through the UI | {rate:,.0f} tokens/s "
+        f"({elapsed:.1f} s) | >= 1,000 tokens/s |"
+    )
+    print(f"| longest event-loop stall while streaming | {stall:.1f} ms | <= 50 ms |")
+    print(
+        f"| open a {args.messages:,}-message session (median of 5) | {opened:.0f} ms | < 300 ms |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,386 @@
+"""The prompt editor: the user's system prompts, one edited at a time.
+
+Every service call runs in a worker thread (``asyncio.to_thread`` inside an async worker),
+so the screen stays responsive over a slow disk. Edits are never dropped silently: anything
+that would replace unsaved text (another prompt, a new one, leaving) asks first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
+
+from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
+from oncall_tui.errors import OncallError
+from oncall_tui.services.container import Services
+from oncall_tui.services.views import ConfigurationView, PromptView
+from oncall_tui.tui.messages import ConfigurationChanged
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
+
+ACTIVE_MARK = "●"
+
+
+def counter_text(name: str, count: int, limit: int) -> str:
+    """``label 12/160``: the count is of trimmed text, as validation counts it."""
+    return f"{name} {count:,}/{limit:,}"
+
+
+class PromptEditorScreen(Screen[None]):
+    """List, create, edit, delete and activate the user's system prompts."""
+
+    CSS_PATH = "prompts.tcss"
+    AUTO_FOCUS = "#prompt-list"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="prompts.save"),
+        Binding("ctrl+n", "new", "New", id="prompts.new"),
+        Binding("ctrl+t", "activate", "Use as active", id="prompts.activate"),
+        # ctrl+d also means "delete right" in text fields; here it always means "delete this
+        # prompt", which is safe because it asks first.
+        Binding("ctrl+d", "delete", "Delete", id="prompts.delete", priority=True),
+        Binding("delete", "delete", "Delete", show=False),
+        Binding("escape", "back", "Back", id="prompts.back"),
+    ]
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self._services = services
+        self._lang = services.settings.lang
+        self._prompts: dict[int, PromptView] = {}
+        self._active_id: int | None = None
+        self._editing_id: int | None = None
+        """The prompt in the editor; ``None`` for a new, never-saved prompt."""
+        self._baseline: tuple[str, str] = ("", "")
+        """Label and content as last loaded or saved: the editor is dirty when it differs."""
+        self._busy = False
+        self._ready = False
+
+    # -- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("System prompts", id="prompts-title")
+        with Horizontal(id="prompts-body"):
+            with Vertical(id="prompts-sidebar"):
+                yield OptionList(id="prompt-list")
+                yield Static(f"{ACTIVE_MARK} active", id="prompts-legend")
+            with Vertical(id="prompt-editor"):
+                yield Static("", id="editor-title", markup=False)
+                with Horizontal(classes="caption"):
+                    yield Static("Label", classes="caption-name")
+                    yield Static("", id="label-count", classes="counter")
+                yield Input(id="prompt-label", placeholder="A short name for this prompt")
+                with Horizontal(classes="caption"):
+                    yield Static("Content", classes="caption-name")
+                    yield Static("", id="content-count", classes="counter")
+                yield TextArea(id="prompt-content", soft_wrap=True, tab_behavior="focus")
+                yield ErrorText(id="prompt-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._update_counters()
+        self._start(self._initial_load)
+
+    # -- state helpers ---------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """Whether a service call (or a question it depends on) is in progress."""
+        return self._busy
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the prompts have been read from the service at least once."""
+        return self._ready
+
+    @property
+    def editing_id(self) -> int | None:
+        """The id of the prompt in the editor, ``None`` for a new one."""
+        return self._editing_id
+
+    @property
+    def is_dirty(self) -> bool:
+        """Whether the editor holds edits that are not saved."""
+        return self._editor_text() != self._baseline
+
+    def _editor_text(self) -> tuple[str, str]:
+        return (
+            self.query_one("#prompt-label", Input).value,
+            self.query_one("#prompt-content", TextArea).text,
+        )
+
+    def _show_error(self, error: OncallError | None) -> None:
+        message = None if error is None else error.message(self._lang)
+        self.query_one("#prompt-error", ErrorText).show_error(message)
+
+    def _load_into_editor(self, prompt: PromptView | None) -> None:
+        """Replace the editor's text with ``prompt`` (or an empty new prompt)."""
+        self._editing_id = None if prompt is None else prompt.id
+        label, content = ("", "") if prompt is None else (prompt.label, prompt.content)
+        self._baseline = (label, content)
+        self.query_one("#prompt-label", Input).value = label
+        self.query_one("#prompt-content", TextArea).load_text(content)
+        self._show_error(None)
+        self._sync_highlight()
+        self._update_title()
+
+    def _apply(self, view: ConfigurationView) -> None:
+        self._prompts = {prompt.id: prompt for prompt in view.prompts}
+        self._active_id = view.system_prompt_id
+        options = [Option(self._option_prompt(p), id=str(p.id)) for p in view.prompts]
+        self.query_one("#prompt-list", OptionList).set_options(options)
+        self._sync_highlight()
+        self._update_title()
+
+    def _option_prompt(self, prompt: PromptView) -> Text:
+        marker = f"{ACTIVE_MARK} " if prompt.id == self._active_id else "  "
+        text = Text.assemble(marker, prompt.label)
+        if prompt.is_default:
+            text.append(" (default)", style="dim")
+        return text
+
+    def _sync_highlight(self) -> None:
+        """Point the list at the prompt in the editor (nothing for a new prompt)."""
+        option_list = self.query_one("#prompt-list", OptionList)
+        if self._editing_id is None or self._editing_id not in self._prompts:
+            option_list.highlighted = None
+        else:
+            option_list.highlighted = option_list.get_option_index(str(self._editing_id))
+
+    def _update_title(self) -> None:
+        prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
+        if prompt is None:
+            parts = ["New prompt", "not saved yet"]
+        else:
+            parts = [f"Editing: {prompt.label}"]
+            if prompt.is_default:
+                parts.append("default")
+            if prompt.id == self._active_id:
+                parts.append("active")
+        if self.is_dirty:
+            parts.append("modified")
+        self.query_one("#editor-title", Static).update(" · ".join(parts))
+
+    def _update_counters(self) -> None:
+        label, content = self._editor_text()
+        for widget_id, name, count, limit in (
+            ("#label-count", "label", len(label.strip()), MAX_LABEL_CHARS),
+            ("#content-count", "content", len(content.strip()), MAX_CONTENT_CHARS),
+        ):
+            counter = self.query_one(widget_id, Static)
+            counter.update(counter_text(name, count, limit))
+            counter.set_class(count > limit, "-over")
+
+    @on(Input.Changed, "#prompt-label")
+    @on(TextArea.Changed, "#prompt-content")
+    def _edited(self) -> None:
+        self._update_counters()
+        self._update_title()
+
+    @on(OptionList.OptionHighlighted, "#prompt-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        current = event.option_list.highlighted_option
+        if current is None or current.id != event.option_id:
+            return  # a stale event from an earlier (programmatic) highlight change
+        target = None if event.option_id is None else int(event.option_id)
+        if target is None or target == self._editing_id or self._busy or not self._ready:
+            return
+        if self.is_dirty:
+            self._start(lambda: self._switch_to(target))
+        else:
+            self._load_into_editor(self._prompts[target])
+
+    @on(OptionList.OptionSelected, "#prompt-list")
+    @on(Input.Submitted, "#prompt-label")
+    def _to_content(self) -> None:
+        self.query_one("#prompt-content", TextArea).focus()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_save(self) -> None:
+        self._start(self._save_flow)
+
+    def action_new(self) -> None:
+        self._start(self._new_flow)
+
+    def action_activate(self) -> None:
+        self._start(self._activate_flow)
+
+    def action_delete(self) -> None:
+        self._start(self._delete_flow)
+
+    def action_back(self) -> None:
+        self._start(self._back_flow)
+
+    # -- flows (each runs in one worker; only one at a time) --------------------------------
+
+    def _start(self, flow: Callable[[], Awaitable[None]]) -> None:
+        if self._busy:
+            self.app.bell()
+            return
+        self._busy = True
+        self._run_flow(flow)
+
+    @work(group="prompt-editor", exit_on_error=False)
+    async def _run_flow(self, flow: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await flow()
+        finally:
+            self._busy = False
+            if self._ready and self.app.screen is self:
+                self._sync_highlight()  # undo list moves made while the flow ran
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.notify(f"Unexpected error: {event.worker.error}", severity="error")
+
+    async def _fetch(self) -> ConfigurationView:
+        return await asyncio.to_thread(
+            self._services.configuration.get_configuration, self._services.owner
+        )
+
+    async def _initial_load(self) -> None:
+        try:
+            view = await self._fetch()
+        except OncallError as error:
+            self._show_error(error)
+            return
+        self._apply(view)
+        self._load_into_editor(view.active_prompt)
+        self._ready = True
+
+    async def _reload(self) -> None:
+        try:
+            self._apply(await self._fetch())
+        except OncallError as error:
+            self._show_error(error)
+
+    async def _save(self) -> bool:
+        """Save the editor; on a validation error show it inline and save nothing."""
+        label, content = sent = self._editor_text()
+        configuration = self._services.configuration
+        owner = self._services.owner
+        try:
+            if self._editing_id is None:
+                saved = await asyncio.to_thread(configuration.create_prompt, owner, label, content)
+            else:
+                saved = await asyncio.to_thread(
+                    configuration.update_prompt,
+                    owner,
+                    self._editing_id,
+                    label=label,
+                    content=content,
+                )
+        except OncallError as error:
+            self._show_error(error)
+            return False
+        # The service trims; keep the user's text and cursor, and treat what was sent as saved
+        # (anything typed while the save ran stays "modified").
+        self._editing_id = saved.id
+        self._baseline = sent
+        self._show_error(None)
+        self.app.post_message(ConfigurationChanged())
+        await self._reload()
+        self.notify(f"Saved “{saved.label}”.", timeout=3)
+        return True
+
+    async def _resolve_unsaved(self) -> bool:
+        """Whether the editor may be replaced: clean, saved now, or discarded on request."""
+        if not self.is_dirty:
+            return True
+        choice = await self.app.push_screen_wait(
+            UnsavedChangesDialog("This prompt has unsaved changes. Save them first?")
+        )
+        if choice == "save":
+            return await self._save()
+        return choice == "discard"
+
+    async def _save_flow(self) -> None:
+        await self._save()
+
+    async def _switch_to(self, target: int) -> None:
+        if await self._resolve_unsaved() and target in self._prompts:
+            self._load_into_editor(self._prompts[target])
+        else:
+            self._sync_highlight()
+
+    async def _new_flow(self) -> None:
+        if await self._resolve_unsaved():
+            self._load_into_editor(None)
+            self.query_one("#prompt-label", Input).focus()
+
+    async def _back_flow(self) -> None:
+        if await self._resolve_unsaved():
+            self.dismiss(None)
+
+    async def _activate_flow(self) -> None:
+        prompt_id = self._editing_id
+        if prompt_id is None:
+            self.notify("Save this new prompt first (ctrl+s), then make it active.", timeout=4)
+            return
+        if prompt_id == self._active_id:
+            self.notify("This prompt is already the active one.", timeout=3)
+            return
+        try:
+            view = await asyncio.to_thread(
+                self._services.configuration.save_configuration,
+                self._services.owner,
+                system_prompt_id=prompt_id,
+            )
+        except OncallError as error:
+            self._show_error(error)
+            await self._reload()
+            return
+        self._apply(view)
+        self.app.post_message(ConfigurationChanged())
+        note = " Unsaved edits are not used until you save them." if self.is_dirty else ""
+        self.notify(f"“{self._prompts[prompt_id].label}” is now the active prompt.{note}")
+
+    async def _delete_flow(self) -> None:
+        prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
+        if prompt is None:
+            self.notify("This prompt is not saved yet; there is nothing to delete.", timeout=4)
+            return
+        if prompt.is_default:
+            self._show_error(OncallError("PROMPT_DEFAULT_PROTECTED"))
+            return
+        details = []
+        if prompt.id == self._active_id:
+            details.append("It is your active prompt; the default prompt takes its place.")
+        if self.is_dirty:
+            details.append("Your unsaved edits to it are lost as well.")
+        confirmed = await self.app.push_screen_wait(
+            ConfirmDialog(
+                "Delete prompt?",
+                " ".join([f"Delete “{prompt.label}”? This cannot be undone.", *details]),
+                yes_label="Delete",
+                destructive=True,
+            )
+        )
+        if not confirmed:
+            return
+        try:
+            await asyncio.to_thread(
+                self._services.configuration.delete_prompt, self._services.owner, prompt.id
+            )
+        except OncallError as error:
+            self._show_error(error)
+            return
+        self.app.post_message(ConfigurationChanged())
+        try:
+            view = await self._fetch()
+        except OncallError as error:
+            self._show_error(error)
+            return
+        self._apply(view)
+        self._load_into_editor(view.active_prompt)
+        self.notify(f"Deleted “{prompt.label}”.", timeout=3)

@@ -1,0 +1,320 @@
+"""Small reusable modal dialogs and an inline error line.
+
+Every dialog is driven entirely from the keyboard and says which keys it takes. Texts shown
+here may carry user data (labels, file names), so none of them is parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
+
+UnsavedChoice = Literal["save", "discard", "cancel"]
+"""What to do with unsaved edits before an action that would replace them."""
+
+_DIALOG_CSS = """
+    align: center middle;
+    & > Vertical {
+        width: 64;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        padding: 1 2;
+        border: thick $primary 80%;
+        background: $surface;
+    }
+    & .dialog--title { text-style: bold; width: 1fr; }
+    & .dialog--message { width: 1fr; margin: 1 0; }
+    & .dialog--keys { color: $text-muted; width: 1fr; }
+    & Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
+    & Button { margin-left: 1; min-width: 10; }
+"""
+
+
+class ErrorText(Static):
+    """One inline error message (a catalog message), hidden while there is none."""
+
+    DEFAULT_CSS = """
+    ErrorText {
+        color: $text-error;
+        background: $error-muted;
+        padding: 0 1;
+        width: 1fr;
+        height: auto;
+        display: none;
+        &.-shown { display: block; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", markup=False, id=id, classes=classes)
+        self.message: str | None = None
+        """The message shown, or ``None`` when hidden."""
+
+    def show_error(self, message: str | None) -> None:
+        """Show ``message``; ``None`` (or an empty message) hides the line."""
+        self.message = message or None
+        self.update(message or "")
+        self.set_class(bool(message), "-shown")
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Ask a yes/no question; dismisses with ``True`` only for an explicit yes.
+
+    For a destructive action the focus starts on "No", so a reflexive Enter changes nothing.
+    """
+
+    DEFAULT_CSS = "ConfirmDialog {" + _DIALOG_CSS + "}"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="dialog.yes"),
+        Binding("n", "answer(False)", "No", id="dialog.no"),
+        Binding("escape", "answer(False)", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        message: str,
+        *,
+        yes_label: str = "Yes",
+        no_label: str = "No",
+        destructive: bool = False,
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._message = message
+        self._yes_label = yes_label
+        self._no_label = no_label
+        self._destructive = destructive
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._title, markup=False, classes="dialog--title")
+            yield Static(self._message, markup=False, classes="dialog--message")
+            yield Static("y yes · n/esc no · enter the focused button", classes="dialog--keys")
+            with Horizontal():
+                yield Button(
+                    self._yes_label,
+                    id="yes",
+                    variant="error" if self._destructive else "primary",
+                )
+                yield Button(self._no_label, id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no" if self._destructive else "#yes", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
+    """Save, discard or keep editing: asked before anything would drop unsaved edits.
+
+    The focus starts on "Cancel" (keep editing), the only answer that changes nothing.
+    """
+
+    DEFAULT_CSS = "UnsavedChangesDialog {" + _DIALOG_CSS + "}"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "choose('save')", "Save", id="dialog.save"),
+        Binding("d", "choose('discard')", "Discard", id="dialog.discard"),
+        Binding("escape,c", "choose('cancel')", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, message: str, *, title: str = "Unsaved changes") -> None:
+        super().__init__()
+        self._title = title
+        self._message = message
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._title, markup=False, classes="dialog--title")
+            yield Static(self._message, markup=False, classes="dialog--message")
+            yield Static("s save · d discard · esc/c keep editing", classes="dialog--keys")
+            with Horizontal():
+                yield Button("Save", id="save", variant="primary")
+                yield Button("Discard", id="discard", variant="error")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        choice = event.button.id
+        if choice in ("save", "discard"):
+            self.dismiss("save" if choice == "save" else "discard")
+        else:
+            self.dismiss("cancel")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "save":
+            self.dismiss("save")
+        elif choice == "discard":
+            self.dismiss("discard")
+        else:
+            self.dismiss("cancel")
+
+
+class TextDialog(ModalScreen[str | None]):
+    """Ask for one line of text: Enter returns it, Esc returns ``None``."""
+
+    DEFAULT_CSS = "TextDialog {" + _DIALOG_CSS + "}"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        prompt: str = "",
+        *,
+        value: str = "",
+        placeholder: str = "",
+        max_length: int = 0,
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._prompt = prompt
+        self._value = value
+        self._placeholder = placeholder
+        self._max_length = max_length
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._title, markup=False, classes="dialog--title")
+            if self._prompt:
+                yield Static(self._prompt, markup=False, classes="dialog--message")
+            yield Input(
+                self._value,
+                placeholder=self._placeholder,
+                max_length=self._max_length,
+                select_on_focus=False,
+            )
+            yield Static("enter ok · esc cancel", classes="dialog--keys")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextViewerDialog(ModalScreen[None]):
+    """Show a document read-only: scrollable, selectable and copyable, never editable."""
+
+    DEFAULT_CSS = """
+    TextViewerDialog {
+        align: center middle;
+        & > Vertical {
+            width: 100%;
+            height: 100%;
+            border: thick $primary 80%;
+            background: $surface;
+        }
+        & .dialog--title { text-style: bold; padding: 0 1; width: 1fr; }
+        & .dialog--keys { color: $text-muted; padding: 0 1; width: 1fr; }
+        & TextArea { height: 1fr; border: none; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "Close", id="dialog.close"),
+    ]
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self._title = title
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self._title, markup=False, classes="dialog--title")
+            yield TextArea(self._text, read_only=True, soft_wrap=True, id="viewer-text")
+            yield Static(
+                "read-only · arrows/pgup/pgdn scroll · esc/q close", classes="dialog--keys"
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class FileBrowserDialog(ModalScreen[Path | None]):
+    """Pick a file by browsing: Enter opens a directory or chooses a file, Backspace goes up.
+
+    Hidden entries are left out; with ``suffixes`` only files ending so are listed.
+    """
+
+    DEFAULT_CSS = """
+    FileBrowserDialog {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            height: 90%;
+            border: thick $primary 80%;
+            background: $surface;
+        }
+        & .dialog--keys { padding: 0 1; color: $text-muted; }
+        & DirectoryTree { height: 1fr; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("backspace", "parent", "Parent directory", id="dialog.parent"),
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    def __init__(self, start: Path, *, suffixes: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._start = start
+        self._suffixes = tuple(suffix.lower() for suffix in suffixes)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(
+                "enter open/choose · backspace parent directory · esc cancel",
+                classes="dialog--keys",
+            )
+            yield _FilteredTree(self._start, self._suffixes)
+
+    def action_parent(self) -> None:
+        tree = self.query_one(_FilteredTree)
+        tree.path = Path(tree.path).resolve().parent
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(DirectoryTree.FileSelected)
+    def _chosen(self, event: DirectoryTree.FileSelected) -> None:
+        event.stop()
+        self.dismiss(event.path)
+
+
+class _FilteredTree(DirectoryTree):
+    def __init__(self, path: Path, suffixes: tuple[str, ...]) -> None:
+        super().__init__(path)
+        self._suffixes = suffixes
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [
+            path
+            for path in paths
+            if not path.name.startswith(".")
+            and (not self._suffixes or path.is_dir() or path.suffix.lower() in self._suffixes)
+        ]

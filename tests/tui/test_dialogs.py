@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import ModalScreen
+from textual.widgets import DirectoryTree, Input, Static, TextArea
+
+from oncall_tui.tui.widgets.dialogs import (
+    ConfirmDialog,
+    ErrorText,
+    FileBrowserDialog,
+    TextDialog,
+    TextViewerDialog,
+    UnsavedChangesDialog,
+)
+from tests.tui.conftest import wait_until
+
+SIZE = (100, 32)
+
+
+class DialogHost(App[None]):
+    """Pushes one dialog on mount and records what it is dismissed with."""
+
+    def __init__(self, factory: Callable[[], ModalScreen[Any]]) -> None:
+        super().__init__()
+        self._factory = factory
+        self.results: list[object] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("host")
+        yield ErrorText(id="error")
+
+    def on_mount(self) -> None:
+        self.push_screen(self._factory(), self.results.append)
+
+
+async def run_dialog(factory: Callable[[], ModalScreen[Any]], keys: list[str]) -> list[object]:
+    app = DialogHost(factory)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: bool(app.results))
+        return app.results
+
+
+@pytest.mark.parametrize(
+    ("keys", "destructive", "expected"),
+    [
+        (["y"], True, True),
+        (["n"], False, False),
+        (["escape"], False, False),
+        (["enter"], True, False),  # destructive: the focus starts on "No"
+        (["enter"], False, True),
+        (["tab", "enter"], True, True),  # tab wraps from "No" round to "Yes"
+    ],
+)
+async def test_confirm_dialog_answers_from_the_keyboard(
+    keys: list[str], destructive: bool, expected: bool
+) -> None:
+    def dialog() -> ModalScreen[Any]:
+        return ConfirmDialog("Delete?", "Really?", destructive=destructive)
+
+    assert await run_dialog(dialog, keys) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [(["s"], "save"), (["d"], "discard"), (["escape"], "cancel"), (["enter"], "cancel")],
+)
+async def test_unsaved_changes_dialog_defaults_to_keeping_the_edits(
+    keys: list[str], expected: str
+) -> None:
+    def dialog() -> ModalScreen[Any]:
+        return UnsavedChangesDialog("Unsaved.")
+
+    assert await run_dialog(dialog, keys) == [expected]
+
+
+async def test_text_dialog_returns_the_text_on_enter_and_none_on_escape() -> None:
+    def dialog() -> ModalScreen[Any]:
+        return TextDialog("Rename", "New name:", value="old")
+
+    assert await run_dialog(dialog, ["end", "!", "enter"]) == ["old!"]
+    assert await run_dialog(dialog, ["x", "escape"]) == [None]
+
+
+async def test_text_viewer_is_read_only_and_closes_with_q() -> None:
+    app = DialogHost(lambda: TextViewerDialog("doc", "# Title\n[bold]not markup[/bold]"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
+        area = app.screen.query_one(TextArea)
+        await pilot.press("x", "enter", "backspace")
+        assert area.text == "# Title\n[bold]not markup[/bold]"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: app.results == [None])
+
+
+async def test_file_browser_lists_matching_files_and_returns_the_chosen_one(tmp_path: Path) -> None:
+    (tmp_path / "SKILL.md").write_text("x")
+    (tmp_path / "notes.txt").write_text("x")
+    app = DialogHost(lambda: FileBrowserDialog(tmp_path, suffixes=[".md"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, FileBrowserDialog))
+        tree = app.screen.query_one(DirectoryTree)
+        await wait_until(pilot, lambda: len(tree.root.children) == 1)
+        assert str(tree.root.children[0].label) == "SKILL.md"
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: app.results == [tmp_path / "SKILL.md"])
+
+
+async def test_error_text_shows_plain_text_and_hides_when_cleared() -> None:
+    app = DialogHost(lambda: TextDialog("t"))
+    async with app.run_test(size=SIZE):
+        error = app.query_one("#error", ErrorText)
+        assert not error.display or not error.has_class("-shown")
+        error.show_error("bad [red]name[/red]")
+        assert error.has_class("-shown")
+        assert str(error.render()) == "bad [red]name[/red]"
+        error.show_error(None)
+        assert error.message is None
+        assert not error.has_class("-shown")
+
+
+async def test_text_dialog_input_starts_with_the_value() -> None:
+    app = DialogHost(lambda: TextDialog("t", value="abc"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        assert app.screen.query_one(Input).value == "abc"

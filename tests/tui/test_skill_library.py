@@ -1,0 +1,328 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from oncall_tui.core.skills import MAX_SKILL_BYTES
+from oncall_tui.errors import OncallError
+from oncall_tui.services.container import Services
+from oncall_tui.services.views import SkillView
+from oncall_tui.tui.screens.skills import SkillLibraryScreen, complete_path, read_skill_file
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, TextViewerDialog
+from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
+
+SIZE = (100, 32)
+OWNER = "alice"
+
+HostFactory = Callable[[ScreenFactory], AssetsHostApp]
+
+
+def skill_md(name: str = "disk-full", description: str = "Free disk space safely.") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n\n# Steps\n1. df -h\n"
+
+
+def write_skill(directory: Path, text: str, filename: str = "SKILL.md") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / filename
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def add_skill(services: Services, name: str, description: str = "Does a thing.") -> SkillView:
+    data = skill_md(name, description).encode()
+    return services.configuration.add_skill(OWNER, "SKILL.md", data)
+
+
+async def opened(pilot: Pilot[None]) -> SkillLibraryScreen:
+    app = pilot.app
+    await wait_until(
+        pilot,
+        lambda: (
+            isinstance(app.screen, SkillLibraryScreen) and app.screen.loaded and not app.screen.busy
+        ),
+    )
+    screen = app.screen
+    assert isinstance(screen, SkillLibraryScreen)
+    return screen
+
+
+async def settled(pilot: Pilot[None], screen: SkillLibraryScreen) -> None:
+    await wait_until(pilot, lambda: not screen.busy)
+    await pilot.pause()
+
+
+def error_message(screen: SkillLibraryScreen) -> str | None:
+    return screen.query_one("#skill-error", ErrorText).message
+
+
+async def submit_path(pilot: Pilot[None], screen: SkillLibraryScreen, path: str) -> None:
+    await pilot.press("a")
+    path_input = screen.query_one("#skill-path", Input)
+    assert screen.focused is path_input
+    path_input.value = path
+    await pilot.press("enter")
+
+
+async def move_to(pilot: Pilot[None], screen: SkillLibraryScreen, skill_id: int) -> None:
+    table = screen.query_one("#skill-table", DataTable)
+    table.focus()
+    table.move_cursor(row=table.get_row_index(str(skill_id)))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "expected"),
+    [
+        (
+            "skill.md",
+            skill_md(),
+            "SKILL.md rejected: the file must be named exactly SKILL.md (got 'skill.md')",
+        ),
+        (
+            "SKILL.md",
+            skill_md(name="Disk_Full"),
+            "SKILL.md rejected: 'name' may contain only lowercase letters a-z, digits and "
+            "hyphens (got 'Disk_Full')",
+        ),
+        (
+            "SKILL.md",
+            "# no frontmatter\n",
+            "SKILL.md rejected: the file must start with a YAML frontmatter block between "
+            "'---' lines",
+        ),
+    ],
+    ids=["lowercase-file-name", "bad-skill-name", "no-frontmatter"],
+)
+async def test_upload_errors_show_the_exact_validation_message_and_store_nothing(
+    filename: str,
+    text: str,
+    expected: str,
+    tmp_path: Path,
+    assets_host: HostFactory,
+    library_services: Services,
+) -> None:
+    path = write_skill(tmp_path / "upload", text, filename)
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, str(path))
+        await wait_until(pilot, lambda: error_message(screen) is not None)
+        assert error_message(screen) == expected
+        assert screen.query_one("#skill-path", Input).value == str(path)  # kept to fix
+        assert library_services.configuration.list_skills(OWNER) == []
+        assert app.configuration_changes == []
+
+
+async def test_missing_file_is_reported_without_a_traceback(
+    tmp_path: Path, assets_host: HostFactory
+) -> None:
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, str(tmp_path / "nope" / "SKILL.md"))
+        await wait_until(pilot, lambda: error_message(screen) is not None)
+        assert error_message(screen) == (
+            f"Invalid argument: cannot read '{tmp_path / 'nope' / 'SKILL.md'}' (no such file)"
+        )
+
+
+async def test_successful_upload_expands_home_and_lists_the_new_skill(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    assets_host: HostFactory,
+    library_services: Services,
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write_skill(tmp_path / "runbooks" / "disk", skill_md())
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, "~/runbooks/disk/SKILL.md")
+        await wait_until(pilot, lambda: len(screen.skills) == 1)
+        await settled(pilot, screen)
+        assert error_message(screen) is None
+        assert screen.query_one("#skill-path", Input).value == ""
+        [stored] = library_services.configuration.list_skills(OWNER)
+        assert (stored.name, stored.description) == ("disk-full", "Free disk space safely.")
+        table = screen.query_one("#skill-table", DataTable)
+        assert [str(cell) for cell in table.get_row(str(stored.id))][:3] == [
+            "[ ]",
+            "disk-full",
+            "79 B",
+        ]
+        assert "disk-full: Free disk space safely." in str(
+            screen.query_one("#skill-description", Static).render()
+        )
+        assert len(app.configuration_changes) == 1
+
+
+async def test_a_directory_path_means_the_skill_md_inside_it(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, str(EXAMPLES_DIR / "log-analysis"))
+        await wait_until(pilot, lambda: len(screen.skills) == 1)
+        assert [s.name for s in library_services.configuration.list_skills(OWNER)] == [
+            "log-analysis"
+        ]
+
+
+async def test_view_shows_the_full_content_read_only(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    skill = add_skill(library_services, "disk-full")
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await move_to(pilot, screen, skill.id)
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
+        viewer = app.screen.query_one(TextArea)
+        assert viewer.read_only
+        assert viewer.text == skill_md("disk-full", "Does a thing.")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await pilot.press("enter")  # enter on a row views it too
+        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
+
+
+async def test_delete_asks_first_and_removes_the_skill_and_its_selection(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    keep = add_skill(library_services, "alpha")
+    doomed = add_skill(library_services, "beta")
+    library_services.configuration.save_configuration(OWNER, skill_ids=[keep.id, doomed.id])
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await move_to(pilot, screen, doomed.id)
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")
+        await settled(pilot, screen)
+        assert len(library_services.configuration.list_skills(OWNER)) == 2
+
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await settled(pilot, screen)
+        assert [s.name for s in library_services.configuration.list_skills(OWNER)] == ["alpha"]
+        assert library_services.configuration.get_configuration(OWNER).skill_ids == (keep.id,)
+        assert [s.name for s in screen.skills] == ["alpha"]
+        assert screen.selected_ids == (keep.id,)
+        assert len(app.configuration_changes) == 1
+
+
+async def test_space_toggles_use_and_the_selection_is_saved(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    first = add_skill(library_services, "alpha")
+    second = add_skill(library_services, "beta")
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await move_to(pilot, screen, second.id)
+        await pilot.press("space")
+        await settled(pilot, screen)
+        await move_to(pilot, screen, first.id)
+        await pilot.press("space")
+        await settled(pilot, screen)
+        assert library_services.configuration.get_configuration(OWNER).skill_ids == (
+            second.id,
+            first.id,
+        )
+        table = screen.query_one("#skill-table", DataTable)
+        assert str(table.get_cell(str(first.id), "use")) == "[x]"
+        assert "2 selected" in str(screen.query_one("#skills-title", Static).render())
+
+        await move_to(pilot, screen, second.id)
+        await pilot.press("space")
+        await settled(pilot, screen)
+        assert library_services.configuration.get_configuration(OWNER).skill_ids == (first.id,)
+        assert str(table.get_cell(str(second.id), "use")) == "[ ]"
+        assert len(app.configuration_changes) == 3
+
+
+async def test_failed_selection_save_shows_the_error_and_reloads_the_real_selection(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    gone = add_skill(library_services, "alpha")
+    other = add_skill(library_services, "beta")
+    library_services.configuration.save_configuration(OWNER, skill_ids=[gone.id])
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        assert list(screen.selected_ids) == [gone.id]
+        library_services.configuration.delete_skill(OWNER, gone.id)  # behind the screen's back
+        await move_to(pilot, screen, other.id)
+        await pilot.press("space")
+        await settled(pilot, screen)
+        assert error_message(screen) == f"Invalid argument: skill ids {gone.id} do not exist"
+        assert library_services.configuration.get_configuration(OWNER).skill_ids == ()
+        assert screen.selected_ids == ()
+        assert [s.name for s in screen.skills] == ["beta"]
+        table = screen.query_one("#skill-table", DataTable)
+        assert str(table.get_cell(str(other.id), "use")) == "[ ]"
+        assert app.configuration_changes == []
+
+
+async def test_typing_in_the_path_field_never_triggers_list_keys(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    add_skill(library_services, "alpha")
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("a", *"v a", "escape")
+        assert screen.query_one("#skill-path", Input).value == "v a"
+        assert app.screen is screen  # escape left the field, not the screen
+        assert screen.focused is screen.query_one("#skill-table", DataTable)
+        assert library_services.configuration.get_configuration(OWNER).skill_ids == ()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+
+
+async def test_tab_accepts_the_path_completion(tmp_path: Path, assets_host: HostFactory) -> None:
+    write_skill(tmp_path / "runbooks", skill_md())
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        path_input = screen.query_one("#skill-path", Input)
+        await pilot.press("a")
+        path_input.value = str(tmp_path / "run")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("tab")
+        assert path_input.value == f"{tmp_path}/runbooks/"
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("tab")
+        assert path_input.value == f"{tmp_path}/runbooks/SKILL.md"
+
+
+def test_complete_path_keeps_what_was_typed_and_skips_hidden_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "skills").mkdir()
+    (tmp_path / ".secret").mkdir()
+    (tmp_path / "skills" / "SKILL.md").write_text("x")
+    assert complete_path("~/sk") == "~/skills/"
+    assert complete_path("~/skills/") == "~/skills/SKILL.md"
+    assert complete_path("~/skills/SKILL.md") is None
+    assert complete_path("~/") == "~/skills/"
+    assert complete_path("~/.se") == "~/.secret/"
+    assert complete_path(str(tmp_path / "missing" / "x")) is None
+
+
+def test_oversized_skill_file_reports_its_real_size(tmp_path: Path) -> None:
+    path = tmp_path / "SKILL.md"
+    path.write_bytes(b"x" * (MAX_SKILL_BYTES * 3))
+    with pytest.raises(OncallError, match=f"the file is {MAX_SKILL_BYTES * 3} bytes"):
+        read_skill_file(str(path))
