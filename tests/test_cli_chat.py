@@ -233,6 +233,13 @@ def test_sessions_and_memory_commands(chat: RunCli, ollama: FakeOllama) -> None:
     assert mode["memory_mode"] == "context_70_percent"
     bad = chat("memory", "mode", sid, "sometimes", "--json")
     assert bad.code == 2
+    renamed = chat("sessions", "rename", sid, "db-3 disk (resolved)", "--json").json()
+    assert isinstance(renamed, dict)
+    assert renamed["title"] == "db-3 disk (resolved)"
+    cleared = chat("sessions", "clear", sid, "--json").json()
+    assert isinstance(cleared, dict)
+    assert (cleared["memory_summary"], cleared["compacted_message_count"]) == (None, 0)
+    assert chat("sessions", "list", "--json").json()[0]["message_count"] == 0  # type: ignore[index]
     assert chat("sessions", "delete", sid).code == 0
     assert chat("sessions", "show", sid, "--json").error()["code"] == "NOT_FOUND"
 

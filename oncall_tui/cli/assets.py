@@ -80,12 +80,12 @@ def read_text_file(path: Path) -> str:
             "VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=path, problem="not UTF-8"
         ) from None
     except OSError as exc:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            "unreadable_file",
-            path=path,
-            problem=exc.strerror or type(exc).__name__,
-        ) from None
+        raise unreadable(path, exc) from None
+
+
+def unreadable(path: Path, exc: OSError) -> OncallError:
+    problem = exc.strerror or type(exc).__name__
+    return OncallError("VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=path, problem=problem)
 
 
 def prompts_list(ctx: Services, args: argparse.Namespace) -> int:
@@ -149,12 +149,7 @@ def skills_add(ctx: Services, args: argparse.Namespace) -> int:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            "unreadable_file",
-            path=path,
-            problem=exc.strerror or type(exc).__name__,
-        ) from None
+        raise unreadable(path, exc) from None
     skill = ctx.configuration.add_skill(ctx.owner, path.name, data)
     if args.json:
         emit_json(skill.to_json())

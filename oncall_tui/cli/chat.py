@@ -48,6 +48,13 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p = actions.add_parser("delete", help="delete a session and its messages")
     p.add_argument("id", type=int)
     _json(p).set_defaults(handler=sessions_delete)
+    p = actions.add_parser("rename", help="give a session a title")
+    p.add_argument("id", type=int)
+    p.add_argument("title")
+    _json(p).set_defaults(handler=sessions_rename)
+    p = actions.add_parser("clear", help="delete a session's messages and reset its memory")
+    p.add_argument("id", type=int)
+    _json(p).set_defaults(handler=sessions_clear)
 
     memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -134,6 +141,20 @@ def sessions_delete(ctx: Services, args: argparse.Namespace) -> int:
     else:
         emit_line(f"Deleted session {args.id}.")
     return EXIT_OK
+
+
+def sessions_rename(ctx: Services, args: argparse.Namespace) -> int:
+    session = ctx.sessions.rename(ctx.owner, args.id, args.title)
+    if args.json:
+        emit_json(session.to_json())
+    else:
+        emit_line(f"Session {session.id} renamed: {session.title}")
+    return EXIT_OK
+
+
+def sessions_clear(ctx: Services, args: argparse.Namespace) -> int:
+    ctx.sessions.clear(ctx.owner, args.id)
+    return _emit_memory(ctx.memory.refresh_usage(ctx.owner, args.id), args.json)
 
 
 def _print_memory(state: MemoryState) -> None:

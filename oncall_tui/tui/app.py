@@ -13,6 +13,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.typeahead import read_typeahead
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
@@ -25,12 +26,14 @@ class OncallApp(App[None]):
     CSS_PATH = "app.tcss"
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__()
         self.services = services
+        self.draft = draft
+        """Text for the composer when the app opens (what was typed while it started)."""
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.services)
+        return MainScreen(self.services, draft=self.draft)
 
     @property
     def main(self) -> MainScreen:
@@ -101,13 +104,15 @@ class OncallApp(App[None]):
             yield SystemCommand(title, help_text, callback)
 
 
-def build_app(settings: Settings, gateway: ModelGateway | None = None) -> OncallApp:
+def build_app(
+    settings: Settings, gateway: ModelGateway | None = None, *, draft: str = ""
+) -> OncallApp:
     """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
-    return OncallApp(Services(settings, gateway=gateway))
+    return OncallApp(Services(settings, gateway=gateway), draft=draft)
 
 
 def run_tui(settings: Settings) -> None:
-    app = build_app(settings)
+    app = build_app(settings, draft=read_typeahead())
     try:
         app.run()
     finally:

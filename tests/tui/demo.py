@@ -10,11 +10,14 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+from textual.app import App, ComposeResult
+
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.widgets.gauge import ContextGauge
 from tests.fakes.chat_model import ScriptedChatModel, Turn
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "skills-examples"
@@ -114,3 +117,19 @@ def demo_app(db_path: Path, turns: list[object] | None = None) -> OncallApp:
     model = ScriptedChatModel(turns or [])  # type: ignore[arg-type]
     settings = Settings(db_path=db_path, user="alice")
     return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW))
+
+
+class GaugeApp(App[None]):
+    """The context gauge alone, at a given reading."""
+
+    CSS = "ContextGauge { width: 40; margin: 1 2; }"
+
+    def __init__(self, used: int, window: int = DEMO_WINDOW) -> None:
+        super().__init__()
+        self.used, self.window = used, window
+
+    def compose(self) -> ComposeResult:
+        yield ContextGauge()
+
+    def on_mount(self) -> None:
+        self.query_one(ContextGauge).update_usage(self.used, self.window)

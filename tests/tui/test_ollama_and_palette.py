@@ -37,6 +37,7 @@ async def test_ollama_down_the_app_opens_says_so_and_keeps_the_text(tmp_path: Pa
         screen = app.screen
         assert isinstance(screen, MainScreen)
         await wait_until(pilot, lambda: "unreachable" in panel_model_text(app))
+        await app.workers.wait_for_complete()
         assert url in panel_model_text(app)
         composer = screen.query_one(Composer)
         composer.text = "is anything up?"

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from tests.tui.demo import build_demo, demo_app
+from tests.tui.demo import GaugeApp, build_demo, demo_app
 from tests.tui.harness import wait_until
 
 
@@ -37,20 +36,6 @@ class TestMainScreen:
         assert snap_compare(
             demo_app(tmp_path / "demo.db"), terminal_size=(80, 24), run_before=settle
         )
-
-
-class GaugeApp(App[None]):
-    CSS = "ContextGauge { width: 40; margin: 1 2; }"
-
-    def __init__(self, used: int, window: int) -> None:
-        super().__init__()
-        self.used, self.window = used, window
-
-    def compose(self) -> ComposeResult:
-        yield ContextGauge()
-
-    def on_mount(self) -> None:
-        self.query_one(ContextGauge).update_usage(self.used, self.window)
 
 
 class TestGauge:

@@ -49,6 +49,7 @@ _MODES = list(MemoryMode)
 
 
 class MainScreen(Screen[None]):
+    AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
         Binding("ctrl+n", "new_session", "New"),
@@ -65,9 +66,10 @@ class MainScreen(Screen[None]):
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
     ]
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__()
         self.services = services
+        self._draft = draft
         self.session_id: int | None = None
         self.memory: MemoryState | None = None
         self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
@@ -89,7 +91,11 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.app.size.width < 100:  # 80 columns: chat first; ctrl+b brings the panel back
             self.query_one(ContextPanel).display = False
-        self.query_one(Composer).focus()
+        composer = self.query_one(Composer)
+        if self._draft:
+            composer.text = self._draft
+            composer.move_cursor(composer.document.end)
+        composer.focus()
         self.load_sessions(open_newest=True)
         self.check_ollama()
 
@@ -116,17 +122,18 @@ class MainScreen(Screen[None]):
             if open_newest and listing.sessions:
                 target = listing.sessions[0].id
             if target is not None:
-                self.open_session(target)
+                self.open_session(target, keep_status=open_newest)
             elif open_newest:
-                self.open_session(None)
+                self.open_session(None, keep_status=True)
 
         self._in_thread(lambda: self.services.sessions.list_sessions(self.services.owner), done)
 
-    def open_session(self, session_id: int | None) -> None:
+    def open_session(self, session_id: int | None, *, keep_status: bool = False) -> None:
         """Show a session's newest page at once; the gauge follows when it is computed."""
         self.session_id = session_id
         self.query_one(SessionList).current = session_id
-        self._set_status("")
+        if not keep_status:
+            self._set_status("")
         owner = self.services.owner
 
         def fetch() -> tuple[list[MessageView], int, int]:

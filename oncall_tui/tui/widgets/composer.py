@@ -29,7 +29,7 @@ class Composer(TextArea):
             show_line_numbers=False,
             tab_behavior="focus",
             compact=True,
-            placeholder="Message · Enter send · ctrl+j newline · Esc cancel a reply",
+            placeholder="Message · Enter sends · ctrl+j new line",
         )
 
     def action_submit(self) -> None:
