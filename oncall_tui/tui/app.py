@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,11 @@ class OncallApp(App[None]):
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
+
+    def on_mount(self) -> None:
+        # Everything alive now (imports, styles, widgets) lives as long as the app: move it
+        # out of the collector's way, so full collections during a long stream stay short.
+        gc.freeze()
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self.services, draft=self.draft)
