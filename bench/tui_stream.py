@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
-from oncall_tui.tui.widgets.chat_log import MessageBlock
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.message import MessageBlock
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.tui.harness import bulk_seed, wait_until
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
-from oncall_tui.tui.widgets.chat_log import (
+from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.widgets.message import (
     SEGMENT_CHARS,
-    ChatLog,
     FrozenSegment,
     MessageBlock,
     _fence_open,

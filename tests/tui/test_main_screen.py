@@ -8,9 +8,10 @@ from textual.widgets import Select, Static
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
-from oncall_tui.tui.widgets.chat_log import BoundaryDivider, EarlierMessages, MessageBlock
+from oncall_tui.tui.widgets.chat_log import BoundaryDivider, EarlierMessages
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until

@@ -35,9 +35,10 @@ from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryMode, Memory
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
-from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages, MessageBlock
+from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
