@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Static
-from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -35,6 +33,7 @@ from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryMode, Memory
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
+from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
@@ -45,11 +44,10 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 PAGE_SIZE = 40
-T = TypeVar("T")
 _MODES = list(MemoryMode)
 
 
-class MainScreen(Screen[None]):
+class MainScreen(BackgroundScreen):
     AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
@@ -68,8 +66,7 @@ class MainScreen(Screen[None]):
     ]
 
     def __init__(self, services: Services, draft: str = "") -> None:
-        super().__init__()
-        self.services = services
+        super().__init__(services)
         self._draft = draft
         self.session_id: int | None = None
         self.memory: MemoryState | None = None
@@ -99,21 +96,6 @@ class MainScreen(Screen[None]):
         composer.focus()
         self.load_sessions(open_newest=True)
         self.check_ollama()
-
-    # -- background work ----------------------------------------------------------------------
-
-    def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
-        """Run ``call`` in a thread worker; ``then(result)`` runs on the UI thread."""
-
-        def job() -> None:
-            try:
-                result = call()
-            except OncallError as error:
-                self.app.call_from_thread(self.show_error, error)
-                return
-            self.app.call_from_thread(then, result)
-
-        self.run_worker(job, thread=True, exit_on_error=False, group="services")
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         def done(sessions: list[SessionView]) -> None:
@@ -197,11 +179,6 @@ class MainScreen(Screen[None]):
 
         self.query_one(ContextPanel).show_ollama(self.ollama)
         self._in_thread(probe, show)
-
-    @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            self._set_status(f"Unexpected error: {event.worker.error}", error=True)
 
     # -- sending ------------------------------------------------------------------------------
 
@@ -423,14 +400,3 @@ class MainScreen(Screen[None]):
     def action_toggle_panel(self) -> None:
         panel = self.query_one(ContextPanel)
         panel.display = not panel.display
-
-    # -- feedback -----------------------------------------------------------------------------
-
-    def show_error(self, error: OncallError) -> None:
-        self._set_status(error.message(self.services.settings.lang), error=True)
-
-    def _set_status(self, text: str, error: bool = False) -> None:
-        status = self.query_one("#status", Static)
-        status.update(text)
-        status.set_class(error, "-error")
-        status.display = bool(text)

@@ -8,24 +8,22 @@ that would replace unsaved text (another prompt, a new one, leaving) asks first.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.tui.messages import ConfigurationChanged
+from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 
 ACTIVE_MARK = "●"
@@ -36,7 +34,7 @@ def counter_text(name: str, count: int, limit: int) -> str:
     return f"{name} {count:,}/{limit:,}"
 
 
-class PromptEditorScreen(Screen[None]):
+class PromptEditorScreen(FlowScreen):
     """List, create, edit, delete and activate the user's system prompts."""
 
     CSS_PATH = "prompts.tcss"
@@ -52,17 +50,16 @@ class PromptEditorScreen(Screen[None]):
         Binding("escape", "back", "Back", id="prompts.back"),
     ]
 
+    ERROR_TEXT_ID = "prompt-error"
+
     def __init__(self, services: Services) -> None:
-        super().__init__()
-        self._services = services
-        self._lang = services.settings.lang
+        super().__init__(services)
         self._prompts: dict[int, PromptView] = {}
         self._active_id: int | None = None
         self._editing_id: int | None = None
         """The prompt in the editor; ``None`` for a new, never-saved prompt."""
         self._baseline: tuple[str, str] = ("", "")
         """Label and content as last loaded or saved: the editor is dirty when it differs."""
-        self._busy = False
         self._ready = False
 
     # -- layout ----------------------------------------------------------------------------
@@ -93,11 +90,6 @@ class PromptEditorScreen(Screen[None]):
     # -- state helpers ---------------------------------------------------------------------
 
     @property
-    def busy(self) -> bool:
-        """Whether a service call (or a question it depends on) is in progress."""
-        return self._busy
-
-    @property
     def loaded(self) -> bool:
         """Whether the prompts have been read from the service at least once."""
         return self._ready
@@ -117,10 +109,6 @@ class PromptEditorScreen(Screen[None]):
             self.query_one("#prompt-label", Input).value,
             self.query_one("#prompt-content", TextArea).text,
         )
-
-    def _show_error(self, error: OncallError | None) -> None:
-        message = None if error is None else error.message(self._lang)
-        self.query_one("#prompt-error", ErrorText).show_error(message)
 
     def _load_into_editor(self, prompt: PromptView | None) -> None:
         """Replace the editor's text with ``prompt`` (or an empty new prompt)."""
@@ -223,25 +211,9 @@ class PromptEditorScreen(Screen[None]):
 
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
-    def _start(self, flow: Callable[[], Awaitable[None]]) -> None:
-        if self._busy:
-            self.app.bell()
-            return
-        self._busy = True
-        self._run_flow(flow)
-
-    @work(group="prompt-editor", exit_on_error=False)
-    async def _run_flow(self, flow: Callable[[], Awaitable[None]]) -> None:
-        try:
-            await flow()
-        finally:
-            self._busy = False
-            if self._ready and self.app.screen is self:
-                self._sync_highlight()  # undo list moves made while the flow ran
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            self.notify(f"Unexpected error: {event.worker.error}", severity="error")
+    def _flow_finished(self) -> None:
+        if self._ready and self.app.screen is self:
+            self._sync_highlight()  # undo list moves made while the flow ran
 
     async def _fetch(self) -> ConfigurationView:
         return await asyncio.to_thread(

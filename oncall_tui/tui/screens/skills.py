@@ -9,25 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Footer, Input, Static
-from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.tui.messages import ConfigurationChanged
+from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import (
     ConfirmDialog,
     ErrorText,
@@ -125,7 +123,7 @@ def format_size(size: int) -> str:
     return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KiB"
 
 
-class SkillLibraryScreen(Screen[None]):
+class SkillLibraryScreen(FlowScreen):
     """List, add, view, delete, select and deselect the user's skills."""
 
     CSS_PATH = "skills.tcss"
@@ -142,14 +140,13 @@ class SkillLibraryScreen(Screen[None]):
         Binding("escape", "back", "Back", id="skills.back"),
     ]
 
+    ERROR_TEXT_ID = "skill-error"
+
     def __init__(self, services: Services) -> None:
-        super().__init__()
-        self._services = services
-        self._lang = services.settings.lang
+        super().__init__(services)
         self._skills: dict[int, SkillView] = {}
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
-        self._busy = False
 
     def compose(self) -> ComposeResult:
         yield Static("Skills", id="skills-title")
@@ -170,11 +167,6 @@ class SkillLibraryScreen(Screen[None]):
     # -- state helpers ---------------------------------------------------------------------
 
     @property
-    def busy(self) -> bool:
-        """Whether a service call (or a question it depends on) is in progress."""
-        return self._busy
-
-    @property
     def loaded(self) -> bool:
         """Whether the skills have been read from the service at least once."""
         return self._configuration is not None
@@ -188,10 +180,6 @@ class SkillLibraryScreen(Screen[None]):
     def selected_ids(self) -> tuple[int, ...]:
         """The skill ids in use, as last read from the service."""
         return self._selected
-
-    def _show_error(self, error: OncallError | None) -> None:
-        message = None if error is None else error.message(self._lang)
-        self.query_one("#skill-error", ErrorText).show_error(message)
 
     def _current_row_id(self) -> int | None:
         table = self.query_one("#skill-table", DataTable)
@@ -297,24 +285,6 @@ class SkillLibraryScreen(Screen[None]):
         self.dismiss(None)
 
     # -- flows (each runs in one worker; only one at a time) --------------------------------
-
-    def _start(self, flow: Callable[[], Awaitable[None]]) -> None:
-        if self._busy:
-            self.app.bell()
-            return
-        self._busy = True
-        self._run_flow(flow)
-
-    @work(group="skill-library", exit_on_error=False)
-    async def _run_flow(self, flow: Callable[[], Awaitable[None]]) -> None:
-        try:
-            await flow()
-        finally:
-            self._busy = False
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            self.notify(f"Unexpected error: {event.worker.error}", severity="error")
 
     async def _reload(self, focus_id: int | None = None) -> None:
         try:

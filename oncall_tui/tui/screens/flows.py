@@ -1,0 +1,60 @@
+"""A screen whose actions run as flows: service calls off the UI thread, one at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from textual import work
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from oncall_tui.errors import OncallError
+from oncall_tui.services.container import Services
+from oncall_tui.tui.widgets.dialogs import ErrorText
+
+
+class FlowScreen(Screen[None]):
+    """Each action is a *flow*: an async function that awaits services in threads and may ask
+    questions in dialogs. Only one flow runs at a time; a key pressed meanwhile rings the bell.
+    Catalog errors are shown inline in the screen's :class:`ErrorText`."""
+
+    ERROR_TEXT_ID: ClassVar[str] = "error"
+    """The id of the screen's :class:`ErrorText` widget."""
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self._services = services
+        self._lang = services.settings.lang
+        self._busy = False
+
+    @property
+    def busy(self) -> bool:
+        """Whether a service call (or a question it depends on) is in progress."""
+        return self._busy
+
+    def _show_error(self, error: OncallError | None) -> None:
+        message = None if error is None else error.message(self._lang)
+        self.query_one(f"#{self.ERROR_TEXT_ID}", ErrorText).show_error(message)
+
+    def _start(self, flow: Callable[[], Awaitable[None]]) -> None:
+        if self._busy:
+            self.app.bell()
+            return
+        self._busy = True
+        self._run_flow(flow)
+
+    @work(group="flows", exit_on_error=False)
+    async def _run_flow(self, flow: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await flow()
+        finally:
+            self._busy = False
+            self._flow_finished()
+
+    def _flow_finished(self) -> None:
+        """Called on the UI thread after every flow, successful or not."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.notify(f"Unexpected error: {event.worker.error}", severity="error")
