@@ -6,20 +6,20 @@ A small host app pushes the screen under test on mount and records every
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Static
 
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.messages import ConfigurationChanged
+from tests.tui.harness import wait_until
+
+__all__ = ["EXAMPLES_DIR", "AssetsHostApp", "ScreenFactory", "wait_until"]
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "skills-examples"
 
@@ -43,13 +43,6 @@ class AssetsHostApp(App[None]):
 
     def on_configuration_changed(self, message: ConfigurationChanged) -> None:
         self.configuration_changes.append(message)
-
-
-async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool]) -> None:
-    """Poll ``predicate`` while the app processes messages (no fixed sleeps); fail after 5 s."""
-    async with asyncio.timeout(5):
-        while not predicate():
-            await pilot.pause(0.01)
 
 
 @pytest.fixture
