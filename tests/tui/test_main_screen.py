@@ -240,3 +240,20 @@ async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> 
         await wait_until(pilot, lambda: screen.session_id == first)
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: screen.session_id is None and not blocks(screen))
+
+
+async def test_a_late_start_up_load_does_not_switch_away_from_the_users_session(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        chosen = seed_session(app, 1, title="the one the user picked")
+        seed_session(app, 1, title="newest")
+        screen.session_id = None
+        screen.load_sessions(open_newest=True)  # its answer arrives after the user acted
+        screen.session_id = chosen
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.session_id == chosen

@@ -98,15 +98,20 @@ class MainScreen(BackgroundScreen):
         self.check_ollama()
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
+        """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
+        has started a session (or a send) since the request was made."""
+        started = self.session_id
+
         def done(sessions: list[SessionView]) -> None:
             listing = self.query_one(SessionList)
             listing.sessions = tuple(sessions)
+            user_moved_on = self._runner is not None or self.session_id != started
             target = select
-            if open_newest and listing.sessions:
+            if open_newest and listing.sessions and not user_moved_on:
                 target = listing.sessions[0].id
             if target is not None:
                 self.open_session(target, keep_status=open_newest)
-            elif open_newest:
+            elif open_newest and not user_moved_on:
                 self.open_session(None, keep_status=True)
 
         self._in_thread(lambda: self.services.sessions.list_sessions(self.services.owner), done)
@@ -294,8 +299,10 @@ class MainScreen(BackgroundScreen):
             self.query_one(Composer).focus()
 
     def action_delete_session(self) -> None:
-        if self.session_id is not None:
-            self._confirm_delete(self.session_id)
+        if self.session_id is None:
+            self.notify("Nothing to delete: this session has not started yet.")
+            return
+        self._confirm_delete(self.session_id)
 
     def _confirm_delete(self, session_id: int) -> None:
         from oncall_tui.tui.widgets.dialogs import ConfirmDialog
@@ -317,6 +324,7 @@ class MainScreen(BackgroundScreen):
 
         session_id = self.session_id
         if session_id is None:
+            self.notify("Nothing to rename yet: the session starts with its first message.")
             return
 
         def renamed(title: str | None) -> None:
