@@ -3,70 +3,71 @@
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).
 An automatic compaction before the send is announced with ``compacted``.
+
+``to_json`` gives the one-line-per-event shape of ``oncall-tui chat --json``: ``type`` plus
+the event's fields, with a :class:`ContextUsage` flattened into its usage fields.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
 from oncall_tui.core.memory import ContextUsage
 
 
+class _Event:
+    __slots__ = ()
+    type: ClassVar[str]
+    _private: ClassVar[frozenset[str]] = frozenset()
+    """Fields kept out of the JSON shape."""
+
+    def to_json(self) -> dict[str, object]:
+        document: dict[str, object] = {"type": self.type}
+        for item in fields(self):  # type: ignore[arg-type]
+            if item.name in self._private:
+                continue
+            value = getattr(self, item.name)
+            if isinstance(value, ContextUsage):
+                document.update(value.to_json())
+            else:
+                document[item.name] = value
+        return document
+
+
 @dataclass(frozen=True, slots=True)
-class MemoryCompacted:
+class MemoryCompacted(_Event):
     type: ClassVar[str] = "compacted"
     session_id: int
     compacted_message_count: int
     summary: str
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            "session_id": self.session_id,
-            "compacted_message_count": self.compacted_message_count,
-            "summary": self.summary,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class UserMessageStored:
+class UserMessageStored(_Event):
     type: ClassVar[str] = "user_message"
+    _private: ClassVar[frozenset[str]] = frozenset({"content"})
     session_id: int
     message_id: int
     content: str
 
-    def to_json(self) -> dict[str, object]:
-        return {"type": self.type, "session_id": self.session_id, "message_id": self.message_id}
-
 
 @dataclass(frozen=True, slots=True)
-class TokenDelta:
+class TokenDelta(_Event):
     type: ClassVar[str] = "token"
     text: str
 
-    def to_json(self) -> dict[str, object]:
-        return {"type": self.type, "text": self.text}
-
 
 @dataclass(frozen=True, slots=True)
-class ToolStarted:
+class ToolStarted(_Event):
     type: ClassVar[str] = "tool_start"
     call_id: str
     name: str
     arguments: dict[str, object] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class ToolFinished:
+class ToolFinished(_Event):
     """A tool call's outcome. Only the one-line summary travels; a skill body never does."""
 
     type: ClassVar[str] = "tool_end"
@@ -76,45 +77,24 @@ class ToolFinished:
     ok: bool = True
     duration_ms: int = 0
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            "call_id": self.call_id,
-            "name": self.name,
-            "summary": self.summary,
-            "ok": self.ok,
-            "duration_ms": self.duration_ms,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class UsageReported:
+class UsageReported(_Event):
     type: ClassVar[str] = "usage"
     usage: ContextUsage
     input_tokens: int | None = None
     output_tokens: int | None = None
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            **self.usage.to_json(),
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class ReplyDone:
+class ReplyDone(_Event):
     type: ClassVar[str] = "done"
     session_id: int
     message_id: int
 
-    def to_json(self) -> dict[str, object]:
-        return {"type": self.type, "session_id": self.session_id, "message_id": self.message_id}
-
 
 @dataclass(frozen=True, slots=True)
-class ReplyFailed:
+class ReplyFailed(_Event):
     type: ClassVar[str] = "error"
     code: str
     message: str
@@ -122,30 +102,13 @@ class ReplyFailed:
     message_id: int | None = None
     """The stored partial reply, if any text had arrived."""
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            "code": self.code,
-            "message": self.message,
-            "session_id": self.session_id,
-            "message_id": self.message_id,
-        }
-
 
 @dataclass(frozen=True, slots=True)
-class ContextLimitReached:
+class ContextLimitReached(_Event):
     type: ClassVar[str] = "context_limit_reached"
     code: str
     message: str
     usage: ContextUsage
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "type": self.type,
-            "code": self.code,
-            "message": self.message,
-            **self.usage.to_json(),
-        }
 
 
 ChatEvent = (
