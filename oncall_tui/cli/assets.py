@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from oncall_tui.cli.output import emit_json, emit_line, emit_table, one_line
+from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
@@ -16,47 +16,42 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     prompts = commands.add_parser("prompts", help="manage your system prompts")
     prompt_actions = prompts.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = prompt_actions.add_parser("list", help="list your prompts")
-    _json_flag(p).set_defaults(handler=prompts_list)
+    add_json_flag(p).set_defaults(handler=prompts_list)
     p = prompt_actions.add_parser("add", help="add a prompt")
     p.add_argument("--label", required=True)
     _content_options(p, required=True)
-    _json_flag(p).set_defaults(handler=prompts_add)
+    add_json_flag(p).set_defaults(handler=prompts_add)
     p = prompt_actions.add_parser("edit", help="change a prompt's label and/or content")
     p.add_argument("id", type=int)
     p.add_argument("--label")
     _content_options(p, required=False)
-    _json_flag(p).set_defaults(handler=prompts_edit)
+    add_json_flag(p).set_defaults(handler=prompts_edit)
     p = prompt_actions.add_parser("delete", help="delete a prompt")
     p.add_argument("id", type=int)
-    _json_flag(p).set_defaults(handler=prompts_delete)
+    add_json_flag(p).set_defaults(handler=prompts_delete)
 
     skills = commands.add_parser("skills", help="manage your SKILL.md skills")
     skill_actions = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = skill_actions.add_parser("add", help="upload a SKILL.md file")
     p.add_argument("path")
-    _json_flag(p).set_defaults(handler=skills_add)
+    add_json_flag(p).set_defaults(handler=skills_add)
     p = skill_actions.add_parser("list", help="list your skills (without their bodies)")
-    _json_flag(p).set_defaults(handler=skills_list)
+    add_json_flag(p).set_defaults(handler=skills_list)
     p = skill_actions.add_parser("show", help="print one skill in full")
     p.add_argument("ref", metavar="NAME_OR_ID")
-    _json_flag(p).set_defaults(handler=skills_show)
+    add_json_flag(p).set_defaults(handler=skills_show)
     p = skill_actions.add_parser("delete", help="delete a skill (and deselect it)")
     p.add_argument("ref", metavar="NAME_OR_ID")
-    _json_flag(p).set_defaults(handler=skills_delete)
+    add_json_flag(p).set_defaults(handler=skills_delete)
 
     config = commands.add_parser("config", help="show or set the prompt and skills in use")
     config_actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = config_actions.add_parser("show", help="show the active prompt and selected skills")
-    _json_flag(p).set_defaults(handler=config_show)
+    add_json_flag(p).set_defaults(handler=config_show)
     p = config_actions.add_parser("set", help="choose the active prompt and/or skills")
     p.add_argument("--prompt", type=int, metavar="ID")
     p.add_argument("--skills", metavar="ID[,ID...]", help='comma-separated ids; "" clears')
-    _json_flag(p).set_defaults(handler=config_set)
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    return parser
+    add_json_flag(p).set_defaults(handler=config_set)
 
 
 def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from oncall_tui.cli.output import (
     EXIT_OK,
+    add_json_flag,
     emit_json,
     emit_line,
     emit_table,
@@ -38,46 +39,41 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     sessions = commands.add_parser("sessions", help="list, create, show and delete sessions")
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = actions.add_parser("list", help="your sessions, newest first")
-    _json(p).set_defaults(handler=sessions_list)
+    add_json_flag(p).set_defaults(handler=sessions_list)
     p = actions.add_parser("new", help="start an empty session")
     p.add_argument("--title")
-    _json(p).set_defaults(handler=sessions_new)
+    add_json_flag(p).set_defaults(handler=sessions_new)
     p = actions.add_parser("show", help="a session's full history and memory")
     p.add_argument("id", type=int)
-    _json(p).set_defaults(handler=sessions_show)
+    add_json_flag(p).set_defaults(handler=sessions_show)
     p = actions.add_parser("delete", help="delete a session and its messages")
     p.add_argument("id", type=int)
-    _json(p).set_defaults(handler=sessions_delete)
+    add_json_flag(p).set_defaults(handler=sessions_delete)
     p = actions.add_parser("rename", help="give a session a title")
     p.add_argument("id", type=int)
     p.add_argument("title")
-    _json(p).set_defaults(handler=sessions_rename)
+    add_json_flag(p).set_defaults(handler=sessions_rename)
     p = actions.add_parser("clear", help="delete a session's messages and reset its memory")
     p.add_argument("id", type=int)
-    _json(p).set_defaults(handler=sessions_clear)
+    add_json_flag(p).set_defaults(handler=sessions_clear)
 
     memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = actions.add_parser("show", help="summary, boundary and context gauge")
     p.add_argument("session", type=int)
-    _json(p).set_defaults(handler=memory_show)
+    add_json_flag(p).set_defaults(handler=memory_show)
     p = actions.add_parser("mode", help="set when the session compacts")
     p.add_argument("session", type=int)
     p.add_argument("mode", choices=[mode.value for mode in MemoryMode])
-    _json(p).set_defaults(handler=memory_mode)
+    add_json_flag(p).set_defaults(handler=memory_mode)
     p = actions.add_parser("compact", help="summarise everything after the boundary now")
     p.add_argument("session", type=int)
-    _json(p).set_defaults(handler=memory_compact)
+    add_json_flag(p).set_defaults(handler=memory_compact)
 
     chat = commands.add_parser("chat", help="send one message and stream the answer")
     chat.add_argument("--session", type=int, metavar="ID", help="default: a new session")
     chat.add_argument("message", nargs="+", metavar="MESSAGE", help='"-" reads standard input')
-    _json(chat).set_defaults(handler=chat_send)
-
-
-def _json(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    return parser
+    add_json_flag(chat).set_defaults(handler=chat_send)
 
 
 def sessions_list(ctx: Services, args: argparse.Namespace) -> int:

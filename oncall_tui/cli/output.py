@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Sequence
@@ -26,6 +27,12 @@ _EXIT_BY_CODE = {
 def exit_status(code: str) -> int:
     """0 ok; 2 user error; 3 context limit; 4 the model could not be used."""
     return _EXIT_BY_CODE.get(code, EXIT_USER_ERROR)
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Every listing/show command takes ``--json`` and then prints one JSON document."""
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
 
 
 def emit_json(document: object, stream: TextIO | None = None) -> None:

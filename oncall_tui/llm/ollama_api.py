@@ -129,11 +129,18 @@ def resolve_context_window(configured: int | None, details: ModelDetails | None)
     """The ``num_ctx`` to send: the user's setting, else the Modelfile's, else the capped
     trained length, else :data:`DEFAULT_WINDOW_CAP` (DESIGN.md "Session memory").
     """
+    return explain_context_window(configured, details)[0]
+
+
+def explain_context_window(configured: int | None, details: ModelDetails | None) -> tuple[int, str]:
+    """:func:`resolve_context_window` and, in words, which rule chose it (for ``doctor``)."""
     if configured is not None:
-        return configured
+        return configured, "--num-ctx / ONCALL_TUI_NUM_CTX"
     if details is not None:
         if details.modelfile_num_ctx is not None:
-            return details.modelfile_num_ctx
+            return details.modelfile_num_ctx, "the model's Modelfile num_ctx"
         if details.context_length is not None:
-            return min(details.context_length, DEFAULT_WINDOW_CAP)
-    return DEFAULT_WINDOW_CAP
+            trained = details.context_length
+            window = min(trained, DEFAULT_WINDOW_CAP)
+            return window, f"trained length {trained:,}, capped at {DEFAULT_WINDOW_CAP:,}"
+    return DEFAULT_WINDOW_CAP, "default (model details unavailable)"

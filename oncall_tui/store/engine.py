@@ -52,6 +52,19 @@ class Database:
         self.engine.dispose()
 
 
+def describe_database(path: Path) -> dict[str, object]:
+    """Facts about the file, read without opening it for writing (``doctor``)."""
+    info: dict[str, object] = {"path": str(path), "exists": path.exists()}
+    if path.exists():
+        info["mode"] = oct(stat.S_IMODE(path.stat().st_mode))
+        with (
+            contextlib.suppress(sqlite3.Error),
+            contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection,
+        ):
+            info["schema_version"] = connection.execute("PRAGMA user_version").fetchone()[0]
+    return info
+
+
 def _prepare_private_file(path: Path) -> None:
     """Create the parent directory (0700) and the file (0600); tighten an existing file."""
     try:

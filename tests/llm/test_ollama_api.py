@@ -166,3 +166,17 @@ def test_request_timeout_must_be_a_positive_number(value: str) -> None:
     with pytest.raises(OncallError) as info:
         Settings.resolve(db="x", user="a", environ={"ONCALL_TUI_TIMEOUT": value})
     assert info.value.code == "VALIDATION_INVALID_ARGUMENT"
+
+
+def test_the_window_explanation_names_the_rule_that_chose_it() -> None:
+    from oncall_tui.llm.ollama_api import ModelDetails, explain_context_window
+
+    tuned = ModelDetails("m", context_length=131072, modelfile_num_ctx=16384, capabilities=())
+    trained = ModelDetails("m", context_length=131072, modelfile_num_ctx=None, capabilities=())
+    assert explain_context_window(4096, tuned) == (4096, "--num-ctx / ONCALL_TUI_NUM_CTX")
+    assert explain_context_window(None, tuned) == (16384, "the model's Modelfile num_ctx")
+    assert explain_context_window(None, trained) == (
+        8192,
+        "trained length 131,072, capped at 8,192",
+    )
+    assert explain_context_window(None, None)[0] == 8192

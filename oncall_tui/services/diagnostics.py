@@ -1,0 +1,88 @@
+"""Is everything in place to chat, and if not, what to do (``oncall-tui doctor``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, explain_context_window
+from oncall_tui.settings import Settings
+from oncall_tui.store.engine import describe_database
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    ollama_url: str
+    model: str
+    user: str
+    ollama_reachable: bool
+    ollama_version: str | None
+    installed_models: tuple[str, ...]
+    model_pulled: bool | None
+    """``None`` when Ollama could not be asked."""
+    context_window_tokens: int
+    context_window_source: str
+    database: dict[str, object]
+    problems: tuple[OncallError, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def pull_command(self) -> str | None:
+        return f"ollama pull {self.model}" if self.model_pulled is False else None
+
+    def to_json(self) -> dict[str, object]:
+        document: dict[str, object] = {
+            "ollama_url": self.ollama_url,
+            "model": self.model,
+            "ollama_reachable": self.ollama_reachable,
+            "context_window_tokens": self.context_window_tokens,
+            "context_window_source": self.context_window_source,
+            "database": self.database,
+            "user": self.user,
+            "ok": self.ok,
+        }
+        if self.ollama_reachable:
+            document.update(
+                ollama_version=self.ollama_version,
+                installed_models=list(self.installed_models),
+                model_pulled=self.model_pulled,
+            )
+        if self.pull_command is not None:
+            document["pull_command"] = self.pull_command
+        return document
+
+
+def diagnose(settings: Settings) -> Diagnosis:
+    """Ask Ollama for its version, models and the model's details; never raises."""
+    api = OllamaApi(settings.ollama_url)
+    problems: list[OncallError] = []
+    version: str | None = None
+    installed: tuple[str, ...] = ()
+    details: ModelDetails | None = None
+    pulled: bool | None = None
+    try:
+        version = api.version()
+        installed = tuple(api.list_models())
+        details = api.show(settings.model)
+        pulled = True
+    except OncallError as error:
+        problems.append(error)
+        if error.code == "MODEL_NOT_FOUND":
+            pulled = False
+    window, source = explain_context_window(settings.num_ctx, details)
+    return Diagnosis(
+        ollama_url=settings.ollama_url,
+        model=settings.model,
+        user=settings.user,
+        ollama_reachable=version is not None,
+        ollama_version=version,
+        installed_models=installed,
+        model_pulled=pulled,
+        context_window_tokens=window,
+        context_window_source=source,
+        database=describe_database(settings.db_path),
+        problems=tuple(problems),
+    )
