@@ -45,14 +45,15 @@ class SessionRepository:
         return row
 
     def list(self, owner: str) -> list[SessionListing]:
-        counts = (
-            select(MessageRow.session_id, func.count().label("n"))
-            .group_by(col(MessageRow.session_id))
-            .subquery()
+        # Per listed session, the highest position (an index seek), as MessageRepository.count
+        # does: no scan of the message table however long the histories are.
+        highest = (
+            select(func.max(MessageRow.position))
+            .where(MessageRow.session_id == SessionRow.id)
+            .scalar_subquery()
         )
         query = (
-            select(SessionRow, func.coalesce(counts.c.n, 0))
-            .outerjoin(counts, counts.c.session_id == SessionRow.id)
+            select(SessionRow, func.coalesce(highest + 1, 0))
             .where(SessionRow.owner == owner)
             .order_by(col(SessionRow.updated_at).desc(), col(SessionRow.id).desc())
         )
