@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownFence
 
 from oncall_tui.tui.widgets.chat_log import ChatLog
-from oncall_tui.tui.widgets.message import (
+from oncall_tui.tui.widgets.markdown import (
     SEGMENT_CHARS,
-    FrozenSegment,
-    MessageBlock,
+    LiveMarkdown,
+    RenderedMarkdown,
+    _Fence,
     _fence_open,
     split_point,
     split_segments,
 )
+from oncall_tui.tui.widgets.message import MessageBlock
 from tests.tui.harness import wait_until
 
 
@@ -68,15 +72,33 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         await block.finish("complete")
         await pilot.pause()
         assert block.content == text
-        frozen = list(block.query(FrozenSegment))
-        live = block.query(Markdown).last()
-        assert len(frozen) > 5
-        assert "".join(s.text for s in frozen) + live.source == text
-        for i in range(1, len(frozen) + 1):
-            assert not _fence_open("".join(s.text for s in frozen[:i]))
+        body = block.query_one(RenderedMarkdown)
+        assert not block.query(Markdown)  # finished: drawn like a stored message
+        assert body.text == block.shown_text == text
+        assert len(body.segments) > 5
+        for i in range(1, len(body.segments) + 1):
+            assert not _fence_open("".join(body.segments[:i]))
         block.focus()
         await pilot.press("c")
         assert copied == [text]
+
+
+async def test_a_streaming_reply_keeps_a_short_live_tail_whatever_its_length() -> None:
+    """What keeps each frame cheap: the widget count and the live document stay small."""
+    text = reply(300)
+    app = LogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
+        widgets: list[int] = []
+        for start in range(0, len(text), 400):
+            await block.append(text[start : start + 400])
+            await pilot.pause(0.06)
+            live = block.query_one(LiveMarkdown)
+            assert len(live.source) < SEGMENT_CHARS + 600
+            widgets.append(len(block.query("*")))
+        assert block.shown_text == text
+        assert len(block.query_one(RenderedMarkdown).segments) > 20
+        assert max(widgets) < 25  # header, rendered text, a live document of a few blocks
 
 
 async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> None:
@@ -85,12 +107,13 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
         block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
         await block.append("partial answer")  # still buffered: the flush timer has not run
         await block.finish("failed", note="model went away")
-        await wait_until(pilot, lambda: "model went away" in block.query(Markdown).last().source)
+        await wait_until(pilot, lambda: "model went away" in block.shown_text)
         assert block.content == "partial answer"  # the note is shown, not stored
+        assert block.shown_text.startswith("partial answer")
         assert block.has_class("-failed")
 
 
-async def test_a_long_stored_message_opens_as_segments() -> None:
+async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
     text = reply(150)
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -98,6 +121,39 @@ async def test_a_long_stored_message_opens_as_segments() -> None:
         await log.mount(MessageBlock("assistant", text))
         await pilot.pause()
         block = log.query_one(MessageBlock)
-        frozen = list(block.query(FrozenSegment))
-        assert len(frozen) > 5
-        assert "".join(s.text for s in frozen) + block.query(Markdown).last().source == text
+        body = block.query_one(RenderedMarkdown)
+        assert len(body.segments) > 5
+        assert body.text == text
+        assert not block.query(Markdown)
+        assert body.size.height > 100  # every line is laid out, not just the first segment
+
+
+async def test_rendered_headings_sit_on_the_left() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        await log.mount(MessageBlock("assistant", "# Rollback\n\nrun it"))
+        await pilot.pause()
+        body = log.query_one(RenderedMarkdown)
+        first = body.render_line(0).text
+        assert first.startswith("Rollback")
+
+
+def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pygments.lexers
+    import pygments.util
+
+    guessed: list[str] = []
+
+    def guess(code: str, **_: object) -> None:
+        guessed.append(code)
+        raise pygments.util.ClassNotFound(code)
+
+    monkeypatch.setattr(pygments.lexers, "guess_lexer", guess)
+    plain = _Fence.highlight("kubectl get pods\nSELECT 1;", "")
+    assert plain.plain == "kubectl get pods\nSELECT 1;"
+    assert guessed == []
+    MarkdownFence.highlight("SELECT 1;", "")  # Textual's own fence does guess
+    assert guessed == ["SELECT 1;"]
+    labelled = _Fence.highlight("SELECT 1;", "sql")
+    assert labelled.spans  # a stated language is still highlighted

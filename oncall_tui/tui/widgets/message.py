@@ -1,88 +1,36 @@
 """One message of the chat log: Markdown text, tool calls as expandable lines, streaming.
 
-A long message is kept as several Markdown documents split at paragraph breaks outside code
-fences; finished parts are frozen into single pre-rendered widgets, so streaming a very long
-reply costs the same per token at its end as at its start.
+A message's text is drawn by one widget from lines rendered once per width; only the tail of a
+reply that is streaming is a live Textual Markdown document, so the cost of a frame does not
+grow with the length of the reply or of the session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Sequence
 
-from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.geometry import Size
-from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import Collapsible, Label, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 from oncall_tui.services.sessions import ToolCallView
+from oncall_tui.tui.widgets.markdown import (
+    LiveMarkdown,
+    RenderedMarkdown,
+    split_point,
+    split_segments,
+)
 
-SEGMENT_CHARS = 1_000
-"""A message is split into Markdown documents of about this many characters, at paragraph
-breaks outside code fences. Finished segments are frozen into one lightweight widget each."""
 FLUSH_SECONDS = 0.05
 """Streamed text is buffered and written to the live Markdown document on this timer."""
 MAX_FLUSH_CHARS = 1_500
 """At most this much buffered text is written per flush, so one flush never stalls the UI."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-
-
-def _fence_open(text: str) -> bool:
-    """Whether ``text`` ends inside a fenced code block."""
-    opener: str | None = None
-    for match in _FENCE.finditer(text):
-        marker = match.group(1)
-        if opener is None:
-            opener = marker
-        elif marker[0] == opener[0] and len(marker) >= len(opener):
-            opener = None
-    return opener is not None
-
-
-def split_point(text: str, min_chars: int = SEGMENT_CHARS) -> int | None:
-    """Where a new Markdown segment may start in ``text``: just after the last paragraph break
-    outside code fences, provided the head is at least ``min_chars`` long; else None."""
-    index = len(text)
-    while (index := text.rfind("\n\n", 0, index)) >= 0 and index + 2 >= min_chars:
-        if not _fence_open(text[: index + 2]):
-            return index + 2
-    return None
-
-
-def split_segments(text: str, min_chars: int = SEGMENT_CHARS) -> list[str]:
-    """``text`` cut into segments of at least ``min_chars`` at safe paragraph breaks; joined
-    they give ``text`` back. The last segment may be short (or empty)."""
-    segments: list[str] = []
-    start = 0
-    while True:
-        rest = text[start:]
-        cut = _first_split(rest, min_chars)
-        if cut is None:
-            segments.append(rest)
-            return segments
-        segments.append(rest[:cut])
-        start += cut
-
-
-def _first_split(text: str, min_chars: int) -> int | None:
-    index = min_chars - 2
-    while (index := text.find("\n\n", max(index, 0))) >= 0:
-        if index + 2 >= len(text):
-            return None
-        if not _fence_open(text[: index + 2]):
-            return index + 2
-        index += 2
-    return None
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
@@ -115,59 +63,16 @@ class ToolLine(Collapsible):
         return line
 
 
-class FrozenSegment(Widget):
-    """A finished segment of a long message, drawn from a rich Markdown renderable.
-
-    One widget per segment instead of a Textual Markdown document with one widget per block:
-    thousands of block widgets make every layout of the chat log slower. The lines are rendered
-    once per width and kept, so a layout or a repaint never renders the Markdown again.
-    """
-
-    DEFAULT_CSS = """
-    FrozenSegment {
-        height: auto;
-    }
-    """
-
-    def __init__(self, text: str) -> None:
-        super().__init__(classes="message-body -frozen")
-        self.text = text
-        self._lines: list[Strip] = []
-        self._width = -1
-
-    def prerender(self, width: int) -> None:
-        """Render at ``width`` now (when frozen, a flush at a time) rather than in the next
-        layout, where many segments frozen at once would add up to one long frame."""
-        if width > 0:
-            self._render_width(width)
-
-    def _render_width(self, width: int) -> list[Strip]:
-        if width != self._width:
-            console = self.app.console
-            options = console.options.update_width(width)
-            lines = console.render_lines(RichMarkdown(self.text), options, pad=False)
-            self._lines = [Strip(line).adjust_cell_length(width) for line in lines]
-            self._width = width
-        return self._lines
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._render_width(width))
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        lines = self._render_width(width)
-        if y >= len(lines):
-            return Strip.blank(width, self.rich_style)
-        return lines[y].apply_style(self.rich_style)
-
-
 class MessageBlock(Vertical, can_focus=True):
     """One message. Focus it to copy its text (``c``) — OSC 52 reaches the local clipboard
     even over SSH in terminals that support it.
 
-    The body is a run of Markdown segments (see :func:`split_segments`): finished ones are
-    frozen into :class:`FrozenSegment`, the last one is a Textual ``Markdown`` document that a
-    streamed reply appends to through ``Markdown.get_stream()``.
+    Its text is drawn by one :class:`RenderedMarkdown`. While a reply streams, only its tail
+    (the text since the last paragraph break past :data:`SEGMENT_CHARS`) is a Textual
+    ``Markdown`` document that tokens are appended to through ``Markdown.get_stream()``; when
+    the tail grows past that size its head moves into the rendered text, and when the reply
+    ends the whole tail does. So each frame costs the same at the end of a long reply as at its
+    start, whatever the length of the session above it.
     """
 
     BINDINGS = [Binding("c", "copy", "Copy message")]
@@ -187,9 +92,14 @@ class MessageBlock(Vertical, can_focus=True):
         self.status = status
         self.position = position
         self._tool_calls = tuple(tool_calls)
-        *self._frozen, self._segment = split_segments(content)
-        """Text of the last Markdown document of this message (where the stream appends)."""
-        self._live = Markdown(self._segment, classes="message-body")
+        segments = split_segments(content)
+        streaming = status == "streaming"
+        self._body = RenderedMarkdown(segments[:-1] if streaming else segments)
+        self._segment = segments[-1] if streaming else ""
+        """Text of the live document (the streamed tail), shown below the rendered text."""
+        self._live: Markdown | None = (
+            LiveMarkdown(self._segment, classes="message-body -live") if streaming else None
+        )
         self._stream: MarkdownStream | None = None
         self._pending: list[str] = []
         """Streamed text not yet written to the document (flushed on a timer)."""
@@ -200,9 +110,9 @@ class MessageBlock(Vertical, can_focus=True):
         yield Label(self._header(), classes="message-header")
         for call in self._tool_calls:
             yield ToolLine.of(call)
-        for text in self._frozen:
-            yield FrozenSegment(text)
-        yield self._live
+        yield self._body
+        if self._live is not None:
+            yield self._live
 
     def on_mount(self) -> None:
         self._mark_status()
@@ -216,6 +126,12 @@ class MessageBlock(Vertical, can_focus=True):
         for status in STATUS_MARKS:
             self.set_class(self.status == status, f"-{status}")
         self.query_one(".message-header", Label).update(self._header())
+
+    @property
+    def shown_text(self) -> str:
+        """The text on screen: the rendered part, then the live tail (with any note)."""
+        live = self._live.source if self._live is not None else ""
+        return self._body.text + live
 
     # -- streaming -----------------------------------------------------------------------------
 
@@ -246,9 +162,9 @@ class MessageBlock(Vertical, can_focus=True):
         await self._feed(text)
 
     async def _feed(self, text: str) -> None:
-        """Append ``text`` to the live segment; when the segment is long enough and reaches a
-        paragraph break outside code fences, freeze its head and start a new live segment."""
-        if not text:
+        """Append ``text`` to the live tail; when the tail is long enough and reaches a
+        paragraph break outside code fences, move its head into the rendered text."""
+        if not text or self._live is None:
             return
         segment = self._segment + text
         split = split_point(segment)
@@ -258,21 +174,13 @@ class MessageBlock(Vertical, can_focus=True):
             return
         head, tail = segment[:split], segment[split:]
         await self._close_stream()
-        live = Markdown("", classes="message-body")
-        frozen = [FrozenSegment(part) for part in split_segments(head) if part]
-        for part in frozen:
-            part.prerender(self.content_size.width)
         with self.app.batch_update():
-            await self.mount_all(frozen, before=self._live)
-            await self.mount(live, after=self._live)
-            await self._live.remove()
-        self._live = live
-        self._segment = ""
-        self._segment += tail
-        await self._write(tail)
+            self._body.add(split_segments(head))
+            self._segment = tail
+            await self._live.update(tail)
 
     async def _write(self, text: str) -> None:
-        if not text:
+        if not text or self._live is None:
             return
         if self._stream is None:
             self._stream = Markdown.get_stream(self._live)
@@ -284,9 +192,7 @@ class MessageBlock(Vertical, can_focus=True):
             self._stream = None
 
     async def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
-        await self.mount(
-            ToolLine(call_id, name, arguments), before=self.query(".message-body").first()
-        )
+        await self.mount(ToolLine(call_id, name, arguments), before=self._body)
 
     def finish_tool(self, call_id: str, summary: str, ok: bool) -> None:
         for line in self.query(ToolLine):
@@ -296,9 +202,9 @@ class MessageBlock(Vertical, can_focus=True):
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.
 
-        Whatever is still buffered is written, the stream is stopped, and the live segment gets
-        its final text once (it is short: earlier text is already frozen, so this never
-        re-renders the whole reply). A note, if any, is appended as a quote.
+        Whatever is still buffered is written, the stream is stopped, and the live tail moves
+        into the rendered text, so a finished reply is drawn as it will be when the session is
+        opened again. A note, if any, is appended as a quote.
         """
         if self._flush_timer is not None:
             self._flush_timer.stop()
@@ -311,8 +217,11 @@ class MessageBlock(Vertical, can_focus=True):
                 await asyncio.sleep(FLUSH_SECONDS)
                 await self._write_buffered()
             await self._close_stream()
-            if self._live.source != self._segment:
-                await self._live.update(self._segment)
+            if self._live is not None:
+                with self.app.batch_update():
+                    self._body.add(split_segments(self._segment))
+                    await self._live.remove()
+                self._live, self._segment = None, ""
         for line in self.query(ToolLine):
             if "…" in str(line.title):
                 line.finish("", "interrupted")
