@@ -135,13 +135,26 @@ def test_services_load_without_textual_in_a_fresh_interpreter() -> None:
     assert result.stdout.strip() == ""
 
 
-def test_the_tui_starts_without_importing_langchain() -> None:
+LANGCHAIN = ("langchain", "langgraph", "langchain_ollama", "langchain_core")
+
+
+def langchain_loaded_by(modules: str) -> str:
+    """The LangChain modules a fresh interpreter holds after importing ``modules``."""
     code = (
-        "import sys, oncall_tui.tui.app\n"
+        f"import sys, {modules}\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('langchain', 'langgraph', 'langchain_ollama', 'langchain_core'))))"
+        f"{LANGCHAIN!r})))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout.strip() == ""
+    return result.stdout.strip()
+
+
+def test_the_tui_starts_without_importing_langchain() -> None:
+    assert langchain_loaded_by("oncall_tui.tui.app") == ""
+
+
+def test_the_agent_hosts_client_side_imports_no_langchain() -> None:
+    """The TUI runs model streams in a child; its own side of that pipe must stay light."""
+    assert langchain_loaded_by("oncall_tui.llm.host, oncall_tui.llm.turn") == ""

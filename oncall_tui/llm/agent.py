@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from langchain.agents import create_agent
@@ -31,9 +30,18 @@ from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
-from oncall_tui.llm.tools import tool_summary
+from oncall_tui.llm.tools import build_tools, tool_summary
+from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn
 
-__all__ = ["RECURSION_LIMIT", "ModelUsage", "map_model_error", "stream_agent", "summarize"]
+__all__ = [
+    "RECURSION_LIMIT",
+    "AgentStreamItem",
+    "ModelUsage",
+    "map_model_error",
+    "run_turn",
+    "stream_agent",
+    "summarize",
+]
 
 RECURSION_LIMIT = 25
 """Graph steps per turn: a model call and a tool round are one step each (~12 tool rounds)."""
@@ -44,22 +52,6 @@ _MODEL_NODE = "model"
 _TOOLS_NODE = "tools"
 _THINKING = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINKING = re.compile(r"<(think|thinking)>.*\Z", re.DOTALL | re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class ModelUsage:
-    """Token counts the server reported for one run.
-
-    ``input_tokens`` is the prompt of the run's *last* model call (Ollama's
-    ``prompt_eval_count``): the best measure of how full the window now is.
-    ``output_tokens`` is summed over all calls of the run. ``None`` when not reported.
-    """
-
-    input_tokens: int | None
-    output_tokens: int | None
-
-
-AgentStreamItem = TokenDelta | ToolStarted | ToolFinished | ModelUsage
 
 
 async def stream_agent(
@@ -98,6 +90,20 @@ async def stream_agent(
     except Exception as exc:
         raise map_model_error(exc, url=where, model=name, timeout=read_timeout_of(model)) from exc
     yield run.usage()
+
+
+def run_turn(
+    model: BaseChatModel, turn: Turn, *, url: str = "", model_name: str = ""
+) -> AsyncGenerator[AgentStreamItem, None]:
+    """:func:`stream_agent` for a :class:`Turn`, with the tools its skills call for."""
+    return stream_agent(
+        model,
+        turn.system_prompt,
+        turn.history,
+        build_tools(turn.skills),
+        url=url,
+        model_name=model_name,
+    )
 
 
 class _RunState:

@@ -1,19 +1,23 @@
-"""The seam services use to get a chat model and the window it runs with.
+"""The seam services use to run a turn, get a chat model, and know the window they run with.
 
 Services never build models themselves: they ask a :class:`ModelGateway`. Production uses
-:class:`OllamaGateway`; tests, benchmarks and screenshots use :class:`StaticGateway`.
+:class:`OllamaGateway` (turns in this process, or in an :class:`AgentHost` child process);
+tests, benchmarks and screenshots use :class:`StaticGateway`.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncGenerator
 from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import build_chat_model
+from oncall_tui.llm.host import AgentHost
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
+from oncall_tui.llm.turn import AgentStreamItem, Turn
 from oncall_tui.settings import Settings
 
 
@@ -35,9 +39,13 @@ class ModelGateway(Protocol):
         """The model server's version; raises ``MODEL_UNAVAILABLE`` when it does not answer."""
         ...
 
+    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        """Run one turn (see :func:`oncall_tui.llm.agent.stream_agent`)."""
+        ...
+
 
 class OllamaGateway:
-    """Models from the configured Ollama server.
+    """Models from the configured Ollama server; turns run in ``host`` when one is given.
 
     The window is discovered once (``/api/show``) and cached. Discovery never raises: when
     Ollama is down or the model is missing the window falls back to the setting or the default
@@ -45,9 +53,13 @@ class OllamaGateway:
     fallback is cached too: it is what every request sends, so gauge and server still agree.
     """
 
-    def __init__(self, settings: Settings, api: OllamaApi | None = None) -> None:
+    def __init__(
+        self, settings: Settings, api: OllamaApi | None = None, host: AgentHost | None = None
+    ) -> None:
         self._settings = settings
         self._api = api if api is not None else OllamaApi(settings.ollama_url)
+        self._host = host
+        """Where turns run; ``None`` runs them in this process."""
         self._window: int | None = None
         self._lock = threading.Lock()
 
@@ -89,14 +101,30 @@ class OllamaGateway:
             self.request_timeout,
         )
 
+    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        if self._host is None:
+            from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
+
+            return run_turn(self.chat_model(), turn, url=self.url, model_name=self.model_name)
+        return self._host.stream(
+            turn,
+            url=self.url,
+            model=self.model_name,
+            num_ctx=self.context_window(),
+            timeout=self.request_timeout,
+        )
+
 
 class StaticGateway:
     """A fixed model and window, for tests, benchmarks and screenshots."""
 
-    def __init__(self, model: BaseChatModel, window: int, model_name: str = "scripted") -> None:
+    def __init__(
+        self, model: BaseChatModel, window: int, model_name: str = "scripted", url: str = ""
+    ) -> None:
         self._model = model
         self._window = window
         self._model_name = model_name
+        self._url = url
 
     @property
     def model_name(self) -> str:
@@ -110,3 +138,8 @@ class StaticGateway:
 
     def server_version(self) -> str:
         return f"static ({self._model_name})"
+
+    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        from oncall_tui.llm.agent import run_turn
+
+        return run_turn(self._model, turn, url=self._url, model_name=self._model_name)

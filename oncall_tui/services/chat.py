@@ -30,8 +30,8 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.llm.agent import ModelUsage, stream_agent
 from oncall_tui.llm.gateway import ModelGateway
+from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import ContextLimitError, MemoryService, PreparedSend
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -86,13 +86,11 @@ class ChatService:
         gateway: ModelGateway,
         *,
         lang: Language = "en",
-        ollama_url: str = "",
     ) -> None:
         self._database = database
         self._memory = memory
         self._gateway = gateway
         self._lang = lang
-        self._url = ollama_url
 
     async def send(self, owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
         """Send ``text`` to the session (a new one when ``session_id`` is ``None``).
@@ -115,14 +113,9 @@ class ChatService:
 
         reply = _Reply()
         try:
-            stream = stream_agent(
-                self._gateway.chat_model(),
-                prepared.assembly.system_prompt,
-                prepared.history,
-                prepared.assembly.tools,
-                url=self._url,
-                model_name=self._gateway.model_name,
-            )
+            assembly = prepared.assembly
+            turn = Turn(assembly.system_prompt, tuple(prepared.history), assembly.skills)
+            stream = self._gateway.stream_turn(turn)
             async with aclosing(stream):
                 async for event in stream:
                     if isinstance(event, ModelUsage):

@@ -28,10 +28,10 @@ from oncall_tui.core.memory import (
 from oncall_tui.core.prompts import build_chat_system_prompt
 from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.agent import ModelUsage, summarize
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.tokens import estimate_tokens
 from oncall_tui.llm.tools import build_tools
+from oncall_tui.llm.turn import ModelUsage
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.sessions import title_from_message
 from oncall_tui.store.engine import Database
@@ -45,9 +45,11 @@ History = list[tuple[str, str]]
 
 @dataclass(frozen=True, slots=True)
 class Assembly:
-    """What one model request is built from: the system prompt (with summary) and the tools."""
+    """What one model request is built from: the system prompt (with summary), the selected
+    skills (name to ``SKILL.md``) and the tools built from them."""
 
     system_prompt: str
+    skills: dict[str, str]
     tools: list[BaseTool]
 
 
@@ -229,9 +231,11 @@ class MemoryService:
         """The system prompt in its fixed order and the tools for this owner's selection."""
         context = self._configuration.active_context(owner)
         catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
+        skills = {s.skill.name: s.content for s in context.skills}
         return Assembly(
             system_prompt=build_chat_system_prompt(context.prompt.content, catalog, summary),
-            tools=build_tools({s.skill.name: s.content for s in context.skills}),
+            skills=skills,
+            tools=build_tools(skills),
         )
 
     def _raw_estimate(self, assembly: Assembly, history: History) -> int:
@@ -293,6 +297,8 @@ class MemoryService:
             summarised = len(rows)
         request = summary_request(snapshot.summary, transcript)
         try:
+            from oncall_tui.llm.agent import summarize  # LangChain's agent stack, only now
+
             text = await summarize(self._gateway.chat_model(), SUMMARY_INSTRUCTIONS, request)
         except OncallError as error:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None

@@ -38,6 +38,9 @@ class OncallApp(App[None]):
         # out of the collector's way, so full collections during a long stream stay short.
         gc.freeze()
 
+    def on_unmount(self) -> None:
+        self.services.close()  # ends the agent host's process with the app
+
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self.services, draft=self.draft)
 
@@ -113,8 +116,9 @@ class OncallApp(App[None]):
 def build_app(
     settings: Settings, gateway: ModelGateway | None = None, *, draft: str = ""
 ) -> OncallApp:
-    """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
-    return OncallApp(Services(settings, gateway=gateway), draft=draft)
+    """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``;
+    without one, model streams run in a child process (see :class:`Services`)."""
+    return OncallApp(Services(settings, gateway=gateway, isolated=True), draft=draft)
 
 
 def run_tui(settings: Settings) -> None:

@@ -8,7 +8,6 @@ are posted: a fast model produces far more tokens per second than is useful to r
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 
 from textual.message import Message
@@ -57,6 +56,10 @@ class ChatRunner:
             self.target.post_message(SendEnded(cancelled=True))
         except OncallError as error:
             self.target.post_message(SendEnded(error=error))
+        except Exception as exc:  # a fault must still end the send, or the UI waits forever
+            problem = f"{type(exc).__name__}: {exc}"[:200]
+            fault = OncallError("STREAM_FAILED", "engine_error", problem=problem)
+            self.target.post_message(SendEnded(error=fault))
         else:
             self.target.post_message(SendEnded())
         finally:
@@ -71,31 +74,35 @@ class ChatRunner:
             loop.call_soon_threadsafe(task.cancel)
 
     async def _consume(self, session_id: int | None, text: str) -> None:
+        loop = asyncio.get_running_loop()
         pending: list[ChatEvent] = []
         tokens: list[str] = []
-        last_post = time.monotonic()
+        timer: asyncio.TimerHandle | None = None
 
-        def flush() -> None:
-            nonlocal last_post
+        def join_tokens() -> None:
             if tokens:
                 pending.append(TokenDelta("".join(tokens)))
                 tokens.clear()
+
+        def flush() -> None:
+            nonlocal timer
+            if timer is not None:
+                timer.cancel()
+                timer = None
+            join_tokens()
             if pending:
                 self.target.post_message(ChatEventsArrived(list(pending)))
                 pending.clear()
-            last_post = time.monotonic()
 
         try:
             async for event in self.services.chat.send(self.services.owner, session_id, text):
                 if isinstance(event, TokenDelta):
                     tokens.append(event.text)
-                    if time.monotonic() - last_post < FLUSH_SECONDS:
-                        continue
-                else:
-                    if tokens:
-                        pending.append(TokenDelta("".join(tokens)))
-                        tokens.clear()
-                    pending.append(event)
+                    if timer is None:  # posted within FLUSH_SECONDS, even if nothing follows
+                        timer = loop.call_later(FLUSH_SECONDS, flush)
+                    continue
+                join_tokens()
+                pending.append(event)
                 flush()
         finally:
             flush()

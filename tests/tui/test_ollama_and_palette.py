@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
 from oncall_tui.settings import Settings
-from oncall_tui.tui.app import build_app
+from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.models import ModelPicker
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.message import MessageBlock
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.tui.harness import wait_until
 
@@ -23,6 +27,16 @@ def closed_port_url() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+async def send_when_ready(app: OncallApp, pilot: Pilot[None], text: str) -> MainScreen:
+    """Wait for Ollama to answer the app's probe, then send ``text`` from the composer."""
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    await wait_until(pilot, lambda: screen.ollama.reachable is True)
+    screen.query_one(Composer).text = text
+    await pilot.press("enter")
+    return screen
 
 
 def panel_model_text(app: object) -> str:
@@ -54,17 +68,50 @@ async def test_ollama_down_the_app_opens_says_so_and_keeps_the_text(tmp_path: Pa
 async def test_chat_through_the_real_ollama_client_updates_the_gauge(tmp_path: Path) -> None:
     with FakeOllama(models=[FakeModel("llama3.1:8b", context_length=131072)]) as server:
         server.script(Reply("Pods look fine.", prompt_eval_count=900))
-        settings = Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=server.url)
-        app = build_app(settings)
+        app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=server.url))
         async with app.run_test(size=SIZE) as pilot:
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
-            await wait_until(pilot, lambda: screen.ollama.reachable is True)
-            screen.query_one(Composer).text = "status?"
-            await pilot.press("enter")
+            screen = await send_when_ready(app, pilot, "status?")
             gauge = screen.query_one(ContextPanel).gauge
             await wait_until(pilot, lambda: gauge.used >= 900 and screen._runner is None)
             assert gauge.window == 8192 == server.chat_requests[-1]["options"]["num_ctx"]
+
+
+async def test_replies_stream_from_a_child_process_and_esc_keeps_the_partial(
+    tmp_path: Path,
+) -> None:
+    with FakeOllama(models=[FakeModel("llama3.1:8b")]) as server:
+        server.script(Reply("first " * 300, delay_per_chunk=0.02), Reply("Second answer."))
+        app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=server.url))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await send_when_ready(app, pilot, "walk me through it")
+            await wait_until(pilot, lambda: "first" in reply_text(screen), timeout=30)
+            child = app.services.model_process_id
+            assert child not in (None, os.getpid())
+            assert screen.collector.streams == 1  # no full garbage collection meanwhile
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: screen._runner is None, timeout=30)
+            assert screen.collector.streams == 0
+            session_id = screen.session_id
+            assert session_id is not None
+            stored = app.services.sessions.messages("alice", session_id)
+            assert [(m.role, m.status) for m in stored] == [
+                ("user", "complete"),
+                ("assistant", "interrupted"),
+            ]
+            assert 0 < len(stored[1].content) < len("first " * 300)
+            screen.query_one(Composer).text = "and now?"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "Second answer." in reply_text(screen), timeout=30)
+            await wait_until(pilot, lambda: screen._runner is None)
+            assert app.services.model_process_id == child  # the same warm process
+            await wait_until(pilot, lambda: screen.collector.tidied >= 2)  # start-up, reply
+        with pytest.raises(ProcessLookupError):  # it ends with the app
+            os.kill(child, 0)
+
+
+def reply_text(screen: MainScreen) -> str:
+    blocks = list(screen.query(MessageBlock))
+    return blocks[-1].shown_text if blocks and blocks[-1].role == "assistant" else ""
 
 
 async def test_the_model_picker_lists_ollama_models_and_switches(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from oncall_tui.core.events import (
 from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
+from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
 from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 PAGE_SIZE = 40
+TIDY_SECONDS = 1.0
+"""A full garbage collection runs this long after start-up or a reply, not during either."""
 _MODES = list(MemoryMode)
 
 
@@ -75,6 +78,7 @@ class MainScreen(BackgroundScreen):
         self._reply: MessageBlock | None = None
         self._sent_text = ""
         self._oldest_loaded: int | None = None
+        self.collector = Collector()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -96,6 +100,7 @@ class MainScreen(BackgroundScreen):
         composer.focus()
         self.load_sessions(open_newest=True)
         self.check_ollama()
+        self.set_timer(TIDY_SECONDS, self.collector.tidy)  # once start-up has settled
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
@@ -171,9 +176,11 @@ class MainScreen(BackgroundScreen):
 
         def probe() -> str | None:
             try:
-                return services.server_version()
+                version = services.server_version()
             except OncallError:
                 return None
+            services.warm_up()  # the first send should not wait for the model client to start
+            return version
 
         def show(version: str | None) -> None:
             settings = services.settings
@@ -205,6 +212,7 @@ class MainScreen(BackgroundScreen):
             return
         self._sent_text = event.text
         self._set_status("Sending…")
+        self.collector.stream_started()  # no full garbage collection until the reply is in
         self._start_send(self.session_id, event.text)
 
     @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
@@ -264,6 +272,8 @@ class MainScreen(BackgroundScreen):
 
     async def on_send_ended(self, message: SendEnded) -> None:
         self._runner = None
+        self.collector.stream_ended()
+        self.set_timer(TIDY_SECONDS, self.collector.tidy)
         if message.error is not None:
             self.show_error(message.error)
         elif message.cancelled and self._reply is not None:
