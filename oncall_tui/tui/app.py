@@ -6,12 +6,14 @@ import gc
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
+from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -32,17 +34,23 @@ class OncallApp(App[None]):
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
+        self.collector = Collector()
 
     def on_mount(self) -> None:
         # Everything alive now (imports, styles, widgets) lives as long as the app: move it
         # out of the collector's way, so full collections during a long stream stay short.
         gc.freeze()
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
+            self.collector.note_activity()  # a full collection waits until the user pauses
+        await super().on_event(event)
+
     def on_unmount(self) -> None:
         self.services.close()  # ends the agent host's process with the app
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.services, draft=self.draft)
+        return MainScreen(self.services, self.collector, draft=self.draft)
 
     @property
     def main(self) -> MainScreen:

@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from oncall_tui.core.events import (
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 40
 TIDY_SECONDS = 1.0
+SETTLE_SECONDS = 0.5
 """A full garbage collection runs this long after start-up or a reply, not during either."""
 _MODES = list(MemoryMode)
 
@@ -68,7 +70,7 @@ class MainScreen(BackgroundScreen):
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
     ]
 
-    def __init__(self, services: Services, draft: str = "") -> None:
+    def __init__(self, services: Services, collector: Collector, draft: str = "") -> None:
         super().__init__(services)
         self._draft = draft
         self.session_id: int | None = None
@@ -78,7 +80,9 @@ class MainScreen(BackgroundScreen):
         self._reply: MessageBlock | None = None
         self._sent_text = ""
         self._oldest_loaded: int | None = None
-        self.collector = Collector()
+        self.collector = collector
+        self._settling: Timer | None = None
+        self._tidy_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -100,7 +104,7 @@ class MainScreen(BackgroundScreen):
         composer.focus()
         self.load_sessions(open_newest=True)
         self.check_ollama()
-        self.set_timer(TIDY_SECONDS, self.collector.tidy)  # once start-up has settled
+        self._tidy_soon()
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
@@ -213,6 +217,7 @@ class MainScreen(BackgroundScreen):
         self._sent_text = event.text
         self._set_status("Sending…")
         self.collector.stream_started()  # no full garbage collection until the reply is in
+        self._settling = self.set_interval(SETTLE_SECONDS, self.collector.settle)
         self._start_send(self.session_id, event.text)
 
     @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
@@ -273,7 +278,9 @@ class MainScreen(BackgroundScreen):
     async def on_send_ended(self, message: SendEnded) -> None:
         self._runner = None
         self.collector.stream_ended()
-        self.set_timer(TIDY_SECONDS, self.collector.tidy)
+        if self._settling is not None:
+            self._settling.stop()
+        self._tidy_soon()
         if message.error is not None:
             self.show_error(message.error)
         elif message.cancelled and self._reply is not None:
@@ -284,6 +291,16 @@ class MainScreen(BackgroundScreen):
         self._reply = None
         self.load_sessions()
         self.refresh_context()
+
+    def _tidy_when_quiet(self) -> None:
+        """A full garbage collection once nothing streams and the user pauses (see collector)."""
+        self._tidy_timer = None
+        if self.collector.streams == 0 and not self.collector.tidy():
+            self._tidy_timer = self.set_timer(TIDY_SECONDS, self._tidy_when_quiet)
+
+    def _tidy_soon(self) -> None:
+        if self._tidy_timer is None:
+            self._tidy_when_quiet()
 
     def action_cancel_reply(self) -> None:
         if self._runner is not None:
