@@ -17,6 +17,7 @@ import multiprocessing
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,8 +49,10 @@ def long_reply(tokens: int) -> str:
 
 
 class StallMeter:
+    """How late a 5 ms ticker on the app's event loop wakes, tick by tick."""
+
     def __init__(self) -> None:
-        self.worst = 0.0
+        self.lateness: list[float] = []
         self.running = True
 
     async def run(self) -> None:
@@ -57,7 +60,25 @@ class StallMeter:
         while self.running:
             start = loop.time()
             await asyncio.sleep(TICK)
-            self.worst = max(self.worst, loop.time() - start - TICK)
+            self.lateness.append(loop.time() - start - TICK)
+
+    @property
+    def worst(self) -> float:
+        return max(self.lateness, default=0.0)
+
+    def percentile(self, fraction: float) -> float:
+        ordered = sorted(self.lateness)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
+
+    def over(self, seconds: float) -> int:
+        return sum(1 for late in self.lateness if late > seconds)
+
+
+@dataclass(frozen=True)
+class StreamFigures:
+    rate: float
+    elapsed: float
+    meter: StallMeter
 
 
 def serve(tokens: int, port: multiprocessing.SimpleQueue[int]) -> None:
@@ -69,7 +90,7 @@ def serve(tokens: int, port: multiprocessing.SimpleQueue[int]) -> None:
     time.sleep(3600)
 
 
-async def stream_figures(tokens: int, workdir: Path) -> tuple[float, float, float]:
+async def stream_figures(tokens: int, workdir: Path) -> StreamFigures:
     ports: multiprocessing.SimpleQueue[int] = multiprocessing.SimpleQueue()
     process = multiprocessing.Process(target=serve, args=(tokens, ports), daemon=True)
     process.start()
@@ -96,7 +117,8 @@ async def stream_figures(tokens: int, workdir: Path) -> tuple[float, float, floa
                     return False
                 return blocks[1].status != "complete" or screen._runner is None
 
-            await wait_until(pilot, finished, timeout=600)
+            while not finished():  # a light poll: Pilot's waits would add work to the loop
+                await asyncio.sleep(0.05)
             elapsed = time.perf_counter() - start
             reply = list(screen.query(MessageBlock))[1]
             if reply.status != "complete" or len(reply.content.split()) < tokens * 0.99:
@@ -106,7 +128,7 @@ async def stream_figures(tokens: int, workdir: Path) -> tuple[float, float, floa
                 )
             meter.running = False
             await ticker
-            return tokens / elapsed, meter.worst * 1000, elapsed
+            return StreamFigures(tokens / elapsed, elapsed, meter)
     finally:
         process.terminate()
 
@@ -137,14 +159,20 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        rate, stall, elapsed = asyncio.run(stream_figures(args.tokens, workdir))
+        streamed = asyncio.run(stream_figures(args.tokens, workdir))
         opened = asyncio.run(open_figure(args.messages, workdir))
+    meter = streamed.meter
     print("| figure | value | target |\n|---|---|---|")
     print(
-        f"| {args.tokens:,}-token reply through the UI | {rate:,.0f} tokens/s "
-        f"({elapsed:.1f} s) | >= 1,000 tokens/s |"
+        f"| {args.tokens:,}-token reply through the UI | {streamed.rate:,.0f} tokens/s "
+        f"({streamed.elapsed:.1f} s) | >= 1,000 tokens/s |"
     )
-    print(f"| longest event-loop stall while streaming | {stall:.1f} ms | <= 50 ms |")
+    print(f"| longest event-loop stall while streaming | {meter.worst * 1000:.1f} ms | <= 50 ms |")
+    print(
+        f"| event-loop lateness while streaming: median / 99th percentile | "
+        f"{meter.percentile(0.5) * 1000:.1f} / {meter.percentile(0.99) * 1000:.1f} ms | |"
+    )
+    print(f"| ticks more than 50 ms late | {meter.over(0.05)} of {len(meter.lateness):,} | 0 |")
     print(
         f"| open a {args.messages:,}-message session (median of 5) | {opened:.0f} ms | < 300 ms |"
     )

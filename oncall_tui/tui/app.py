@@ -17,6 +17,7 @@ from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
+from oncall_tui.tui.warmup import warm_up_rendering
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
@@ -40,6 +41,7 @@ class OncallApp(App[None]):
         # Everything alive now (imports, styles, widgets) lives as long as the app: move it
         # out of the collector's way, so full collections during a long stream stay short.
         gc.freeze()
+        self.run_worker(warm_up_rendering, thread=True, group="warm-up", exit_on_error=False)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):

@@ -242,8 +242,7 @@ class MainScreen(BackgroundScreen):
                 self.session_id = event.session_id
                 self.load_sessions(select=None)
                 self.query_one(SessionList).current = event.session_id
-            await log.add_message("user", event.content)
-            self._reply = await log.add_message("assistant", "", status="streaming")
+            self._reply = await log.add_exchange(event.content)
         elif isinstance(event, TokenDelta) and self._reply is not None:
             await self._reply.append(event.text)
         elif isinstance(event, ToolStarted) and self._reply is not None:

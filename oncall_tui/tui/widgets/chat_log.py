@@ -103,6 +103,13 @@ class ChatLog(VerticalScroll):
         self.anchor()
         return block
 
+    async def add_exchange(self, question: str) -> MessageBlock:
+        """The user's message and the reply about to stream, mounted in one layout pass."""
+        reply = MessageBlock("assistant", "", status="streaming")
+        await self.mount_all([MessageBlock("user", question), reply])
+        self.anchor()
+        return reply
+
     async def mark_boundary(self, count: int) -> None:
         """After a compaction: move the divider to stand above message ``count``."""
         for divider in self.query(BoundaryDivider):

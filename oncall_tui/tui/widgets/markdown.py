@@ -122,6 +122,11 @@ def markdown_theme(variables: Mapping[str, str]) -> Theme:
     return Theme(styles, inherit=True)
 
 
+def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
+    """``text`` as a rich renderable, as the chat log draws finished text."""
+    return _RichMarkdown(text, code_theme="monokai" if dark else "default")
+
+
 class RenderedMarkdown(Widget):
     """Finished Markdown text, however long, as one widget drawn from rich renderables.
 
@@ -171,9 +176,8 @@ class RenderedMarkdown(Widget):
         app = self.app
         console = app.console
         options = console.options.update_width(self._width)
-        code_theme = "monokai" if app.current_theme.dark else "default"
+        document = rich_markdown(segment, dark=app.current_theme.dark)
         with console.use_theme(_themes(app.theme, app.theme_variables)):
-            document = _RichMarkdown(segment, code_theme=code_theme)
             rendered = console.render_lines(document, options, pad=False)
         if self._lines and rendered:  # segments meet at a paragraph break
             self._lines.append(Strip.blank(self._width))

@@ -1,0 +1,50 @@
+"""First uses that would stall a reply are paid at start-up, off the event loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from threading import current_thread
+
+import pytest
+
+import oncall_tui.tui.app as app_module
+from tests.tui.harness import scripted_app, wait_until
+
+CHECK = """
+import sys
+from pygments.lexer import RegexLexer
+from pygments.lexers import find_lexer_class_by_name
+from oncall_tui.tui.warmup import WARM_LANGUAGES, warm_up_rendering
+found = [find_lexer_class_by_name(name) for name in WARM_LANGUAGES]
+classes = [c for c in found if issubclass(c, RegexLexer)]  # the ones with patterns to compile
+before = [c.__name__ for c in classes if "_tokens" in c.__dict__]
+warm_up_rendering()
+after = [c.__name__ for c in classes if "_tokens" in c.__dict__]
+print(len(before), len(after), len(classes), "rich.markdown" in sys.modules)
+"""
+
+
+def test_warming_up_compiles_the_common_lexers_once() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK], capture_output=True, text=True, check=True
+    )
+    before, after, total, rich_loaded = result.stdout.split()
+    assert before == "0"  # finding a lexer's class compiles nothing
+    assert int(total) >= 4
+    assert after == total  # warming compiled every listed language's patterns
+    assert rich_loaded == "True"
+
+
+async def test_the_app_warms_up_in_a_thread_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[threading.Thread] = []
+    monkeypatch.setattr(app_module, "warm_up_rendering", lambda: threads.append(current_thread()))
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(threads))
+    assert len(threads) == 1
+    assert threads[0] is not threading.main_thread()
