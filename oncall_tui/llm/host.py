@@ -95,7 +95,11 @@ class AgentHost:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[Document] = asyncio.Queue()
         with self._lock:
-            process = self._ensure_started()
+            try:
+                process = self._ensure_started()
+            except OSError as exc:
+                problem = f"cannot start {self._command[0]}: {exc.strerror or exc}"
+                raise OncallError("STREAM_FAILED", "engine_error", problem=problem) from exc
             turn_id = next(self._ids)
             self._turns[turn_id] = (loop, inbox)
         request = {

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 from collections.abc import AsyncGenerator, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -144,6 +145,15 @@ async def test_a_child_that_cannot_start_says_why(server: FakeOllama) -> None:
         broken.close()
     assert error.code == "STREAM_FAILED"
     assert "exit status 3: no module here" in error.message()
+
+
+async def test_a_child_that_cannot_be_started_fails_the_turn_clearly(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-python"
+    _, error = await collect_until_error(run(AgentHost([str(missing)]), server))
+    assert error.code == "STREAM_FAILED"
+    assert f"cannot start {missing}" in error.message()
 
 
 def test_turns_items_and_errors_survive_the_wire() -> None:

@@ -7,8 +7,6 @@ stored it, so a rejected send (95% limit, Ollama down, bad input) leaves it wher
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -30,12 +28,12 @@ from oncall_tui.core.events import (
     UsageReported,
     UserMessageStored,
 )
-from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryMode, MemoryState
+from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
-from oncall_tui.tui.screens.background import BackgroundScreen
+from oncall_tui.tui.screens.memory_actions import MemoryActions
 from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
@@ -49,10 +47,9 @@ PAGE_SIZE = 40
 TIDY_SECONDS = 1.0
 SETTLE_SECONDS = 0.5
 """A full garbage collection runs this long after start-up or a reply, not during either."""
-_MODES = list(MemoryMode)
 
 
-class MainScreen(BackgroundScreen):
+class MainScreen(MemoryActions):
     AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
@@ -301,6 +298,9 @@ class MainScreen(BackgroundScreen):
         if self._tidy_timer is None:
             self._tidy_when_quiet()
 
+    def replying(self) -> bool:
+        return self._runner is not None
+
     def action_cancel_reply(self) -> None:
         if self._runner is not None:
             self._runner.cancel()
@@ -390,46 +390,6 @@ class MainScreen(BackgroundScreen):
                 )
 
         self._in_thread(fetch, show)
-
-    # -- memory -------------------------------------------------------------------------------
-
-    def _memory_call(self, call: Callable[[int], object]) -> None:
-        session_id = self.session_id
-        if session_id is None or self._runner is not None:
-            return
-        self._set_status("Working on the session memory…")
-
-        def done(state: object) -> None:
-            self._set_status("")
-            self.open_session(session_id)
-
-        self._in_thread(lambda: asyncio.run(call(session_id)), done)  # type: ignore[arg-type]
-
-    def action_compact(self) -> None:
-        owner = self.services.owner
-        self._memory_call(lambda sid: self.services.memory.compact(owner, sid))
-
-    @on(ContextPanel.CompactPressed)
-    def _compact_pressed(self) -> None:
-        self.action_compact()
-
-    @on(ContextPanel.ModeChosen)
-    def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
-        if self.memory is not None and event.mode is self.memory.memory_mode:
-            return
-        owner = self.services.owner
-        self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, event.mode))
-
-    def action_cycle_mode(self) -> None:
-        if self.memory is not None:
-            mode = _MODES[(_MODES.index(self.memory.memory_mode) + 1) % len(_MODES)]
-            owner = self.services.owner
-            self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, mode))
-
-    def action_show_summary(self) -> None:
-        from oncall_tui.tui.screens.summary import SummaryScreen
-
-        self.app.push_screen(SummaryScreen(self.memory))
 
     def action_toggle_panel(self) -> None:
         panel = self.query_one(ContextPanel)

@@ -1,0 +1,66 @@
+"""The main screen's session-memory actions: compact now, change the mode, read the summary."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual import on
+
+from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.tui.screens.background import BackgroundScreen
+from oncall_tui.tui.widgets.context_panel import ContextPanel
+
+_MODES = list(MemoryMode)
+
+
+class MemoryActions(BackgroundScreen):
+    """Acts on the open session's memory; the screen says which session and whether a reply is
+    streaming (memory is left alone while one is)."""
+
+    session_id: int | None
+    memory: MemoryState | None
+
+    def replying(self) -> bool:
+        raise NotImplementedError
+
+    def open_session(self, session_id: int | None, *, keep_status: bool = False) -> None:
+        raise NotImplementedError
+
+    def _memory_call(self, call: Callable[[int], object]) -> None:
+        session_id = self.session_id
+        if session_id is None or self.replying():
+            return
+        self._set_status("Working on the session memory…")
+
+        def done(state: object) -> None:
+            self._set_status("")
+            self.open_session(session_id)
+
+        self._in_thread(lambda: asyncio.run(call(session_id)), done)  # type: ignore[arg-type]
+
+    def action_compact(self) -> None:
+        owner = self.services.owner
+        self._memory_call(lambda sid: self.services.memory.compact(owner, sid))
+
+    @on(ContextPanel.CompactPressed)
+    def _compact_pressed(self) -> None:
+        self.action_compact()
+
+    @on(ContextPanel.ModeChosen)
+    def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
+        if self.memory is not None and event.mode is self.memory.memory_mode:
+            return
+        owner = self.services.owner
+        self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, event.mode))
+
+    def action_cycle_mode(self) -> None:
+        if self.memory is not None:
+            mode = _MODES[(_MODES.index(self.memory.memory_mode) + 1) % len(_MODES)]
+            owner = self.services.owner
+            self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, mode))
+
+    def action_show_summary(self) -> None:
+        from oncall_tui.tui.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.memory))
