@@ -164,8 +164,9 @@ def test_connection_dropped_mid_stream_keeps_partial_text_marked(
 
 
 def test_a_slow_server_times_out_with_a_clear_error(chat: RunCli, ollama: FakeOllama) -> None:
-    ollama.script(Reply("slow words here", delay_per_chunk=1.0))
-    result = chat("--timeout", "0.2", "chat", "--json", "hurry")
+    # long enough that connecting never times out on a busy machine; reading still does
+    ollama.script(Reply("slow words here", delay_per_chunk=4.0))
+    result = chat("--timeout", "1", "chat", "--json", "hurry")
     assert result.code == 4
     assert events(result.out)[-1]["code"] == "STREAM_FAILED"
 

@@ -122,11 +122,11 @@ async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeOllama
 
 
 async def test_silent_server_fails_after_the_timeout(server: FakeOllama) -> None:
-    server.script(Reply(text="slow reply", delay_per_chunk=1.0))
-    stream = stream_agent(model_for(server.url, timeout=0.2), "SYS", HISTORY, [])
+    server.script(Reply(text="slow reply", delay_per_chunk=4.0))
+    stream = stream_agent(model_for(server.url, timeout=1.0), "SYS", HISTORY, [])
     _, error = await collect_until_error(stream)
     assert error.code == "STREAM_FAILED"
-    assert error.params["detail"] == "no data from Ollama for 0.2 s"
+    assert error.params["detail"] == "no data from Ollama for 1 s"
 
 
 async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeOllama) -> None:
