@@ -63,6 +63,19 @@ def test_chat_streams_json_events_and_stores_the_exchange(chat: RunCli, ollama: 
     assert set(shown["memory"]) >= {"memory_mode", "context_tokens", "context_window_tokens"}
 
 
+def test_a_thinking_models_reasoning_is_neither_shown_nor_stored(
+    chat: RunCli, ollama: FakeOllama
+) -> None:
+    ollama.script(Reply("<think>\nOOMKilled twice; memory limit.\n</think>\n\nRaise the limit."))
+    result = chat("chat", "--json", "why", "restarts?")
+    assert result.code == 0, result.err
+    stream = events(result.out)
+    assert "".join(str(e["text"]) for e in stream if e["type"] == "token") == "Raise the limit."
+    shown = chat("sessions", "show", str(stream[-1]["session_id"]), "--json").json()
+    assert isinstance(shown, dict)
+    assert shown["messages"][1]["content"] == "Raise the limit."
+
+
 def test_num_ctx_sent_equals_the_window_the_gauge_uses(chat: RunCli, ollama: FakeOllama) -> None:
     ollama.script("ok")
     result = chat("chat", "--json", "hi")

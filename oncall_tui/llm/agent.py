@@ -8,7 +8,6 @@ makes. Cancellation (task cancel, ``aclose``) passes straight through both.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
@@ -27,6 +26,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import StreamMode
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
@@ -50,8 +50,6 @@ _STREAM_MODES: list[StreamMode] = ["messages", "updates"]
 """Text pieces come from "messages"; complete tool calls, results and usage from "updates"."""
 _MODEL_NODE = "model"
 _TOOLS_NODE = "tools"
-_THINKING = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL | re.IGNORECASE)
-_UNCLOSED_THINKING = re.compile(r"<(think|thinking)>.*\Z", re.DOTALL | re.IGNORECASE)
 
 
 async def stream_agent(
@@ -113,6 +111,8 @@ class _RunState:
         self.started: dict[str, tuple[str, float]] = {}
         self.last_input: int | None = None
         self.output_total: int | None = None
+        self.thinking = ThinkingFilter()
+        """Each model call's leading <think> block is not part of the reply."""
 
     def handle(self, mode: str, data: Any) -> list[AgentStreamItem]:
         if mode == "messages":
@@ -120,7 +120,7 @@ class _RunState:
             if (
                 isinstance(message, AIMessage)
                 and metadata.get("langgraph_node") == _MODEL_NODE
-                and (text := str(message.text))
+                and (text := self.thinking.feed(str(message.text)))
             ):
                 return [TokenDelta(text)]
             return []
@@ -144,6 +144,8 @@ class _RunState:
         else:
             self.last_input = None
         events: list[AgentStreamItem] = []
+        if held := self.thinking.finish():  # this model call is over
+            events.append(TokenDelta(held))
         now = time.monotonic()
         for call in message.tool_calls:
             call_id = call.get("id") or f"call_{len(self.started) + 1}"
@@ -181,12 +183,6 @@ async def summarize(model: BaseChatModel, instructions: str, request: str) -> st
             exc, url=_model_url(model), model=_model_name(model), timeout=read_timeout_of(model)
         ) from exc
     return strip_thinking(str(reply.text))
-
-
-def strip_thinking(text: str) -> str:
-    """Drop ``<think>...</think>`` blocks (and an unclosed trailing one) some models emit."""
-    without = _UNCLOSED_THINKING.sub("", _THINKING.sub("", text))
-    return without.strip()
 
 
 def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMessage]:

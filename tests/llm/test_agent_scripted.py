@@ -20,12 +20,12 @@ from langchain_core.outputs import ChatGenerationChunk
 from langgraph.errors import GraphRecursionError
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.thinking import strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import (
     ModelUsage,
     map_model_error,
     stream_agent,
-    strip_thinking,
     summarize,
 )
 from oncall_tui.llm.tools import build_tools
@@ -212,3 +212,19 @@ def test_map_model_error_unknown_is_stream_failed_with_a_short_reason() -> None:
     detail = str(error.params["detail"])
     assert detail.startswith("ValueError: xxx")
     assert len(detail) <= 160
+
+
+async def test_a_leading_thinking_block_never_reaches_the_reply() -> None:
+    model = ScriptedChatModel(
+        [
+            Turn(
+                text="<think>The user asks the time; call the tool.</think>",
+                tool_calls=(("get_current_time", {}),),
+                chunk_size=3,
+            ),
+            Turn(text="<thinking>\nnoon it is\n</thinking>\n\nIt is noon.", chunk_size=4),
+        ]
+    )
+    items = await collect(stream_agent(model, "SYS", HISTORY, build_tools({})))
+    assert text_of(items) == "It is noon."
+    assert all("think" not in i.text for i in items if isinstance(i, TokenDelta))
