@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from textual.widgets import Select, Static
@@ -117,6 +118,24 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
         assert stored[1].status == "interrupted"
         assert stored[1].content == reply.content
         assert 0 < len(reply.content) < len(slow.text)
+
+
+async def test_quitting_mid_reply_keeps_it_marked_interrupted(tmp_path: Path) -> None:
+    slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "long answer please"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].content)
+        session_id = screen.session_id or 0
+        await pilot.press("ctrl+q")
+    deadline = time.monotonic() + 10
+    while (stored := app.services.sessions.messages("alice", session_id))[-1].role != "assistant":
+        assert time.monotonic() < deadline, "the partial reply was not stored"
+        time.sleep(0.05)
+    assert stored[-1].status == "interrupted"
+    assert 0 < len(stored[-1].content) < len(slow.text)
 
 
 async def test_at_95_percent_the_send_is_blocked_and_the_text_stays(tmp_path: Path) -> None:

@@ -301,6 +301,10 @@ class MainScreen(MemoryActions):
     def replying(self) -> bool:
         return self._runner is not None
 
+    def on_unmount(self) -> None:
+        if self._runner is not None:  # quitting mid-reply keeps it, marked interrupted
+            self._runner.cancel()
+
     def action_cancel_reply(self) -> None:
         if self._runner is not None:
             self._runner.cancel()
