@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Select, Static
 
 from oncall_tui.core.memory import MemoryMode
@@ -276,3 +277,17 @@ async def test_a_late_start_up_load_does_not_switch_away_from_the_users_session(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.session_id == chosen
+
+
+async def test_enter_right_behind_typed_text_sends_all_of_it(tmp_path: Path) -> None:
+    """Keys arriving in one burst (a fast typist, tmux send-keys, an unbracketed paste)."""
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text="Checking.")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        for character in "pods?":
+            app.post_message(events.Key(character, character))
+        app.post_message(events.Key("enter", "\r"))
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and screen._runner is None)
+        assert blocks(screen)[0].content == "pods?"
+        assert app.query_one(Composer).text == ""

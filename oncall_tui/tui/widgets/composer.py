@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
@@ -12,7 +13,7 @@ class Composer(TextArea):
     the line. The text is cleared only when the app says the send was accepted."""
 
     BINDINGS = [
-        Binding("enter", "submit", "Send", priority=True),
+        Binding("enter", "submit", "Send"),  # handled in _on_key; listed for the footer
         Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=True),
     ]
 
@@ -31,6 +32,17 @@ class Composer(TextArea):
             compact=True,
             placeholder="Message · Enter sends · ctrl+j new line",
         )
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Here, in order with the typed characters before it: a priority binding would run as
+        # the key reaches the app, before text typed just ahead of it (a fast typist, a paste
+        # without bracketing, tmux send-keys) has been inserted, and send too little or nothing.
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        await super()._on_key(event)
 
     def action_submit(self) -> None:
         if self.text.strip():
