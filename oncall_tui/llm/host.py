@@ -35,7 +35,8 @@ _STDERR_LINES = 20
 _STOP_SECONDS = 2.0
 
 Document = dict[str, Any]
-_Inbox = tuple[asyncio.AbstractEventLoop, "asyncio.Queue[Document]"]
+_Inbox = tuple[asyncio.AbstractEventLoop, "asyncio.Queue[Document]", "subprocess.Popen[bytes]"]
+"""Where a turn's lines go: its event loop, its queue, and the child it runs in."""
 
 
 def default_command() -> list[str]:
@@ -78,6 +79,7 @@ class AgentHost:
             start_new_session=True,  # keyboard signals meant for the terminal stay away
         )
         self._process = process
+        self._stderr.clear()
         assert process.stdout is not None
         assert process.stderr is not None
         threading.Thread(
@@ -101,7 +103,7 @@ class AgentHost:
                 problem = f"cannot start {self._command[0]}: {exc.strerror or exc}"
                 raise OncallError("STREAM_FAILED", "engine_error", problem=problem) from exc
             turn_id = next(self._ids)
-            self._turns[turn_id] = (loop, inbox)
+            self._turns[turn_id] = (loop, inbox, process)
         request = {
             "op": "turn",
             "id": turn_id,
@@ -169,8 +171,8 @@ class AgentHost:
         with self._lock:
             if self._process is process:
                 self._process = None
-            waiting = list(self._turns)
-        for turn_id in waiting:
+            waiting = [turn_id for turn_id, inbox in self._turns.items() if inbox[2] is process]
+        for turn_id in waiting:  # only the turns this child was running
             self._deliver(turn_id, {"type": "exit", "status": status})
 
     def _read_stderr(self, stderr: IO[bytes]) -> None:
@@ -182,7 +184,7 @@ class AgentHost:
             inbox = self._turns.get(turn_id) if isinstance(turn_id, int) else None
         if inbox is None:
             return  # a turn that was cancelled or has ended
-        loop, queue = inbox
+        loop, queue, _ = inbox
         with contextlib.suppress(RuntimeError):  # its event loop has closed
             loop.call_soon_threadsafe(queue.put_nowait, document)
 
