@@ -298,8 +298,9 @@ class MainScreen(MemoryActions):
         if self._tidy_timer is None:
             self._tidy_when_quiet()
 
-    def replying(self) -> bool:
-        return self._runner is not None
+    @on(MemoryActions.MemoryChanged)
+    def _memory_changed(self, event: MemoryActions.MemoryChanged) -> None:
+        self.open_session(event.session_id)
 
     def on_unmount(self) -> None:
         if self._runner is not None:  # quitting mid-reply keeps it, marked interrupted

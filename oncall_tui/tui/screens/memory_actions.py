@@ -6,8 +6,10 @@ import asyncio
 from collections.abc import Callable
 
 from textual import on
+from textual.message import Message
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.tui.runner import ChatRunner
 from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 
@@ -15,27 +17,27 @@ _MODES = list(MemoryMode)
 
 
 class MemoryActions(BackgroundScreen):
-    """Acts on the open session's memory; the screen says which session and whether a reply is
-    streaming (memory is left alone while one is)."""
+    """Acts on the open session's memory, and is left alone while a reply streams. When the
+    memory has changed it posts :class:`MemoryChanged`; the screen shows the session again."""
 
-    session_id: int | None
-    memory: MemoryState | None
+    class MemoryChanged(Message):
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
-    def replying(self) -> bool:
-        raise NotImplementedError
-
-    def open_session(self, session_id: int | None, *, keep_status: bool = False) -> None:
-        raise NotImplementedError
+    session_id: int | None = None
+    memory: MemoryState | None = None
+    _runner: ChatRunner | None = None
 
     def _memory_call(self, call: Callable[[int], object]) -> None:
         session_id = self.session_id
-        if session_id is None or self.replying():
+        if session_id is None or self._runner is not None:
             return
         self._set_status("Working on the session memory…")
 
         def done(state: object) -> None:
             self._set_status("")
-            self.open_session(session_id)
+            self.post_message(self.MemoryChanged(session_id))
 
         self._in_thread(lambda: asyncio.run(call(session_id)), done)  # type: ignore[arg-type]
 
