@@ -45,12 +45,15 @@ History = list[tuple[str, str]]
 
 @dataclass(frozen=True, slots=True)
 class Assembly:
-    """What one model request is built from: the system prompt (with summary), the selected
-    skills (name to ``SKILL.md``) and the tools built from them."""
+    """What one model request is built from: the system prompt (with summary) and the selected
+    skills (name to ``SKILL.md``), from which the request's tools are built."""
 
     system_prompt: str
     skills: dict[str, str]
-    tools: list[BaseTool]
+
+    @property
+    def tools(self) -> list[BaseTool]:
+        return build_tools(self.skills)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,11 +234,9 @@ class MemoryService:
         """The system prompt in its fixed order and the tools for this owner's selection."""
         context = self._configuration.active_context(owner)
         catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
-        skills = {s.skill.name: s.content for s in context.skills}
         return Assembly(
             system_prompt=build_chat_system_prompt(context.prompt.content, catalog, summary),
-            skills=skills,
-            tools=build_tools(skills),
+            skills={s.skill.name: s.content for s in context.skills},
         )
 
     def _raw_estimate(self, assembly: Assembly, history: History) -> int:

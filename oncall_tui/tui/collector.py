@@ -28,7 +28,6 @@ class Collector:
     streams: int = 0
     """Replies streaming now; the tidy waits while any is."""
     tidied: int = 0
-    last_tidy_ms: float = 0.0
     last_activity: float = field(default_factory=time.monotonic)
 
     def note_activity(self) -> None:
@@ -56,10 +55,8 @@ class Collector:
         """One full collection, then freeze the survivors; skipped (False) unless quiet."""
         if not self.quiet:
             return False
-        start = time.perf_counter()
         gc.unfreeze()
         gc.collect()
         gc.freeze()
         self.tidied += 1
-        self.last_tidy_ms = (time.perf_counter() - start) * 1000
         return True
