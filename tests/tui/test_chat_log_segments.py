@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownFence
 
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.markdown import (
     SEGMENT_CHARS,
-    LiveMarkdown,
     RenderedMarkdown,
-    _Fence,
     _fence_open,
     split_point,
     split_segments,
@@ -73,7 +71,7 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         await pilot.pause()
         assert block.content == text
         body = block.query_one(RenderedMarkdown)
-        assert not block.query(Markdown)  # finished: drawn like a stored message
+        assert body.tail == ""  # finished: drawn like a stored message
         assert body.text == block.shown_text == text
         assert len(body.segments) > 5
         for i in range(1, len(body.segments) + 1):
@@ -83,22 +81,25 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         assert copied == [text]
 
 
-async def test_a_streaming_reply_keeps_a_short_live_tail_whatever_its_length() -> None:
-    """What keeps each frame cheap: the widget count and the live document stay small."""
+async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None:
+    """What keeps each flush and frame cheap: the text drawn again stays short, and the
+    widgets stay the same ones however long the reply grows."""
     text = reply(300)
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
-        widgets: list[int] = []
+        body = block.query_one(RenderedMarkdown)
+        widgets = set(app.screen.query("*"))
+        tails: list[int] = []
         for start in range(0, len(text), 400):
             await block.append(text[start : start + 400])
             await pilot.pause(0.06)
-            live = block.query_one(LiveMarkdown)
-            assert len(live.source) < SEGMENT_CHARS + 600
-            widgets.append(len(block.query("*")))
-        assert block.shown_text == text
-        assert len(block.query_one(RenderedMarkdown).segments) > 20
-        assert max(widgets) < 25  # header, rendered text, a live document of a few blocks
+            assert block.shown_text == text[: start + 400]
+            tails.append(len(body.tail))
+        assert set(app.screen.query("*")) == widgets
+        assert max(tails) < SEGMENT_CHARS + 600
+        assert len(body.segments) > 20
+        assert body.size.height > 200  # the finished segments are laid out, not only the tail
 
 
 async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> None:
@@ -139,7 +140,9 @@ async def test_rendered_headings_sit_on_the_left() -> None:
         assert first.startswith("Rollback")
 
 
-def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guessing tries every Pygments lexer (tens of milliseconds, far more the first time):
+    an unlabelled fence is drawn as plain text, streaming or finished."""
     import pygments.lexers
     import pygments.util
 
@@ -150,10 +153,30 @@ def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> 
         raise pygments.util.ClassNotFound(code)
 
     monkeypatch.setattr(pygments.lexers, "guess_lexer", guess)
-    plain = _Fence.highlight("kubectl get pods\nSELECT 1;", "")
-    assert plain.plain == "kubectl get pods\nSELECT 1;"
+    monkeypatch.setattr(pygments.lexers, "guess_lexer_for_filename", guess)
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        streaming = await log.add_message("assistant", "", status="streaming")
+        await streaming.append("```\nkubectl get pods\nSELECT 1;\n")
+        await wait_until(pilot, lambda: "SELECT 1;" in streaming.shown_text)
+        await streaming.finish("complete")
+        await log.mount(MessageBlock("assistant", "```sql\nSELECT 1;\n```"))
+        await pilot.pause()
+        plain_block, sql_block = log.query(MessageBlock)
+        plain = _line_with(plain_block, "kubectl get pods")
+        sql = _line_with(sql_block, "SELECT 1;")
     assert guessed == []
-    MarkdownFence.highlight("SELECT 1;", "")  # Textual's own fence does guess
-    assert guessed == ["SELECT 1;"]
-    labelled = _Fence.highlight("SELECT 1;", "sql")
-    assert labelled.spans  # a stated language is still highlighted
+    assert len(_styles(plain)) == 1  # plain text, one style
+    assert len(_styles(sql)) > 1  # a stated language is still highlighted
+
+
+def _line_with(block: MessageBlock, text: str) -> Strip:
+    body = block.query_one(RenderedMarkdown)
+    return next(
+        line for y in range(body.size.height) if text in (line := body.render_line(y)).text
+    )
+
+
+def _styles(line: Strip) -> set[object]:
+    return {segment.style for segment in line if segment.text.strip()}

@@ -1,10 +1,11 @@
-"""Markdown in the chat log: finished text drawn from cached lines, and the live document.
+"""Markdown in the chat log: one widget per message body, drawn from lines rendered by rich.
 
-A finished message, however long, is one :class:`RenderedMarkdown` widget: its text is cut into
+A message's text, however long, is one :class:`RenderedMarkdown` widget: its text is cut into
 segments at paragraph breaks outside code fences (:func:`split_segments`), each rendered with
-rich once per width and kept. Only the tail of a reply that is streaming is a Textual
-``Markdown`` document (:class:`LiveMarkdown`), fed through ``Markdown.get_stream()``. So a frame
-costs the same at the end of a long reply as at its start, whatever the session above it holds.
+rich once per width and kept. A reply that is streaming adds a short *tail*, the text since its
+last finished segment, rendered again on each flush. Nothing is mounted while a reply streams,
+so a frame costs the same at the end of a long reply as at its start, whatever the session
+above it holds.
 """
 
 from __future__ import annotations
@@ -19,16 +20,14 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.theme import Theme
 from textual.color import Color
-from textual.content import Content
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 SEGMENT_CHARS = 500
 """Text is rendered in segments of about this many characters, cut at paragraph breaks outside
-code fences; the live tail of a streamed reply is kept under about this size."""
+code fences; the tail of a streaming reply is about this size at most, plus the paragraph
+being written."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
@@ -128,12 +127,15 @@ def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
 
 
 class RenderedMarkdown(Widget):
-    """Finished Markdown text, however long, as one widget drawn from rich renderables.
+    """Markdown text, however long, as one widget drawn from lines rendered by rich.
 
     A Textual ``Markdown`` document mounts a widget per block, and every layout of the screen
     visits every widget: a page of long messages would make each frame of a streamed reply
-    slower. Here the text is kept as segments (see :func:`split_segments`), each rendered once
-    per width when it arrives, and the lines are kept, so a layout asks for a line count and a
+    slower, and each block a streamed reply adds would be a mount (styles, compose, a first
+    layout) in the middle of the stream. Here the finished text is kept as segments (see
+    :func:`split_segments`), each rendered once per width when it arrives, and the lines are
+    kept. A reply that is streaming also has a *tail*: the text since its last segment, short
+    by construction, rendered again each time it grows. A layout asks for a line count and a
     repaint copies cached lines.
     """
 
@@ -143,10 +145,13 @@ class RenderedMarkdown(Widget):
     }
     """
 
-    def __init__(self, segments: Sequence[str] = ()) -> None:
+    def __init__(self, segments: Sequence[str] = (), tail: str = "") -> None:
         super().__init__(classes="message-body")
         self._segments = [segment for segment in segments if segment]
+        self._tail = tail
         self._lines: list[Strip] = []
+        """The finished segments' lines at ``_width``."""
+        self._tail_lines: list[Strip] = []
         self._width = -1
         self._theme = ""
         """The app theme the lines were rendered in; a theme change renders them again."""
@@ -154,11 +159,16 @@ class RenderedMarkdown(Widget):
 
     @property
     def text(self) -> str:
-        return "".join(self._segments)
+        """All the text shown: the finished segments, then the tail."""
+        return "".join(self._segments) + self._tail
 
     @property
     def segments(self) -> tuple[str, ...]:
         return tuple(self._segments)
+
+    @property
+    def tail(self) -> str:
+        return self._tail
 
     def add(self, segments: Sequence[str]) -> None:
         """Append finished segments, rendered now if the width is known (a segment at a time,
@@ -169,30 +179,48 @@ class RenderedMarkdown(Widget):
         self._segments += added
         if self._width > 0:
             for segment in added:
-                self._append(segment)
+                self._lines += self._render(segment, after=self._lines)
+            if self._tail:  # it now follows more lines
+                self._tail_lines = self._render(self._tail, after=self._lines)
         self.refresh(layout=True)
 
-    def _append(self, segment: str) -> None:
+    def set_tail(self, tail: str) -> None:
+        """Show ``tail`` below the finished segments (the part of a reply still streaming)."""
+        self._tail = tail
+        before = len(self._tail_lines)
+        if self._width > 0:
+            self._tail_lines = self._render(tail, after=self._lines)
+        self.refresh(layout=len(self._tail_lines) != before or self._width <= 0)
+
+    def _render(self, text: str, *, after: Sequence[Strip]) -> list[Strip]:
+        """``text`` as lines at the current width; a blank line first if it follows lines
+        (segments meet at a paragraph break)."""
+        if not text:
+            return []
         app = self.app
         console = app.console
         options = console.options.update_width(self._width)
-        document = rich_markdown(segment, dark=app.current_theme.dark)
+        document = rich_markdown(text, dark=app.current_theme.dark)
         with console.use_theme(_themes(app.theme, app.theme_variables)):
             rendered = console.render_lines(document, options, pad=False)
-        if self._lines and rendered:  # segments meet at a paragraph break
-            self._lines.append(Strip.blank(self._width))
-        self._lines += [Strip(line).adjust_cell_length(self._width) for line in rendered]
+        lines = [Strip(line).adjust_cell_length(self._width) for line in rendered]
+        if after and lines:
+            lines.insert(0, Strip.blank(self._width))
+        return lines
 
-    def _lines_at(self, width: int) -> list[Strip]:
+    def _lines_at(self, width: int) -> tuple[list[Strip], list[Strip]]:
         if width != self._width or self.app.theme != self._theme:
             self._width, self._lines, self._theme = width, [], self.app.theme
+            self._tail_lines = []
             if width > 0:
                 for segment in self._segments:
-                    self._append(segment)
-        return self._lines
+                    self._lines += self._render(segment, after=self._lines)
+                self._tail_lines = self._render(self._tail, after=self._lines)
+        return self._lines, self._tail_lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lines_at(width))
+        lines, tail = self._lines_at(width)
+        return len(lines) + len(tail)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         self._style = self.rich_style  # walks every ancestor: once per repaint, not per line
@@ -200,30 +228,13 @@ class RenderedMarkdown(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
-        lines = self._lines_at(width)
-        if y >= len(lines):
+        lines, tail = self._lines_at(width)
+        if y < len(lines):
+            line = lines[y]
+        elif y - len(lines) < len(tail):
+            line = tail[y - len(lines)]
+        else:
             return Strip.blank(width, self._style)
-        return lines[y].apply_style(self._style)
+        return line.apply_style(self._style)
 
 
-class _Fence(MarkdownFence):
-    """A code fence highlighted by its stated language, or as plain text.
-
-    Textual guesses the language of an unlabelled fence by trying every Pygments lexer: tens
-    of milliseconds each time a streamed fence grows, and far more the first time, when every
-    lexer module is imported. Rich, which draws the finished text, does not guess either.
-    """
-
-    @classmethod
-    def highlight(cls, code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
-        return super().highlight(code, language or "text", ansi, dark)
-
-
-class LiveMarkdown(Markdown):
-    """The Markdown document a reply streams into."""
-
-    BLOCKS: dict[str, type[MarkdownBlock]] = {
-        **Markdown.BLOCKS,
-        "fence": _Fence,
-        "code_block": _Fence,
-    }
