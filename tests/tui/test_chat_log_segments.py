@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.strip import Strip
-from textual.widgets import Markdown
 
+import oncall_tui.tui
+from oncall_tui.services.sessions import ToolCallView
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.markdown import (
     SEGMENT_CHARS,
-    RenderedMarkdown,
     _fence_open,
     split_point,
     split_segments,
@@ -52,6 +54,8 @@ def test_segments_join_back_and_never_cut_a_fence() -> None:
 
 
 class LogApp(App[None]):
+    CSS_PATH = str(Path(oncall_tui.tui.__file__).with_name("app.tcss"))
+
     def compose(self) -> ComposeResult:
         yield ChatLog()
 
@@ -70,7 +74,7 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         await block.finish("complete")
         await pilot.pause()
         assert block.content == text
-        body = block.query_one(RenderedMarkdown)
+        body = block.body
         assert body.tail == ""  # finished: drawn like a stored message
         assert body.text == block.shown_text == text
         assert len(body.segments) > 5
@@ -88,7 +92,7 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
-        body = block.query_one(RenderedMarkdown)
+        body = block.body
         widgets = set(app.screen.query("*"))
         tails: list[int] = []
         for start in range(0, len(text), 400):
@@ -96,10 +100,11 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
             await pilot.pause(0.06)
             assert block.shown_text == text[: start + 400]
             tails.append(len(body.tail))
+            assert split_point(body.tail, min_chars=1) is None  # the paragraph being written
         assert set(app.screen.query("*")) == widgets
-        assert max(tails) < SEGMENT_CHARS + 600
+        assert max(tails) < 200  # no longer than a paragraph or a fence of the reply
         assert len(body.segments) > 20
-        assert body.size.height > 200  # the finished segments are laid out, not only the tail
+        assert block.size.height > 200  # the finished segments are laid out, not only the tail
 
 
 async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> None:
@@ -122,11 +127,10 @@ async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
         await log.mount(MessageBlock("assistant", text))
         await pilot.pause()
         block = log.query_one(MessageBlock)
-        body = block.query_one(RenderedMarkdown)
-        assert len(body.segments) > 5
-        assert body.text == text
-        assert not block.query(Markdown)
-        assert body.size.height > 100  # every line is laid out, not just the first segment
+        assert not block.children  # one widget, however long the text
+        assert len(block.body.segments) > 5
+        assert block.body.text == text
+        assert block.size.height > 100  # every line is laid out, not just the first segment
 
 
 async def test_rendered_headings_sit_on_the_left() -> None:
@@ -135,9 +139,9 @@ async def test_rendered_headings_sit_on_the_left() -> None:
         log = app.query_one(ChatLog)
         await log.mount(MessageBlock("assistant", "# Rollback\n\nrun it"))
         await pilot.pause()
-        body = log.query_one(RenderedMarkdown)
-        first = body.render_line(0).text
-        assert first.startswith("Rollback")
+        block = log.query_one(MessageBlock)
+        assert block.render_line(0).text.startswith("assistant")
+        assert block.render_line(1).text.startswith("Rollback")
 
 
 async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -172,11 +176,61 @@ async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatc
 
 
 def _line_with(block: MessageBlock, text: str) -> Strip:
-    body = block.query_one(RenderedMarkdown)
     return next(
-        line for y in range(body.size.height) if text in (line := body.render_line(y)).text
+        line for y in range(block.size.height) if text in (line := block.render_line(y)).text
     )
 
 
 def _styles(line: Strip) -> set[object]:
     return {segment.style for segment in line if segment.text.strip()}
+
+
+async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arguments() -> None:
+    calls = [
+        ToolCallView("c1", "load_skill", {"name": "log-analysis"}, "ok", "Loaded skill: x", 3),
+        ToolCallView("c2", "get_current_time", {}, "error", "clock unavailable", 1),
+    ]
+    app = LogApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        await log.mount(MessageBlock("assistant", "Done.", tool_calls=calls))
+        await pilot.pause()
+        block = log.query_one(MessageBlock)
+
+        def lines() -> list[str]:
+            return [block.render_line(y).text.rstrip() for y in range(block.size.height)]
+
+        assert lines()[:4] == [
+            "assistant",
+            "▶ ⚙ load_skill → Loaded skill: x",
+            "▶ ⚙ get_current_time ✗ clock unavailable",
+            "Done.",
+        ]
+        failed = block.render_line(2)
+        assert {s.style.color for s in failed if s.text.strip()} != {
+            s.style.color for s in block.render_line(1) if s.text.strip()
+        }  # the failed call stands out
+        block.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = lines()
+        assert shown[1].startswith("▼ ⚙ load_skill")
+        assert '"name": "log-analysis"' in "\n".join(shown)
+        assert "Done." in shown
+        await pilot.click(block, offset=(4, 1))  # the first tool line (after border and padding)
+        await pilot.pause()
+        assert lines()[1].startswith("▶")
+        assert '"name"' not in "\n".join(lines())
+
+
+async def test_enter_on_a_message_without_tool_calls_is_not_taken() -> None:
+    app = LogApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        await log.mount(MessageBlock("user", "hello"))
+        await pilot.pause()
+        block = log.query_one(MessageBlock)
+        assert block.check_action("toggle_tools", ()) is False
+        block.focus()
+        await pilot.press("enter")
+        assert not block.tools_open

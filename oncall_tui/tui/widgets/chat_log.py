@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from oncall_tui.services.sessions import MessageView
@@ -81,8 +82,8 @@ class ChatLog(VerticalScroll):
             await self.mount_all(blocks, before=first)
         self.query_one(EarlierMessages).set_count(earlier)
 
-    def _blocks(self, messages: Sequence[MessageView], boundary: int) -> list[Static | Vertical]:
-        widgets: list[Static | Vertical] = []
+    def _blocks(self, messages: Sequence[MessageView], boundary: int) -> list[Widget]:
+        widgets: list[Widget] = []
         for message in messages:
             if boundary > 0 and message.position == boundary:
                 widgets.append(BoundaryDivider(boundary))

@@ -1,11 +1,11 @@
-"""Markdown in the chat log: one widget per message body, drawn from lines rendered by rich.
+"""Markdown in the chat log: text kept as lines rendered by rich, for one widget to draw.
 
-A message's text, however long, is one :class:`RenderedMarkdown` widget: its text is cut into
+A message's text, however long, is kept as :class:`MarkdownLines`: its text is cut into
 segments at paragraph breaks outside code fences (:func:`split_segments`), each rendered with
-rich once per width and kept. A reply that is streaming adds a short *tail*, the text since its
-last finished segment, rendered again on each flush. Nothing is mounted while a reply streams,
-so a frame costs the same at the end of a long reply as at its start, whatever the session
-above it holds.
+rich once per width and kept. A reply that is streaming adds a short *tail*, the paragraph
+being written, rendered again on each flush. A message is one widget that draws these
+lines, and nothing is mounted while a reply streams, so a frame costs the same at the end of a
+long reply as at its start, whatever the session above it holds.
 """
 
 from __future__ import annotations
@@ -17,17 +17,15 @@ from typing import ClassVar
 from rich.console import JustifyMethod
 from rich.markdown import Heading, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
-from rich.style import Style
 from rich.theme import Theme
+from textual.app import App
 from textual.color import Color
-from textual.geometry import Region, Size
 from textual.strip import Strip
-from textual.widget import Widget
 
 SEGMENT_CHARS = 500
-"""Text is rendered in segments of about this many characters, cut at paragraph breaks outside
-code fences; the tail of a streaming reply is about this size at most, plus the paragraph
-being written."""
+"""Stored text is rendered in segments of at least this many characters, cut at paragraph
+breaks outside code fences (fewer, larger segments render faster). A streaming reply is cut at
+every such break instead, so that only the paragraph being written is rendered again."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
@@ -89,7 +87,7 @@ def _themes(name: str, variables: Mapping[str, str]) -> Theme:
 
 
 class _Heading(Heading):
-    """Headings on the left, as in the Textual documents the live tail streams into."""
+    """Headings on the left, as in Textual's own Markdown documents."""
 
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {"h1": "left"}
 
@@ -102,8 +100,8 @@ class _RichMarkdown(RichMarkdown):
 
 
 def markdown_theme(variables: Mapping[str, str]) -> Theme:
-    """Rich's Markdown styles from the app's theme, so rendered text matches the live document
-    (headings and inline code in the theme's colours)."""
+    """Rich's Markdown styles from the app's theme (headings, inline code and links in the
+    theme's colours, as in Textual's own Markdown documents)."""
 
     def color(name: str) -> str:
         return Color.parse(variables[name]).hex6
@@ -126,27 +124,20 @@ def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
     return _RichMarkdown(text, code_theme="monokai" if dark else "default")
 
 
-class RenderedMarkdown(Widget):
-    """Markdown text, however long, as one widget drawn from lines rendered by rich.
+class MarkdownLines:
+    """Markdown text, however long, kept as lines rendered by rich, for a widget to draw.
 
     A Textual ``Markdown`` document mounts a widget per block, and every layout of the screen
     visits every widget: a page of long messages would make each frame of a streamed reply
     slower, and each block a streamed reply adds would be a mount (styles, compose, a first
     layout) in the middle of the stream. Here the finished text is kept as segments (see
     :func:`split_segments`), each rendered once per width when it arrives, and the lines are
-    kept. A reply that is streaming also has a *tail*: the text since its last segment, short
+    kept. Text that is still streaming is the *tail*: the text since the last segment, short
     by construction, rendered again each time it grows. A layout asks for a line count and a
     repaint copies cached lines.
     """
 
-    DEFAULT_CSS = """
-    RenderedMarkdown {
-        height: auto;
-    }
-    """
-
     def __init__(self, segments: Sequence[str] = (), tail: str = "") -> None:
-        super().__init__(classes="message-body")
         self._segments = [segment for segment in segments if segment]
         self._tail = tail
         self._lines: list[Strip] = []
@@ -155,11 +146,10 @@ class RenderedMarkdown(Widget):
         self._width = -1
         self._theme = ""
         """The app theme the lines were rendered in; a theme change renders them again."""
-        self._style = Style()
 
     @property
     def text(self) -> str:
-        """All the text shown: the finished segments, then the tail."""
+        """All the text: the finished segments, then the tail."""
         return "".join(self._segments) + self._tail
 
     @property
@@ -170,34 +160,50 @@ class RenderedMarkdown(Widget):
     def tail(self) -> str:
         return self._tail
 
-    def add(self, segments: Sequence[str]) -> None:
+    def add(self, app: App[object], segments: Sequence[str]) -> None:
         """Append finished segments, rendered now if the width is known (a segment at a time,
-        as they freeze), else at the first layout."""
+        as they freeze), else when first drawn."""
         added = [segment for segment in segments if segment]
         if not added:
             return
         self._segments += added
         if self._width > 0:
             for segment in added:
-                self._lines += self._render(segment, after=self._lines)
+                self._lines += self._render(app, segment, after=self._lines)
             if self._tail:  # it now follows more lines
-                self._tail_lines = self._render(self._tail, after=self._lines)
-        self.refresh(layout=True)
+                self._tail_lines = self._render(app, self._tail, after=self._lines)
 
-    def set_tail(self, tail: str) -> None:
+    def set_tail(self, app: App[object], tail: str) -> None:
         """Show ``tail`` below the finished segments (the part of a reply still streaming)."""
         self._tail = tail
-        before = len(self._tail_lines)
         if self._width > 0:
-            self._tail_lines = self._render(tail, after=self._lines)
-        self.refresh(layout=len(self._tail_lines) != before or self._width <= 0)
+            self._tail_lines = self._render(app, tail, after=self._lines)
 
-    def _render(self, text: str, *, after: Sequence[Strip]) -> list[Strip]:
+    def lines(self, app: App[object], width: int) -> tuple[list[Strip], list[Strip]]:
+        """The finished lines and the tail's lines at ``width`` (rendered if need be)."""
+        if width != self._width or app.theme != self._theme:
+            self._width, self._lines, self._theme = width, [], app.theme
+            self._tail_lines = []
+            if width > 0:
+                for segment in self._segments:
+                    self._lines += self._render(app, segment, after=self._lines)
+                self._tail_lines = self._render(app, self._tail, after=self._lines)
+        return self._lines, self._tail_lines
+
+    def line_count(self, app: App[object], width: int) -> int:
+        lines, tail = self.lines(app, width)
+        return len(lines) + len(tail)
+
+    @property
+    def height(self) -> int:
+        """Lines at the width last drawn (no rendering)."""
+        return len(self._lines) + len(self._tail_lines)
+
+    def _render(self, app: App[object], text: str, *, after: Sequence[Strip]) -> list[Strip]:
         """``text`` as lines at the current width; a blank line first if it follows lines
         (segments meet at a paragraph break)."""
         if not text:
             return []
-        app = self.app
         console = app.console
         options = console.options.update_width(self._width)
         document = rich_markdown(text, dark=app.current_theme.dark)
@@ -207,34 +213,3 @@ class RenderedMarkdown(Widget):
         if after and lines:
             lines.insert(0, Strip.blank(self._width))
         return lines
-
-    def _lines_at(self, width: int) -> tuple[list[Strip], list[Strip]]:
-        if width != self._width or self.app.theme != self._theme:
-            self._width, self._lines, self._theme = width, [], self.app.theme
-            self._tail_lines = []
-            if width > 0:
-                for segment in self._segments:
-                    self._lines += self._render(segment, after=self._lines)
-                self._tail_lines = self._render(self._tail, after=self._lines)
-        return self._lines, self._tail_lines
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        lines, tail = self._lines_at(width)
-        return len(lines) + len(tail)
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._style = self.rich_style  # walks every ancestor: once per repaint, not per line
-        return super().render_lines(crop)
-
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        lines, tail = self._lines_at(width)
-        if y < len(lines):
-            line = lines[y]
-        elif y - len(lines) < len(tail):
-            line = tail[y - len(lines)]
-        else:
-            return Strip.blank(width, self._style)
-        return line.apply_style(self._style)
-
-
