@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
+from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.message import MessageBlock
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.tui.harness import bulk_seed, wait_until
 
@@ -108,13 +108,14 @@ async def stream_figures(tokens: int, workdir: Path, history: int = 0) -> Stream
         async with app.run_test(size=(120, 36), headless=True) as pilot:
             screen = app.screen
             assert isinstance(screen, MainScreen)
+            log = screen.query_one(ChatLog)
             await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=30)
             await app.workers.wait_for_complete()
             if history:
                 screen.open_session(bulk_seed(app, history, compacted=history - 10))
-                await wait_until(pilot, lambda: len(screen.query(MessageBlock)) == PAGE_SIZE)
+                await wait_until(pilot, lambda: len(log.messages) == PAGE_SIZE)
                 await app.workers.wait_for_complete()
-            mounted = len(screen.query(MessageBlock))
+            mounted = len(log.messages)
             meter = StallMeter()
             ticker = asyncio.create_task(meter.run())
             screen.query_one(Composer).text = "walk me through the whole runbook"
@@ -122,7 +123,7 @@ async def stream_figures(tokens: int, workdir: Path, history: int = 0) -> Stream
             await pilot.press("enter")
 
             def finished() -> bool:
-                blocks = list(screen.query(MessageBlock))
+                blocks = list(log.messages)
                 if len(blocks) != mounted + 2 or blocks[-1].status == "streaming":
                     return False
                 return blocks[-1].status != "complete" or screen._runner is None
@@ -130,7 +131,7 @@ async def stream_figures(tokens: int, workdir: Path, history: int = 0) -> Stream
             while not finished():  # a light poll: Pilot's waits would add work to the loop
                 await asyncio.sleep(0.05)
             elapsed = time.perf_counter() - start
-            reply = list(screen.query(MessageBlock))[-1]
+            reply = list(log.messages)[-1]
             if reply.status != "complete" or len(reply.content.split()) < tokens * 0.99:
                 raise SystemExit(
                     f"the reply did not arrive whole: {reply.status}, "
@@ -149,15 +150,16 @@ async def open_figure(messages: int, workdir: Path) -> float:
     async with app.run_test(size=(120, 36), headless=True) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
+        log = screen.query_one(ChatLog)
         await app.workers.wait_for_complete()
         session_id = bulk_seed(app, messages, compacted=messages - 10)
         timings = []
         for _ in range(5):
             screen.open_session(None)
-            await wait_until(pilot, lambda: not screen.query(MessageBlock))
+            await wait_until(pilot, lambda: not log.messages)
             start = time.perf_counter()
             screen.open_session(session_id)
-            await wait_until(pilot, lambda: len(screen.query(MessageBlock)) == PAGE_SIZE)
+            await wait_until(pilot, lambda: len(log.messages) == PAGE_SIZE)
             timings.append(time.perf_counter() - start)
         return sorted(timings)[len(timings) // 2] * 1000
 

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
+from oncall_tui.tui.widgets.chat_log import ChatLog  # noqa: E402
 from tests.tui.demo import GaugeApp, build_demo, demo_app  # noqa: E402
 from tests.tui.harness import wait_until  # noqa: E402
 
@@ -34,7 +35,7 @@ async def settle(pilot: Pilot[Any]) -> None:
 
 
 async def main_screen(pilot: Pilot[Any]) -> None:
-    await wait_until(pilot, lambda: bool(pilot.app.screen.query("MessageBlock")))
+    await wait_until(pilot, lambda: any(log.messages for log in pilot.app.screen.query(ChatLog)))
     await settle(pilot)
 
 

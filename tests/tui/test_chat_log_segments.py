@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
 import oncall_tui.tui
-from oncall_tui.services.sessions import ToolCallView
+from oncall_tui.services.sessions import MessageView, ToolCallView
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.markdown import (
     SEGMENT_CHARS,
     _fence_open,
+    _RichMarkdown,
+    rich_markdown,
     split_point,
     split_segments,
 )
@@ -60,19 +65,48 @@ class LogApp(App[None]):
         yield ChatLog()
 
 
+def page(*messages: tuple[str, str], tools: Sequence[ToolCallView] = ()) -> list[MessageView]:
+    """Stored messages, as a session page brings them (tools on the last one)."""
+    when = datetime(2026, 1, 1, tzinfo=UTC)
+    return [
+        MessageView(
+            i + 1,
+            i,
+            role,
+            content,
+            "complete",
+            when,
+            tuple(tools) if i == len(messages) - 1 else (),
+        )
+        for i, (role, content) in enumerate(messages)
+    ]
+
+
+def lines_of(log: ChatLog, block: MessageBlock) -> list[Strip]:
+    """The lines the log draws for ``block``, its margin excluded."""
+    index = log.entries.index(block)
+    start, end = log._starts[index], log._starts[index + 1] - 1
+    return [line for y in range(start, end) if (line := log.line_at(y)) is not None]
+
+
+def texts(lines: Sequence[Strip]) -> list[str]:
+    return [line.text[2:].rstrip() for line in lines]  # without the selection bar and its space
+
+
 async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
     text = reply(150)
     app = LogApp()
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
-        block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
+        log = app.query_one(ChatLog)
+        block = await log.add_message("assistant", "", status="streaming")
         for start in range(0, len(text), 37):  # odd-sized pieces cut words and fences anywhere
             await block.append(text[start : start + 37])
             if start % 3700 == 0:
                 await pilot.pause(0.06)  # let the flush timer run now and then
         await block.finish("complete")
-        await pilot.pause()
+        await wait_until(pilot, lambda: block.status == "complete")  # the backlog is drawn first
         assert block.content == text
         body = block.body
         assert body.tail == ""  # finished: drawn like a stored message
@@ -80,7 +114,7 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         assert len(body.segments) > 5
         for i in range(1, len(body.segments) + 1):
             assert not _fence_open("".join(body.segments[:i]))
-        block.focus()
+        log.focus()
         await pilot.press("c")
         assert copied == [text]
 
@@ -91,32 +125,37 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
     text = reply(300)
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
+        log = app.query_one(ChatLog)
+        block = await log.add_message("assistant", "", status="streaming")
         body = block.body
         widgets = set(app.screen.query("*"))
         tails: list[int] = []
         for start in range(0, len(text), 400):
             await block.append(text[start : start + 400])
-            await pilot.pause(0.06)
-            assert block.shown_text == text[: start + 400]
+            await wait_until(pilot, lambda end=start + 400: block.shown_text == text[:end])
             tails.append(len(body.tail))
             assert split_point(body.tail, min_chars=1) is None  # the paragraph being written
+            assert log.is_vertical_scroll_end  # the log follows the reply
         assert set(app.screen.query("*")) == widgets
         assert max(tails) < 200  # no longer than a paragraph or a fence of the reply
         assert len(body.segments) > 20
-        assert block.size.height > 200  # the finished segments are laid out, not only the tail
+        assert log.virtual_size.height > 200  # the finished segments are laid out, not the tail
+        assert any("Step 299" in line.text for line in lines_of(log, block))
 
 
 async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> None:
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        block = await app.query_one(ChatLog).add_message("assistant", "", status="streaming")
+        log = app.query_one(ChatLog)
+        block = await log.add_message("assistant", "", status="streaming")
         await block.append("partial answer")  # still buffered: the flush timer has not run
         await block.finish("failed", note="model went away")
         await wait_until(pilot, lambda: "model went away" in block.shown_text)
         assert block.content == "partial answer"  # the note is shown, not stored
         assert block.shown_text.startswith("partial answer")
-        assert block.has_class("-failed")
+        drawn = texts(lines_of(log, block))
+        assert drawn[0] == "assistant · ✗ failed"
+        assert "model went away" in "\n".join(drawn)
 
 
 async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
@@ -124,24 +163,24 @@ async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        await log.mount(MessageBlock("assistant", text))
+        await log.show_page(page(("assistant", text)), earlier=0, boundary=0)
         await pilot.pause()
-        block = log.query_one(MessageBlock)
-        assert not block.children  # one widget, however long the text
+        (block,) = log.messages
         assert len(block.body.segments) > 5
         assert block.body.text == text
-        assert block.size.height > 100  # every line is laid out, not just the first segment
+        assert len(lines_of(log, block)) > 100  # every line is laid out, not the first segment
+        assert log.is_vertical_scroll_end  # a session opens on its newest lines
 
 
 async def test_rendered_headings_sit_on_the_left() -> None:
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.mount(MessageBlock("assistant", "# Rollback\n\nrun it"))
+        await log.show_page(page(("assistant", "# Rollback\n\nrun it")), earlier=0, boundary=0)
         await pilot.pause()
-        block = log.query_one(MessageBlock)
-        assert block.render_line(0).text.startswith("assistant")
-        assert block.render_line(1).text.startswith("Rollback")
+        drawn = texts(lines_of(log, log.messages[0]))
+        assert drawn[0] == "assistant"
+        assert drawn[1].startswith("Rollback")
 
 
 async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,28 +200,26 @@ async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatc
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
+        await log.show_page(page(("user", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
         streaming = await log.add_message("assistant", "", status="streaming")
         await streaming.append("```\nkubectl get pods\nSELECT 1;\n")
         await wait_until(pilot, lambda: "SELECT 1;" in streaming.shown_text)
         await streaming.finish("complete")
-        await log.mount(MessageBlock("assistant", "```sql\nSELECT 1;\n```"))
         await pilot.pause()
-        plain_block, sql_block = log.query(MessageBlock)
-        plain = _line_with(plain_block, "kubectl get pods")
-        sql = _line_with(sql_block, "SELECT 1;")
+        sql_block, plain_block = log.messages
+        plain = _line_with(lines_of(log, plain_block), "kubectl get pods")
+        sql = _line_with(lines_of(log, sql_block), "SELECT 1;")
     assert guessed == []
     assert len(_styles(plain)) == 1  # plain text, one style
     assert len(_styles(sql)) > 1  # a stated language is still highlighted
 
 
-def _line_with(block: MessageBlock, text: str) -> Strip:
-    return next(
-        line for y in range(block.size.height) if text in (line := block.render_line(y)).text
-    )
+def _line_with(lines: Sequence[Strip], text: str) -> Strip:
+    return next(line for line in lines if text in line.text)
 
 
 def _styles(line: Strip) -> set[object]:
-    return {segment.style for segment in line if segment.text.strip()}
+    return {segment.style for segment in line.crop(2) if segment.text.strip()}
 
 
 async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arguments() -> None:
@@ -193,44 +230,93 @@ async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arg
     app = LogApp()
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.mount(MessageBlock("assistant", "Done.", tool_calls=calls))
+        await log.show_page(page(("assistant", "Done."), tools=calls), earlier=0, boundary=0)
         await pilot.pause()
-        block = log.query_one(MessageBlock)
+        (block,) = log.messages
 
-        def lines() -> list[str]:
-            return [block.render_line(y).text.rstrip() for y in range(block.size.height)]
+        def shown() -> list[str]:
+            return texts(lines_of(log, block))
 
-        assert lines()[:4] == [
+        assert shown()[:4] == [
             "assistant",
             "▶ ⚙ load_skill → Loaded skill: x",
             "▶ ⚙ get_current_time ✗ clock unavailable",
             "Done.",
         ]
-        failed = block.render_line(2)
-        assert {s.style.color for s in failed if s.text.strip()} != {
-            s.style.color for s in block.render_line(1) if s.text.strip()
-        }  # the failed call stands out
-        block.focus()
+        ok, failed = lines_of(log, block)[1:3]
+        assert _styles(ok) != _styles(failed)  # the failed call stands out
+        log.focus()
         await pilot.press("enter")
         await pilot.pause()
-        shown = lines()
-        assert shown[1].startswith("▼ ⚙ load_skill")
-        assert '"name": "log-analysis"' in "\n".join(shown)
-        assert "Done." in shown
-        await pilot.click(block, offset=(4, 1))  # the first tool line (after border and padding)
+        assert shown()[1].startswith("▼ ⚙ load_skill")
+        assert '"name": "log-analysis"' in "\n".join(shown())
+        assert "Done." in shown()
+        await pilot.click(log, offset=(4, 1))  # the first tool line (after padding and gutter)
         await pilot.pause()
-        assert lines()[1].startswith("▶")
-        assert '"name"' not in "\n".join(lines())
+        assert shown()[1].startswith("▶")
+        assert '"name"' not in "\n".join(shown())
 
 
-async def test_enter_on_a_message_without_tool_calls_is_not_taken() -> None:
+async def test_enter_on_a_message_without_tool_calls_is_left_alone() -> None:
     app = LogApp()
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.mount(MessageBlock("user", "hello"))
+        await log.show_page(page(("user", "hello")), earlier=0, boundary=0)
+        log.focus()
         await pilot.pause()
-        block = log.query_one(MessageBlock)
-        assert block.check_action("toggle_tools", ()) is False
-        block.focus()
+        assert log.selected is log.messages[0]
+        assert log.check_action("open", ()) is False  # no tool calls: Enter goes on
+        assert log.check_action("copy", ()) is True
+
+
+class EarlierApp(LogApp):
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[ChatLog.EarlierRequested] = []
+
+    def on_chat_log_earlier_requested(self, message: ChatLog.EarlierRequested) -> None:
+        self.requests.append(message)
+
+
+async def test_keys_move_between_messages_and_the_earlier_line_loads_more() -> None:
+    app = EarlierApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        log = app.query_one(ChatLog)
+        messages = [("user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(12)]
+        await log.show_page(page(*messages), earlier=30, boundary=0)
+        log.focus()
+        await pilot.pause()
+        assert log.selected is log.messages[-1]  # the newest message in view
+        selected_line = lines_of(log, log.messages[-1])[0]
+        assert selected_line.text.startswith("▌")  # the selection shows
+        await pilot.press("up", "up")
+        assert log.selected is log.messages[-3]
+        for _ in range(20):
+            await pilot.press("up")
+        assert log.selected is None  # past the first message: the earlier line
+        assert log.cursor == 0
+        assert log.scroll_offset.y == 0  # brought into view
+        assert log.check_action("open", ()) is True
         await pilot.press("enter")
-        assert not block.tools_open
+        await pilot.pause()
+        assert len(app.requests) == 1
+        await pilot.click(log, offset=(10, 0))  # a click on the line asks too
+        await pilot.pause()
+        assert len(app.requests) == 2
+
+
+def test_documents_share_one_parser_and_are_set_up_as_rich_sets_up_its_own() -> None:
+    """The shared parser skips rich's own __init__: if rich ever sets up more, this says so."""
+    text = (
+        "# Rollback\n\n- run `kubectl rollout undo` | a | b |\n\n~~gone~~\n\n| a | b |\n|---|---|\n"
+    )
+    ours, theirs = rich_markdown(text, dark=True), RichMarkdown(text, code_theme="monokai")
+    assert vars(ours).keys() == vars(theirs).keys()
+    for name, value in vars(theirs).items():
+        if name != "parsed":
+            assert getattr(ours, name) == value, name
+    assert [(t.type, t.content) for t in ours.parsed] == [
+        (t.type, t.content) for t in theirs.parsed
+    ]
+    assert rich_markdown("x").parsed is not ours.parsed
+    assert _RichMarkdown._parser is not None

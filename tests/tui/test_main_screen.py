@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from textual import events
 from textual.widgets import Select, Static
 
+from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
-from oncall_tui.tui.widgets.chat_log import BoundaryDivider, EarlierMessages
+from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.message import MessageBlock
@@ -28,7 +30,12 @@ def main_screen(app: object) -> MainScreen:
 
 
 def blocks(screen: MainScreen) -> list[MessageBlock]:
-    return list(screen.query(MessageBlock))
+    return screen.query_one(ChatLog).messages
+
+
+def drawn(log: ChatLog) -> list[str]:
+    """Every line of the log as drawn, in view or not."""
+    return [line.text for y in range(log.virtual_size.height) if (line := log.line_at(y))]
 
 
 def status_text(screen: MainScreen) -> str:
@@ -113,8 +120,8 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen._runner is None)
         reply = blocks(screen)[1]
-        assert reply.status == "interrupted"
-        assert reply.has_class("-interrupted")
+        await wait_until(pilot, lambda: reply.status == "interrupted")
+        assert any("assistant · ⏸ interrupted" in line for line in drawn(screen.query_one(ChatLog)))
         stored = app.services.sessions.messages("alice", screen.session_id or 0)
         assert stored[1].status == "interrupted"
         assert stored[1].content == reply.content
@@ -177,11 +184,9 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         await wait_until(pilot, lambda: len(blocks(screen)) == PAGE_SIZE)
         app.query_one(Composer).text = "what next?"
         await pilot.press("enter")
-        await wait_until(
-            pilot, lambda: screen._runner is None and bool(screen.query(BoundaryDivider))
-        )
-        divider = screen.query_one(BoundaryDivider)
-        assert "60 earlier messages summarised" in str(divider.render())
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: screen._runner is None and log.boundary == 60)
+        assert any("60 earlier messages summarised" in line for line in drawn(log))
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 60
         await pilot.press("ctrl+up")  # older messages are still there to read
         await wait_until(
@@ -223,11 +228,12 @@ async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()
         session_id = bulk_seed(app, 10_000, compacted=9_990)
         screen.open_session(session_id)
-        earlier = screen.query_one(EarlierMessages)
-        await wait_until(pilot, lambda: "9,960 earlier messages" in str(earlier.render()))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.earlier == 9_960)
+        assert "9,960 earlier messages" in drawn(log)[0]
         assert len(blocks(screen)) == PAGE_SIZE
         assert blocks(screen)[-1].content == "message 9999"
-        assert len(screen.query(BoundaryDivider)) == 1
+        assert sum("earlier messages summarised" in line for line in drawn(log)) == 1
 
 
 async def test_a_failed_send_keeps_the_text_to_resend(tmp_path: Path) -> None:
@@ -291,3 +297,28 @@ async def test_enter_right_behind_typed_text_sends_all_of_it(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(blocks(screen)) == 2 and screen._runner is None)
         assert blocks(screen)[0].content == "pods?"
         assert app.query_one(Composer).text == ""
+
+
+async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    opened = seed_session(app, 1)
+
+    async def broken(owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
+        yield UserMessageStored(opened, 3, text)
+        yield TokenDelta("Checking the pods")
+        raise RuntimeError("a bug, not a model failure")
+
+    app.services.chat.send = broken  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2)  # the seeded session
+        await app.workers.wait_for_complete()
+        app.query_one(Composer).text = "status?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 4 and blocks(screen)[3].ended)
+        reply = blocks(screen)[3]
+        await wait_until(pilot, lambda: reply.status == "failed")
+        assert reply.content == "Checking the pods"
+        assert "RuntimeError" in reply.shown_text  # the catalogued message, as a note
+        assert "RuntimeError" in status_text(screen)
+        await wait_until(pilot, lambda: screen.collector.streams == 0)  # the stream is over

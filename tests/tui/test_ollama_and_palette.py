@@ -14,9 +14,9 @@ from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.models import ModelPicker
+from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
-from oncall_tui.tui.widgets.message import MessageBlock
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.tui.harness import wait_until
 
@@ -110,7 +110,7 @@ async def test_replies_stream_from_a_child_process_and_esc_keeps_the_partial(
 
 
 def reply_text(screen: MainScreen) -> str:
-    blocks = list(screen.query(MessageBlock))
+    blocks = screen.query_one(ChatLog).messages
     return blocks[-1].shown_text if blocks and blocks[-1].role == "assistant" else ""
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from tests.tui.demo import GaugeApp, build_demo, demo_app
 from tests.tui.harness import wait_until
@@ -16,7 +17,7 @@ from tests.tui.harness import wait_until
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait for the demo session to be on screen; park the focus so no cursor blinks."""
     app = pilot.app
-    await wait_until(pilot, lambda: bool(app.screen.query("MessageBlock")))
+    await wait_until(pilot, lambda: any(log.messages for log in app.screen.query(ChatLog)))
     await app.workers.wait_for_complete()
     await pilot.pause(0.3)
     await app.workers.wait_for_complete()

@@ -34,7 +34,7 @@ from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
 from oncall_tui.tui.screens.memory_actions import MemoryActions
-from oncall_tui.tui.widgets.chat_log import ChatLog, EarlierMessages
+from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.message import MessageBlock
@@ -273,20 +273,32 @@ class MainScreen(MemoryActions):
 
     async def on_send_ended(self, message: SendEnded) -> None:
         self._runner = None
-        self.collector.stream_ended()
-        if self._settling is not None:
-            self._settling.stop()
-        self._tidy_soon()
         if message.error is not None:
             self.show_error(message.error)
+            if self._reply is not None and not self._reply.ended:  # a fault mid-reply
+                note = message.error.message(self.services.settings.lang)
+                await self._reply.finish("failed", note=note)
         elif message.cancelled and self._reply is not None:
             await self._reply.finish("interrupted")
             self._set_status("Reply cancelled; the partial answer is kept.")
         elif self.query_one("#status", Static).has_class("-error") is False:
             self._set_status("")
-        self._reply = None
+        reply, self._reply = self._reply, None
+        settling, self._settling = self._settling, None
+        self._settle_after(reply, settling)
         self.load_sessions()
         self.refresh_context()
+
+    @work(group="settle")
+    async def _settle_after(self, reply: MessageBlock | None, settling: Timer | None) -> None:
+        """Once the reply is drawn (a backlog of text may take a few flushes), the stream is
+        over for the garbage collector too: its full pass may run once things are quiet."""
+        if reply is not None:
+            await reply.drawn.wait()
+        if settling is not None:
+            settling.stop()
+        self.collector.stream_ended()
+        self._tidy_soon()
 
     def _tidy_when_quiet(self) -> None:
         """A full garbage collection once nothing streams and the user pauses (see collector)."""
@@ -373,7 +385,7 @@ class MainScreen(MemoryActions):
     def action_load_earlier(self) -> None:
         self._load_earlier()
 
-    @on(EarlierMessages.LoadRequested)
+    @on(ChatLog.EarlierRequested)
     def _load_earlier(self) -> None:
         session_id, before = self.session_id, self._oldest_loaded
         if session_id is None or before is None or before == 0:

@@ -1,93 +1,190 @@
-"""The chat log: messages, the compaction divider, and lazy pages of older messages.
+"""The chat log: the open page of a session, every message drawn by one scrolling widget.
 
-Long sessions mount lazily: a session opens on its newest page and older pages are mounted
-above on request, so a session with 10,000 messages opens as fast as one with 20.
+Each message keeps its lines (see :mod:`message`), and the log draws the lines in view from
+them: a frame redraws one widget's visible lines, however many messages the page holds and
+however long the reply streaming into it. Long sessions mount lazily: a session opens on its
+newest page and older pages are added above on request, so a session with 10,000 messages opens
+as fast as one with 20.
+
+Keys, with the log focused (Tab from the composer): up and down move between messages, ``c``
+copies the selected one, Enter shows its tool calls' arguments (or loads earlier messages, on
+the line that offers them). A click selects a message; a click on a tool line opens it.
 """
 
 from __future__ import annotations
 
+import itertools
+import textwrap
+from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from textual.app import ComposeResult
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widget import Widget
-from textual.widgets import Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from oncall_tui.services.sessions import MessageView
-from oncall_tui.tui.widgets.message import MessageBlock
+from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
+
+GUTTER = 2
+"""Cells left of a message's text: the selection bar, then a space."""
+RIGHT = 1
+"""Cells right of a message's text."""
 
 
-class EarlierMessages(Static, can_focus=True):
-    """Stands above the oldest mounted message while older ones remain unmounted."""
+@dataclass
+class Earlier:
+    """The line above the oldest message shown, while older ones are not loaded."""
 
-    BINDINGS = [Binding("enter", "load", "Load earlier")]
+    count: int
 
-    class LoadRequested(Message):
-        pass
-
-    def set_count(self, count: int) -> None:
-        self.update(f"↑ {count:,} earlier messages · ctrl+up or Enter here to load more")
-        self.display = count > 0
-
-    def action_load(self) -> None:
-        self.post_message(self.LoadRequested())
-
-    def on_click(self) -> None:
-        self.post_message(self.LoadRequested())
+    @property
+    def text(self) -> str:
+        return f"↑ {self.count:,} earlier messages · ctrl+up or Enter here to load more"
 
 
-class BoundaryDivider(Static):
+@dataclass
+class Divider:
     """Where the compaction boundary lies: everything above is summarised, and still here."""
 
-    def __init__(self, count: int) -> None:
-        super().__init__(
-            f"── {count:,} earlier messages summarised · f6 shows the summary ──",
-            classes="boundary",
-        )
-        self.count = count
+    count: int
+
+    @property
+    def text(self) -> str:
+        return f"── {self.count:,} earlier messages summarised · f6 shows the summary ──"
 
 
-class ChatLog(VerticalScroll):
+Entry = Earlier | Divider | MessageBlock
+
+
+def _centred(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` cells, each line centred."""
+    return [line.center(width) for line in textwrap.wrap(text, max(width, 1))] or [""]
+
+
+_generations = itertools.count(1)
+
+
+class ChatLog(ScrollView, can_focus=True):
     """Messages of the open session, newest at the bottom; follows new output."""
 
-    def compose(self) -> ComposeResult:
-        yield EarlierMessages(id="earlier")
+    COMPONENT_CLASSES = {
+        "chat-log--user",
+        "chat-log--cursor",
+        "chat-log--cursor-bar",
+        "chat-log--header",
+        "chat-log--header-interrupted",
+        "chat-log--header-failed",
+        "chat-log--tool",
+        "chat-log--tool-failed",
+        "chat-log--tool-detail",
+        "chat-log--divider",
+        "chat-log--earlier",
+    }
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Previous message", show=False),
+        Binding("down", "cursor(1)", "Next message", show=False),
+        Binding("c", "copy", "Copy message"),
+        Binding("enter", "open", "Open"),
+    ]
+
+    class EarlierRequested(Message):
+        """The user asked for the page before the oldest message shown."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[Entry] = [Earlier(0)]
+        self.cursor: int | None = None
+        """The selected entry (a message, or the line offering earlier ones)."""
+        self._starts: list[int] = []
+        """The first line of each entry; the last item is the total."""
+        self._heights: list[int] = []
+        self._width = 0
+        self._palette: Palette | None = None
+        self._drawn_cursor: int | None = None
+        self._drawn_style = Style()
+        self._drawn_width = 0
+
+    # -- what is shown ---------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[MessageBlock]:
+        return [entry for entry in self.entries if isinstance(entry, MessageBlock)]
+
+    @property
+    def earlier(self) -> int:
+        """How many older messages are not loaded."""
+        first = self.entries[0]
+        return first.count if isinstance(first, Earlier) else 0
+
+    @property
+    def boundary(self) -> int | None:
+        """The compaction boundary shown, if any."""
+        return next((e.count for e in self.entries if isinstance(e, Divider)), None)
 
     def clear_log(self) -> None:
-        for child in list(self.children):
-            if not isinstance(child, EarlierMessages):
-                child.remove()
-        self.query_one(EarlierMessages).set_count(0)
+        self._replace([Earlier(0)])
 
     async def show_page(
         self, messages: Sequence[MessageView], *, earlier: int, boundary: int
     ) -> None:
         """Replace the log with one page (the newest) of a session."""
-        await self.remove_children("MessageBlock, BoundaryDivider")
-        await self.mount_all(self._blocks(messages, boundary))
-        self.query_one(EarlierMessages).set_count(earlier)
+        self._replace([Earlier(earlier), *self._entries(messages, boundary)])
         self.anchor()
-        self.scroll_end(animate=False)
 
     async def prepend_page(
         self, messages: Sequence[MessageView], *, earlier: int, boundary: int
     ) -> None:
-        first = next(iter(self.query(MessageBlock)), None)
-        blocks = self._blocks(messages, boundary)
-        if first is None:
-            await self.mount_all(blocks)
-        else:
-            await self.mount_all(blocks, before=first)
-        self.query_one(EarlierMessages).set_count(earlier)
+        """Add an older page above; what is in view stays in view."""
+        before = self._total
+        added = self._entries(messages, boundary)
+        if self.boundary is not None and any(isinstance(e, Divider) for e in added):
+            added = [entry for entry in added if not isinstance(entry, Divider)]
+        if self.cursor is not None:
+            self.cursor += len(added)
+        self._insert(1, added)
+        self.entries[0] = Earlier(earlier)
+        self._relayout()
+        if not self.is_vertical_scroll_end:
+            self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
 
-    def _blocks(self, messages: Sequence[MessageView], boundary: int) -> list[Widget]:
-        widgets: list[Widget] = []
+    async def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
+        block = MessageBlock(role, content, status=status)
+        self._insert(len(self.entries), [block])
+        self._relayout()
+        self.anchor()
+        return block
+
+    async def add_exchange(self, question: str) -> MessageBlock:
+        """The user's message and the reply about to stream."""
+        reply = MessageBlock("assistant", "", status="streaming")
+        self._insert(len(self.entries), [MessageBlock("user", question), reply])
+        self._relayout()
+        self.anchor()
+        return reply
+
+    async def mark_boundary(self, count: int) -> None:
+        """After a compaction: move the divider to stand above message ``count``."""
+        self.entries = [entry for entry in self.entries if not isinstance(entry, Divider)]
+        target = next(
+            (i for i, e in enumerate(self.entries) if getattr(e, "position", None) == count),
+            len(self.entries),
+        )
+        self._insert(target, [Divider(count)])
+        self.cursor = None
+        self._relayout()
+
+    def _entries(self, messages: Sequence[MessageView], boundary: int) -> list[Entry]:
+        entries: list[Entry] = []
         for message in messages:
             if boundary > 0 and message.position == boundary:
-                widgets.append(BoundaryDivider(boundary))
-            widgets.append(
+                entries.append(Divider(boundary))
+            entries.append(
                 MessageBlock(
                     message.role,
                     message.content,
@@ -96,28 +193,257 @@ class ChatLog(VerticalScroll):
                     tool_calls=message.tool_calls,
                 )
             )
-        return widgets
+        return entries
 
-    async def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
-        block = MessageBlock(role, content, status=status)
-        await self.mount(block)
-        self.anchor()
-        return block
+    def _replace(self, entries: list[Entry]) -> None:
+        self.entries = []
+        self.cursor = None
+        self._insert(0, entries)
+        self._relayout()
+        self.scroll_to(y=0, animate=False, immediate=True)
 
-    async def add_exchange(self, question: str) -> MessageBlock:
-        """The user's message and the reply about to stream, mounted in one layout pass."""
-        reply = MessageBlock("assistant", "", status="streaming")
-        await self.mount_all([MessageBlock("user", question), reply])
-        self.anchor()
-        return reply
+    def _insert(self, index: int, entries: Sequence[Entry]) -> None:
+        for entry in entries:
+            if isinstance(entry, MessageBlock):
+                entry.attach(self)
+        self.entries[index:index] = entries
 
-    async def mark_boundary(self, count: int) -> None:
-        """After a compaction: move the divider to stand above message ``count``."""
-        for divider in self.query(BoundaryDivider):
-            await divider.remove()
-        target = next((b for b in self.query(MessageBlock) if b.position == count), None)
-        divider = BoundaryDivider(count)
-        if target is not None:
-            await self.mount(divider, before=target)
+    def message_changed(self, block: MessageBlock) -> None:
+        """A message's lines changed (streamed text, a tool call, its status)."""
+        if self._width <= 0 or block not in self.entries:
+            return
+        index = len(self.entries) - 1 if self.entries[-1] is block else self.entries.index(block)
+        height = self._entry_height(block)
+        if self.scrollable_content_region.width != self._width:
+            self._relayout()
+        elif height != self._heights[index]:  # the entries after it move: nothing else changes
+            self._heights[index] = height
+            for after in range(index, len(self.entries)):
+                self._starts[after + 1] = self._starts[after] + self._heights[after]
+            self._set_virtual_height(self._total)
+            self.refresh()
         else:
-            await self.mount(divider)
+            start = self._starts[index] - self.scroll_offset.y
+            self.refresh(Region(0, start, self.size.width, height))
+
+    # -- layout ----------------------------------------------------------------------------------
+
+    @property
+    def _total(self) -> int:
+        return self._starts[-1] if self._starts else 0
+
+    def _entry_height(self, entry: Entry) -> int:
+        if isinstance(entry, MessageBlock):
+            return entry.line_count(self.app, self._text_width, self.palette) + 1  # margin
+        if isinstance(entry, Divider):
+            return len(_centred(entry.text, self._width)) + 1  # margin
+        return len(_centred(entry.text, self._width)) if entry.count > 0 else 0
+
+    @property
+    def _text_width(self) -> int:
+        return max(self._width - GUTTER - RIGHT, 1)
+
+    def _relayout(self) -> None:
+        self._width = self.scrollable_content_region.width
+        if self._width <= 0:
+            return
+        self._heights = [self._entry_height(entry) for entry in self.entries]
+        self._starts = [0, *itertools.accumulate(self._heights)]
+        self._set_virtual_height(self._total)
+        self.refresh()
+
+    def _set_virtual_height(self, height: int) -> None:
+        """Grow or shrink the scrollable area, following the end if the view is there.
+
+        Setting ``virtual_size`` lays out the whole screen (every widget on it), which a reply
+        would do on every flush; only the log and its scrollbar change, so unless the scrollbar
+        comes or goes they are updated here and the layout is skipped."""
+        size = Size(self._width, height)
+        if size == self.virtual_size:
+            return
+        following = self.is_anchored and self.scroll_offset.y >= self.max_scroll_y
+        overflows = height > self.scrollable_content_region.height
+        if overflows != self.show_vertical_scrollbar or size.width != self.virtual_size.width:
+            self.virtual_size = size
+        else:
+            self.set_reactive(ChatLog.virtual_size, size)
+            if overflows:
+                self.vertical_scrollbar.window_virtual_size = height
+        if following:
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def on_resize(self) -> None:
+        if self.scrollable_content_region.width != self._width:
+            self._relayout()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._palette = None  # a theme or class change: lines are drawn again in the new styles
+        if self.is_mounted:
+            self.call_after_refresh(self._relayout)
+
+    def _text_style(self, component: str) -> Style:
+        """A component's text style without its background: the line's own shows through."""
+        style = self.get_component_rich_style(component)
+        return style.without_color + Style(color=style.color)
+
+    @property
+    def palette(self) -> Palette:
+        if self._palette is None:
+            style = self._text_style
+            self._palette = Palette(
+                next(_generations),
+                style("chat-log--header"),
+                style("chat-log--header-interrupted"),
+                style("chat-log--header-failed"),
+                style("chat-log--tool"),
+                style("chat-log--tool-failed"),
+                style("chat-log--tool-detail"),
+            )
+        return self._palette
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Once per repaint, not per line: the style walks every ancestor.
+        self._drawn_cursor = self._current()
+        self._drawn_style = self.rich_style
+        self._drawn_width = self.scrollable_content_region.width
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        width, style = self._drawn_width, self._drawn_style
+        line = self.line_at(self.scroll_offset.y + y) if width == self._width else None
+        if line is None:
+            return Strip.blank(width, style)
+        return line.apply_style(style)
+
+    def line_at(self, y: int) -> Strip | None:
+        """Line ``y`` of the whole log (not only the part in view), or None past its end."""
+        if not 0 <= y < self._total:
+            return None
+        index = bisect_right(self._starts, y) - 1
+        entry, row = self.entries[index], y - self._starts[index]
+        width = self._width
+        if isinstance(entry, Earlier):
+            style = self._text_style("chat-log--earlier")
+            line = text_line(_centred(entry.text, width)[row], style, width)
+            return self._selectable(index, line)
+        if isinstance(entry, Divider):
+            if row == self._heights[index] - 1:  # the margin below it
+                return Strip.blank(width)
+            style = self._text_style("chat-log--divider")
+            return text_line(_centred(entry.text, width)[row], style, width)
+        if row == self._heights[index] - 1:  # the margin below a message
+            return Strip.blank(width)
+        text = entry.line(self.app, self._text_width, self.palette, row)
+        selected = self._selected(index)
+        bar = "▌" if selected else " "
+        bar_style = self.get_component_rich_style("chat-log--cursor-bar") if selected else None
+        line = Strip.join(
+            [Strip([Segment(bar, bar_style), Segment(" ")]), text, Strip.blank(RIGHT)]
+        )
+        if selected:
+            return line.apply_style(self.get_component_rich_style("chat-log--cursor"))
+        if entry.role == "user":
+            return line.apply_style(self.get_component_rich_style("chat-log--user"))
+        return line
+
+    def _selected(self, index: int) -> bool:
+        return self.has_focus and index == self._drawn_cursor
+
+    def _selectable(self, index: int, line: Strip) -> Strip:
+        if self._selected(index):
+            return line.apply_style(self.get_component_rich_style("chat-log--cursor"))
+        return line
+
+    # -- selection -------------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> MessageBlock | None:
+        entry = self._entry(self._current())
+        return entry if isinstance(entry, MessageBlock) else None
+
+    def _entry(self, index: int | None) -> Entry | None:
+        return self.entries[index] if index is not None else None
+
+    def on_focus(self, event: events.Focus) -> None:
+        self.refresh()
+
+    def _current(self) -> int | None:
+        """The selected entry: the one chosen, else (with the focus) the last message that
+        starts in view, so that focusing the log selects without scrolling."""
+        if self.cursor is not None or not self.has_focus or not self._starts:
+            return self.cursor
+        bottom = self.scroll_offset.y + self.size.height
+        in_view = [i for i in range(len(self.entries)) if self._starts[i] < bottom]
+        return next((i for i in reversed(in_view) if self._choosable(i)), None)
+
+    def on_blur(self, event: events.Blur) -> None:
+        self.refresh()
+
+    def _choosable(self, index: int) -> bool:
+        entry = self.entries[index]
+        return isinstance(entry, MessageBlock) or (isinstance(entry, Earlier) and entry.count > 0)
+
+    def _last_selectable(self) -> int | None:
+        return next((i for i in reversed(range(len(self.entries))) if self._choosable(i)), None)
+
+    def action_cursor(self, step: int) -> None:
+        current = self._current()
+        if current is None:
+            self._move_to(self._last_selectable())
+            return
+        index = current + step
+        while 0 <= index < len(self.entries) and not self._choosable(index):
+            index += step
+        if 0 <= index < len(self.entries):
+            self._move_to(index)
+
+    def _move_to(self, index: int | None) -> None:
+        self.cursor = index
+        if index is not None and self._starts:
+            start, height = self._starts[index], self._heights[index]
+            region = Region(0, start, self._width, max(min(height, self.size.height), 1))
+            self.scroll_to_region(region, animate=False, immediate=True)
+        self.refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        entry = self._entry(self._current())
+        if action == "open":  # Enter goes on to the screen when there is nothing to open
+            return isinstance(entry, Earlier) or (
+                isinstance(entry, MessageBlock) and bool(entry.tools)
+            )
+        if action == "copy":
+            return isinstance(entry, MessageBlock)
+        return True
+
+    def action_open(self) -> None:
+        entry = self._entry(self._current())
+        if isinstance(entry, Earlier):
+            self.post_message(self.EarlierRequested())
+        elif isinstance(entry, MessageBlock):
+            entry.toggle_tools()
+
+    def action_copy(self) -> None:
+        if (block := self.selected) is not None:
+            self.app.copy_to_clipboard(block.content)
+            self.notify("Message copied to the clipboard", timeout=2)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        y = self.scroll_offset.y + offset.y
+        if not 0 <= y < self._total:
+            return
+        index = bisect_right(self._starts, y) - 1
+        entry = self.entries[index]
+        if isinstance(entry, Earlier):
+            self.post_message(self.EarlierRequested())
+        elif isinstance(entry, MessageBlock):
+            self.focus()
+            self._move_to(index)
+            row = y - self._starts[index]
+            if 1 <= row < len(entry.head_lines(self._text_width, self.palette)):
+                entry.toggle_tools()

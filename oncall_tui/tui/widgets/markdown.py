@@ -14,9 +14,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from rich.console import JustifyMethod
 from rich.markdown import Heading, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
+from rich.style import Style
 from rich.theme import Theme
 from textual.app import App
 from textual.color import Color
@@ -93,10 +95,32 @@ class _Heading(Heading):
 
 
 class _RichMarkdown(RichMarkdown):
+    """Rich's Markdown with headings on the left, parsed by one shared parser.
+
+    Rich builds a new markdown-it parser for every document, and building one (its rules, and
+    a linkify matcher when linkify-it is installed) costs more than parsing a paragraph: a
+    streamed reply renders a document per flush, so the parser is built once here.
+    """
+
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **RichMarkdown.elements,
         "heading_open": _Heading,
     }
+    _parser: ClassVar[MarkdownIt | None] = None
+
+    def __init__(self, markup: str, code_theme: str) -> None:
+        # What rich's own __init__ sets (a test checks the two agree), with the shared parser.
+        parser = _RichMarkdown._parser
+        if parser is None:
+            parser = _RichMarkdown._parser = MarkdownIt().enable("strikethrough").enable("table")
+        self.markup = markup
+        self.parsed = parser.parse(markup)
+        self.code_theme = code_theme
+        self.justify: JustifyMethod | None = None
+        self.style: str | Style = "none"
+        self.hyperlinks = True
+        self.inline_code_lexer: str | None = None
+        self.inline_code_theme = code_theme
 
 
 def markdown_theme(variables: Mapping[str, str]) -> Theme:

@@ -1,11 +1,10 @@
-"""One message of the chat log: its header, tool calls and Markdown text, drawn by one widget.
+"""One message of the chat log: its state, its streaming, and its lines for the log to draw.
 
-A message is one widget with no children: it draws its lines from caches (the header and tool
-lines once per width and state, the text as :class:`MarkdownLines`). A page of 40 messages is
-40 widgets for every layout to visit, and a line of the log is drawn by two widgets (the log
-and the message), not four. While a reply streams, only its short tail is rendered again on
-each flush and nothing is mounted, so the cost of a frame does not grow with the length of the
-reply or of the session.
+A message is not a widget. The chat log draws every message of its page itself, from lines
+each message keeps: the header and tool lines (drawn again only when they change) and the text
+as :class:`MarkdownLines`. While a reply streams, only the paragraph being written is rendered
+again on each flush, so neither a flush nor a frame grows with the length of the reply or of
+the session.
 """
 
 from __future__ import annotations
@@ -14,30 +13,53 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
-from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.app import App
 from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
 
 from oncall_tui.services.sessions import ToolCallView
 from oncall_tui.tui.widgets.markdown import MarkdownLines, split_point, split_segments
 
+if TYPE_CHECKING:
+    from oncall_tui.tui.widgets.chat_log import ChatLog
+
 FLUSH_SECONDS = 0.05
 """Streamed text is buffered and drawn on this timer."""
-MAX_FLUSH_CHARS = 1_500
-"""At most this much buffered text is drawn per flush, so one flush never stalls the UI."""
+MAX_FLUSH_CHARS = 800
+"""At most this much buffered text is drawn per flush, so one flush never stalls the UI (about
+16,000 characters a second: several times what a local model writes)."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
     mark = {"ok": "→", "error": "✗", "interrupted": "⏸", "running": "…"}.get(status, "→")
     return f"⚙ {name} {mark} {summary}".rstrip()
+
+
+def text_line(text: str, style: Style, width: int) -> Strip:
+    """One line of plain text in ``style``, cut with an ellipsis to ``width`` cells."""
+    if cell_len(text) > width:
+        text = Strip([Segment(text)]).crop(0, max(width - 1, 0)).text + "…"
+    return Strip([Segment(text, style)]).adjust_cell_length(width)
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The styles of a message's own lines, from the log's component classes."""
+
+    generation: int
+    """Changes whenever the styles do: lines drawn with an older palette are drawn again."""
+    header: Style
+    header_interrupted: Style
+    header_failed: Style
+    tool: Style
+    tool_failed: Style
+    tool_detail: Style
 
 
 @dataclass
@@ -64,40 +86,14 @@ class ToolCallLine:
         return cls(call.call_id, call.name, dict(call.arguments), call.summary, call.status)
 
 
-def _text_line(text: str, style: Style, width: int) -> Strip:
-    """One line of plain text in ``style``, cut with an ellipsis to ``width`` cells."""
-    if cell_len(text) > width:
-        text = Strip([Segment(text)]).crop(0, max(width - 1, 0)).text + "…"
-    return Strip([Segment(text, style)]).adjust_cell_length(width)
-
-
-class MessageBlock(Widget, can_focus=True):
-    """One message. Focus it to copy its text (``c``): OSC 52 reaches the local clipboard
-    even over SSH in terminals that support it. Enter (or a click on a tool line) shows the
-    arguments of its tool calls.
+class MessageBlock:
+    """One message: role, text, status, tool calls, and the lines that show them.
 
     Streamed text is buffered and drawn on a short timer. It joins the tail, the paragraph
     being written, which is rendered again; the paragraphs it completes (up to a paragraph
     break outside code fences) become a finished segment, rendered once. When the reply ends,
-    the tail does too. So each flush and each frame cost the same at the end of a long reply
-    as at its start, whatever the length of the session above it.
+    the tail does too.
     """
-
-    COMPONENT_CLASSES = {
-        "message--header",
-        "message--tool",
-        "message--tool-failed",
-        "message--tool-detail",
-    }
-    DEFAULT_CSS = """
-    MessageBlock {
-        height: auto;
-    }
-    """
-    BINDINGS = [
-        Binding("c", "copy", "Copy message"),
-        Binding("enter", "toggle_tools", "Tool details"),
-    ]
 
     def __init__(
         self,
@@ -108,7 +104,6 @@ class MessageBlock(Widget, can_focus=True):
         position: int | None = None,
         tool_calls: Sequence[ToolCallView] = (),
     ) -> None:
-        super().__init__(classes=f"message -{role}")
         self.role = role
         self.content = content
         self.status = status
@@ -116,21 +111,28 @@ class MessageBlock(Widget, can_focus=True):
         self.tools = [ToolCallLine.of(call) for call in tool_calls]
         self.tools_open = False
         segments = split_segments(content)
-        self._body = (
+        self.body = (
             MarkdownLines(segments[:-1], tail=segments[-1])
             if status == "streaming"
             else MarkdownLines(segments)
         )
         self._head: list[Strip] = []
-        self._head_key: tuple[int, str] | None = None
-        """The width and theme ``_head`` was drawn for; None when it must be drawn again."""
-        self._style = Style()
+        self._head_key: tuple[int, int] | None = None
+        """The width and palette ``_head`` was drawn for; None when it must be drawn again."""
+        self._log: ChatLog | None = None
         self._pending: list[str] = []
         """Streamed text not yet drawn (flushed on a timer)."""
         self._flush_timer: Timer | None = None
+        self._ending: str | None = None
+        """The status a reply that has ended takes once its buffered text is drawn."""
+        self.drawn = asyncio.Event()
+        """Set once the message is finished and all its text is drawn."""
+        if status != "streaming":
+            self.drawn.set()
 
-    def on_mount(self) -> None:
-        self._mark_status()
+    def attach(self, log: ChatLog) -> None:
+        """The log that shows this message, told of every change to its lines."""
+        self._log = log
 
     @property
     def header(self) -> str:
@@ -139,92 +141,71 @@ class MessageBlock(Widget, can_focus=True):
         return f"{who} · {mark}" if mark else who
 
     @property
-    def shown_text(self) -> str:
-        """The message text on screen (with any note), which may lag ``content`` by a flush."""
-        return self._body.text
+    def ended(self) -> bool:
+        """Whether the message is finished, or a reply that will be once it is drawn."""
+        return self.status != "streaming" or self._ending is not None
 
     @property
-    def body(self) -> MarkdownLines:
-        return self._body
+    def shown_text(self) -> str:
+        """The message text on screen (with any note), which may lag ``content`` by a flush."""
+        return self.body.text
 
-    def _mark_status(self) -> None:
-        for status in STATUS_MARKS:
-            self.set_class(self.status == status, f"-{status}")
-        self._changed(layout=False)
+    # -- lines -----------------------------------------------------------------------------------
 
-    def _changed(self, *, layout: bool) -> None:
-        self._head_key = None
-        self.refresh(layout=layout)
-
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._head_key = None  # the header's and tool lines' styles may have changed
-
-    # -- drawing ---------------------------------------------------------------------------------
-
-    def _head_lines(self, width: int) -> list[Strip]:
+    def head_lines(self, width: int, palette: Palette) -> list[Strip]:
         """The header, then a line per tool call (and the arguments, when open)."""
-        key = (width, self.app.theme)
-        if key == self._head_key:
+        if self._head_key == (width, palette.generation):
             return self._head
-        style = self.get_component_rich_style
-
-        lines = [_text_line(self.header, style("message--header"), width)]
+        header = {"interrupted": palette.header_interrupted, "failed": palette.header_failed}
+        lines = [text_line(self.header, header.get(self.status, palette.header), width)]
         marker = "▼" if self.tools_open else "▶"
         for tool in self.tools:
-            component = "message--tool-failed" if tool.status == "error" else "message--tool"
-            lines.append(_text_line(f"{marker} {tool.title}", style(component), width))
+            style = palette.tool_failed if tool.status == "error" else palette.tool
+            lines.append(text_line(f"{marker} {tool.title}", style, width))
             if self.tools_open:
-                detail = style("message--tool-detail")
-                lines += [_text_line(f"    {line}", detail, width) for line in tool.detail()]
-        self._head, self._head_key = lines, key
+                lines += [
+                    text_line(f"    {line}", palette.tool_detail, width) for line in tool.detail()
+                ]
+        self._head, self._head_key = lines, (width, palette.generation)
         return lines
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._head_lines(width)) + self._body.line_count(self.app, width)
+    def line_count(self, app: App[object], width: int, palette: Palette) -> int:
+        return len(self.head_lines(width, palette)) + self.body.line_count(app, width)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        self._style = self.rich_style  # walks every ancestor: once per repaint, not per line
-        return super().render_lines(crop)
+    def line(self, app: App[object], width: int, palette: Palette, row: int) -> Strip:
+        """Line ``row`` of the message at ``width`` cells."""
+        head = self.head_lines(width, palette)
+        if row < len(head):
+            return head[row]
+        lines, tail = self.body.lines(app, width)
+        row -= len(head)
+        if row < len(lines):
+            return lines[row]
+        if row - len(lines) < len(tail):
+            return tail[row - len(lines)]
+        return Strip.blank(width)
 
-    def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        head = self._head_lines(width)
-        if y < len(head):
-            return head[y].apply_style(self._style)
-        lines, tail = self._body.lines(self.app, width)
-        y -= len(head)
-        if y < len(lines):
-            return lines[y].apply_style(self._style)
-        if y - len(lines) < len(tail):
-            return tail[y - len(lines)].apply_style(self._style)
-        return Strip.blank(width, self._style)
+    def _changed(self, *, head: bool = False) -> None:
+        if head:
+            self._head_key = None
+        if self._log is not None:
+            self._log.message_changed(self)
 
     # -- tool calls ------------------------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "toggle_tools":
-            return bool(self.tools)  # Enter goes on to the log when there is nothing to show
-        return True
-
-    def action_toggle_tools(self) -> None:
+    def toggle_tools(self) -> None:
         self.tools_open = not self.tools_open
-        self._changed(layout=True)
-
-    def on_click(self, event: events.Click) -> None:
-        offset = event.get_content_offset(self)
-        if offset is not None and 1 <= offset.y < len(self._head):
-            self.action_toggle_tools()
+        self._changed(head=True)
 
     async def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
         self.tools.append(ToolCallLine(call_id, name, arguments))
-        self._changed(layout=True)
+        self._changed(head=True)
 
     def finish_tool(self, call_id: str, summary: str, ok: bool) -> None:
         for tool in self.tools:
             if tool.call_id == call_id:
                 tool.summary, tool.status = summary, "ok" if ok else "error"
-        self._changed(layout=False)
+        self._changed(head=True)
 
     # -- streaming -------------------------------------------------------------------------------
 
@@ -234,16 +215,22 @@ class MessageBlock(Widget, can_focus=True):
             return
         self.content += text
         self._pending.append(text)
-        if self._flush_timer is None:
-            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self._flush_timer is None and self._log is not None:
+            self._flush_timer = self._log.set_timer(FLUSH_SECONDS, self._flush)
 
     def _flush(self) -> None:
         """The flush timer: draw what is buffered (at most MAX_FLUSH_CHARS per tick; a backlog
-        is drawn over the next ticks, so it never turns into one long stall)."""
+        is drawn over the next ticks, so it never turns into one long stall). Once the reply
+        has ended and the last of it is drawn, the reply is finished."""
         self._flush_timer = None
         self._draw_buffered()
-        if self._pending and self._flush_timer is None and self.status == "streaming":
-            self._flush_timer = self.set_timer(FLUSH_SECONDS, self._flush)
+        if self._pending:
+            self._schedule()
+        elif self._ending is not None:
+            self._finished(self._ending)
 
     def _draw_buffered(self) -> None:
         text = "".join(self._pending)
@@ -251,44 +238,46 @@ class MessageBlock(Widget, can_focus=True):
         if len(text) > MAX_FLUSH_CHARS:
             self._pending.append(text[MAX_FLUSH_CHARS:])
             text = text[:MAX_FLUSH_CHARS]
-        if not text:
+        if not text or self._log is None:
             return
-        body = self._body
-        before = body.height
-        tail = body.tail + text
+        app = self._log.app
+        tail = self.body.tail + text
         split = split_point(tail, min_chars=1)
         if split is not None:  # whole paragraphs: rendered once, as one segment
-            body.add(self.app, [tail[:split]])
+            self.body.set_tail(app, "")
+            self.body.add(app, [tail[:split]])
             tail = tail[split:]
-        body.set_tail(self.app, tail)
-        self.refresh(layout=body.height != before or not body.height)
+        self.body.set_tail(app, tail)
+        self._changed()
 
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.
 
-        Whatever is still buffered is drawn and the tail becomes finished segments, so a
-        finished reply is drawn as it will be when the session is opened again. A note, if
-        any, is appended as a quote.
+        What is still buffered is drawn on the flush timer, frames in between, and then the
+        reply is finished: its tail becomes a finished segment (so it is drawn as it will be
+        when the session is opened again) and its status is shown. A note, if any, is
+        appended as a quote.
         """
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-            self._flush_timer = None
         if note:  # shown, not part of the message text (``content`` is what is stored)
             self._pending.append(f"\n\n> {note}" if self.content else f"> {note}")
-        self._draw_buffered()
-        while self._pending:  # a backlog: drawn a tick at a time, frames in between
-            await asyncio.sleep(FLUSH_SECONDS)
+        if self.status != "streaming":  # already finished: only the status changes
             self._draw_buffered()
-        tail = self._body.tail
-        self._body.set_tail(self.app, "")
-        self._body.add(self.app, [tail])
+            self._finished(status)
+            return
+        self._ending = status
+        if self._flush_timer is None:
+            self._flush()
+
+    def _finished(self, status: str) -> None:
+        self._ending = None
+        if self._log is not None and self.body.tail:
+            app = self._log.app
+            tail = self.body.tail
+            self.body.set_tail(app, "")
+            self.body.add(app, [tail])
         for tool in self.tools:
             if tool.status == "running":
                 tool.status = "interrupted"
         self.status = status
-        self._mark_status()
-        self.refresh(layout=True)
-
-    def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.content)
-        self.notify("Message copied to the clipboard", timeout=2)
+        self._changed(head=True)
+        self.drawn.set()
