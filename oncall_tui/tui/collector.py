@@ -4,13 +4,16 @@ CPython's full collection walks every tracked object and stops the event loop wh
 over a hundred milliseconds for this app's heap once a long reply has been read. The young
 generations are cheap and run as usual. What this module moves is the full pass:
 
-- a reply freezes what exists when it starts (``gc.freeze``), and on a short timer what it has
-  made since, so the full passes that run during it only visit recent objects;
-- once things are quiet (no reply streaming or ending, no key or click for
-  :data:`QUIET_SECONDS`), one
-  full collection runs over everything, unfrozen first so that frozen objects that have since
-  become garbage (widgets of a closed session, say) are freed, and the survivors are frozen
-  again.
+- from the start of a reply there is none: the oldest generation's threshold is raised out of
+  reach. (Freezing the heap instead is not enough: with the frozen objects left out of its
+  count, CPython then runs a full pass over the rest every tenth young collection, 15 to 30
+  ms each mid-stream.)
+- once things are quiet (no reply streaming or being drawn, no key or click for
+  :data:`QUIET_SECONDS`), one full collection runs over everything, unfrozen first so that
+  frozen objects that have since become garbage (widgets of a closed session, say) are freed,
+  and the survivors are frozen so that later full passes skip them. Only then is the
+  threshold restored: restored as the reply ends, it would let the next young collection
+  escalate at once into the full pass it was holding back (140 ms, as the reader starts).
 """
 
 from __future__ import annotations
@@ -21,14 +24,18 @@ from dataclasses import dataclass, field
 
 QUIET_SECONDS = 2.0
 """The full collection waits for this long without input: its pause then meets no keystroke."""
+NO_FULL_PASS = 1 << 30
+"""The oldest generation's threshold while a reply streams: never reached."""
 
 
 @dataclass
 class Collector:
     streams: int = 0
-    """Replies streaming now; the tidy waits while any is."""
+    """Replies streaming (or still being drawn) now; no full pass while any is."""
     tidied: int = 0
     last_activity: float = field(default_factory=time.monotonic)
+    _threshold: tuple[int, int, int] | None = None
+    """The thresholds to restore at the next tidy, while full passes are held back."""
 
     def note_activity(self) -> None:
         self.last_activity = time.monotonic()
@@ -38,25 +45,26 @@ class Collector:
         return not self.streams and time.monotonic() - self.last_activity >= QUIET_SECONDS
 
     def stream_started(self) -> None:
-        gc.freeze()
+        if self._threshold is None:
+            young, middle, old = gc.get_threshold()
+            self._threshold = (young, middle, old)
+            gc.set_threshold(young, middle, NO_FULL_PASS)
         self.streams += 1
 
     def stream_ended(self) -> None:
         self.streams = max(0, self.streams - 1)
         self.note_activity()  # the reply just ended: someone is reading it
 
-    def settle(self) -> None:
-        """While streaming, on a timer: what the stream made so far leaves the full passes
-        (until the next tidy, which visits everything)."""
-        if self.streams:
-            gc.freeze()
-
     def tidy(self) -> bool:
-        """One full collection, then freeze the survivors; skipped (False) unless quiet."""
+        """One full collection, then freeze the survivors and let CPython make its own full
+        passes again; skipped (False) unless quiet."""
         if not self.quiet:
             return False
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        if self._threshold is not None:
+            gc.set_threshold(*self._threshold)
+            self._threshold = None
         self.tidied += 1
         return True

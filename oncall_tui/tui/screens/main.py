@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 40
 TIDY_SECONDS = 1.0
-SETTLE_SECONDS = 0.5
 """A full garbage collection runs this long after start-up or a reply, not during either."""
 
 
@@ -78,7 +77,6 @@ class MainScreen(MemoryActions):
         self._sent_text = ""
         self._oldest_loaded: int | None = None
         self.collector = collector
-        self._settling: Timer | None = None
         self._tidy_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -214,7 +212,6 @@ class MainScreen(MemoryActions):
         self._sent_text = event.text
         self._set_status("Sending…")
         self.collector.stream_started()  # no full garbage collection until the reply is in
-        self._settling = self.set_interval(SETTLE_SECONDS, self.collector.settle)
         self._start_send(self.session_id, event.text)
 
     @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
@@ -284,19 +281,16 @@ class MainScreen(MemoryActions):
         elif self.query_one("#status", Static).has_class("-error") is False:
             self._set_status("")
         reply, self._reply = self._reply, None
-        settling, self._settling = self._settling, None
-        self._settle_after(reply, settling)
+        self._settle_after(reply)
         self.load_sessions()
         self.refresh_context()
 
     @work(group="settle")
-    async def _settle_after(self, reply: MessageBlock | None, settling: Timer | None) -> None:
+    async def _settle_after(self, reply: MessageBlock | None) -> None:
         """Once the reply is drawn (a backlog of text may take a few flushes), the stream is
         over for the garbage collector too: its full pass may run once things are quiet."""
         if reply is not None:
             await reply.drawn.wait()
-        if settling is not None:
-            settling.stop()
         self.collector.stream_ended()
         self._tidy_soon()
 

@@ -31,6 +31,8 @@ from textual.strip import Strip
 from oncall_tui.services.sessions import MessageView
 from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
 
+MAX_DRAWN = 2_000
+"""Drawn lines kept at most (a few screens): past it they are all dropped and drawn again."""
 GUTTER = 2
 """Cells left of a message's text: the selection bar, then a space."""
 RIGHT = 1
@@ -109,6 +111,9 @@ class ChatLog(ScrollView, can_focus=True):
         self._drawn_cursor: int | None = None
         self._drawn_style = Style()
         self._drawn_width = 0
+        self._drawn: dict[int, Strip] = {}
+        """Lines as drawn, by line of the log; dropped from where something changes."""
+        self._drawn_key: tuple[object, ...] = ()
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -208,15 +213,18 @@ class ChatLog(ScrollView, can_focus=True):
                 entry.attach(self)
         self.entries[index:index] = entries
 
-    def message_changed(self, block: MessageBlock) -> None:
-        """A message's lines changed (streamed text, a tool call, its status)."""
+    def message_changed(self, block: MessageBlock, first: int = 0) -> None:
+        """A message's lines from row ``first`` on changed (streamed text, a tool call, its
+        status); the lines above it, and the entries above the message, are drawn as they were."""
         if self._width <= 0 or block not in self.entries:
             return
         index = len(self.entries) - 1 if self.entries[-1] is block else self.entries.index(block)
         height = self._entry_height(block)
         if self.scrollable_content_region.width != self._width:
             self._relayout()
-        elif height != self._heights[index]:  # the entries after it move: nothing else changes
+            return
+        self._forget_from(self._starts[index] + first)
+        if height != self._heights[index]:  # the entries after it move: nothing else changes
             self._heights[index] = height
             for after in range(index, len(self.entries)):
                 self._starts[after + 1] = self._starts[after] + self._heights[after]
@@ -225,6 +233,11 @@ class ChatLog(ScrollView, can_focus=True):
         else:
             start = self._starts[index] - self.scroll_offset.y
             self.refresh(Region(0, start, self.size.width, height))
+
+    def _forget_from(self, y: int) -> None:
+        """Drop the drawn lines from line ``y`` of the log on."""
+        for drawn in [line for line in self._drawn if line >= y]:
+            del self._drawn[drawn]
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -249,6 +262,7 @@ class ChatLog(ScrollView, can_focus=True):
             return
         self._heights = [self._entry_height(entry) for entry in self.entries]
         self._starts = [0, *itertools.accumulate(self._heights)]
+        self._drawn.clear()
         self._set_virtual_height(self._total)
         self.refresh()
 
@@ -278,6 +292,7 @@ class ChatLog(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._drawn.clear()
         self._palette = None  # a theme or class change: lines are drawn again in the new styles
         if self.is_mounted:
             self.call_after_refresh(self._relayout)
@@ -309,14 +324,23 @@ class ChatLog(ScrollView, can_focus=True):
         self._drawn_cursor = self._current()
         self._drawn_style = self.rich_style
         self._drawn_width = self.scrollable_content_region.width
+        key = (self._drawn_width, self._drawn_style, self._drawn_cursor, self.has_focus)
+        if key != self._drawn_key or len(self._drawn) > MAX_DRAWN:
+            self._drawn_key = key
+            self._drawn.clear()
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the view: drawn lines are kept, so as a reply streams in, only its
+        new lines are drawn (a frame scrolls the rest)."""
+        y += self.scroll_offset.y
+        if (line := self._drawn.get(y)) is not None:
+            return line
         width, style = self._drawn_width, self._drawn_style
-        line = self.line_at(self.scroll_offset.y + y) if width == self._width else None
-        if line is None:
-            return Strip.blank(width, style)
-        return line.apply_style(style)
+        drawn = self.line_at(y) if width == self._width else None
+        line = Strip.blank(width, style) if drawn is None else drawn.apply_style(style)
+        self._drawn[y] = line
+        return line
 
     def line_at(self, y: int) -> Strip | None:
         """Line ``y`` of the whole log (not only the part in view), or None past its end."""

@@ -223,6 +223,11 @@ class MarkdownLines:
         """Lines at the width last drawn (no rendering)."""
         return len(self._lines) + len(self._tail_lines)
 
+    @property
+    def finished_height(self) -> int:
+        """Lines of the finished segments at the width last drawn: the tail starts here."""
+        return len(self._lines)
+
     def _render(self, app: App[object], text: str, *, after: Sequence[Strip]) -> list[Strip]:
         """``text`` as lines at the current width; a blank line first if it follows lines
         (segments meet at a paragraph break)."""

@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 
 FLUSH_SECONDS = 0.05
 """Streamed text is buffered and drawn on this timer."""
-MAX_FLUSH_CHARS = 800
-"""At most this much buffered text is drawn per flush, so one flush never stalls the UI (about
-16,000 characters a second: several times what a local model writes)."""
+MAX_FLUSH_CHARS = 500
+"""At most this much buffered text is drawn per flush, so one flush never stalls the UI."""
+BACKLOG_SECONDS = 0.01
+"""A backlog (more than MAX_FLUSH_CHARS waiting) is drawn in steps this far apart: a frame or
+a keystroke can run between two steps, and the screen catches up with a fast model."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
@@ -186,10 +188,13 @@ class MessageBlock:
         return Strip.blank(width)
 
     def _changed(self, *, head: bool = False) -> None:
+        """Tell the log which lines may have changed: all of them if the head did, else those
+        from the first line of the tail as it was (text is only ever added after it)."""
+        first = 0 if head else len(self._head) + self.body.finished_height
         if head:
             self._head_key = None
         if self._log is not None:
-            self._log.message_changed(self)
+            self._log.message_changed(self, first)
 
     # -- tool calls ------------------------------------------------------------------------------
 
@@ -217,9 +222,9 @@ class MessageBlock:
         self._pending.append(text)
         self._schedule()
 
-    def _schedule(self) -> None:
+    def _schedule(self, delay: float = FLUSH_SECONDS) -> None:
         if self._flush_timer is None and self._log is not None:
-            self._flush_timer = self._log.set_timer(FLUSH_SECONDS, self._flush)
+            self._flush_timer = self._log.set_timer(delay, self._flush)
 
     def _flush(self) -> None:
         """The flush timer: draw what is buffered (at most MAX_FLUSH_CHARS per tick; a backlog
@@ -228,7 +233,7 @@ class MessageBlock:
         self._flush_timer = None
         self._draw_buffered()
         if self._pending:
-            self._schedule()
+            self._schedule(BACKLOG_SECONDS)
         elif self._ending is not None:
             self._finished(self._ending)
 
@@ -241,6 +246,7 @@ class MessageBlock:
         if not text or self._log is None:
             return
         app = self._log.app
+        first = len(self._head) + self.body.finished_height
         tail = self.body.tail + text
         split = split_point(tail, min_chars=1)
         if split is not None:  # whole paragraphs: rendered once, as one segment
@@ -248,7 +254,7 @@ class MessageBlock:
             self.body.add(app, [tail[:split]])
             tail = tail[split:]
         self.body.set_tail(app, tail)
-        self._changed()
+        self._log.message_changed(self, first)
 
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.
