@@ -14,12 +14,9 @@ the line that offers them). A click selects a message; a click on a tool line op
 from __future__ import annotations
 
 import itertools
-import textwrap
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
@@ -29,44 +26,20 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from oncall_tui.services.sessions import MessageView
-from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
+from oncall_tui.tui.widgets.log_entries import (
+    Divider,
+    Earlier,
+    Entry,
+    LogStyles,
+    entry_height,
+    entry_line,
+    page_entries,
+    text_width,
+)
+from oncall_tui.tui.widgets.message import MessageBlock, Palette
 
 MAX_DRAWN = 2_000
 """Drawn lines kept at most (a few screens): past it they are all dropped and drawn again."""
-GUTTER = 2
-"""Cells left of a message's text: the selection bar, then a space."""
-RIGHT = 1
-"""Cells right of a message's text."""
-
-
-@dataclass
-class Earlier:
-    """The line above the oldest message shown, while older ones are not loaded."""
-
-    count: int
-
-    @property
-    def text(self) -> str:
-        return f"↑ {self.count:,} earlier messages · ctrl+up or Enter here to load more"
-
-
-@dataclass
-class Divider:
-    """Where the compaction boundary lies: everything above is summarised, and still here."""
-
-    count: int
-
-    @property
-    def text(self) -> str:
-        return f"── {self.count:,} earlier messages summarised · f6 shows the summary ──"
-
-
-Entry = Earlier | Divider | MessageBlock
-
-
-def _centred(text: str, width: int) -> list[str]:
-    """``text`` wrapped to ``width`` cells, each line centred."""
-    return [line.center(width) for line in textwrap.wrap(text, max(width, 1))] or [""]
 
 
 _generations = itertools.count(1)
@@ -107,7 +80,7 @@ class ChatLog(ScrollView, can_focus=True):
         """The first line of each entry; the last item is the total."""
         self._heights: list[int] = []
         self._width = 0
-        self._palette: Palette | None = None
+        self._styles: LogStyles | None = None
         self._drawn_cursor: int | None = None
         self._drawn_style = Style()
         self._drawn_width = 0
@@ -139,7 +112,7 @@ class ChatLog(ScrollView, can_focus=True):
         self, messages: Sequence[MessageView], *, earlier: int, boundary: int
     ) -> None:
         """Replace the log with one page (the newest) of a session."""
-        self._replace([Earlier(earlier), *self._entries(messages, boundary)])
+        self._replace([Earlier(earlier), *page_entries(messages, boundary)])
         self.anchor()
 
     async def prepend_page(
@@ -147,7 +120,7 @@ class ChatLog(ScrollView, can_focus=True):
     ) -> None:
         """Add an older page above; what is in view stays in view."""
         before = self._total
-        added = self._entries(messages, boundary)
+        added = page_entries(messages, boundary)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
         if self.cursor is not None:
@@ -183,22 +156,6 @@ class ChatLog(ScrollView, can_focus=True):
         self._insert(target, [Divider(count)])
         self.cursor = None
         self._relayout()
-
-    def _entries(self, messages: Sequence[MessageView], boundary: int) -> list[Entry]:
-        entries: list[Entry] = []
-        for message in messages:
-            if boundary > 0 and message.position == boundary:
-                entries.append(Divider(boundary))
-            entries.append(
-                MessageBlock(
-                    message.role,
-                    message.content,
-                    status=message.status,
-                    position=message.position,
-                    tool_calls=message.tool_calls,
-                )
-            )
-        return entries
 
     def _replace(self, entries: list[Entry]) -> None:
         self.entries = []
@@ -246,15 +203,7 @@ class ChatLog(ScrollView, can_focus=True):
         return self._starts[-1] if self._starts else 0
 
     def _entry_height(self, entry: Entry) -> int:
-        if isinstance(entry, MessageBlock):
-            return entry.line_count(self.app, self._text_width, self.palette) + 1  # margin
-        if isinstance(entry, Divider):
-            return len(_centred(entry.text, self._width)) + 1  # margin
-        return len(_centred(entry.text, self._width)) if entry.count > 0 else 0
-
-    @property
-    def _text_width(self) -> int:
-        return max(self._width - GUTTER - RIGHT, 1)
+        return entry_height(entry, self.app, self._width, self.styles_of_lines.palette)
 
     def _relayout(self) -> None:
         self._width = self.scrollable_content_region.width
@@ -293,7 +242,7 @@ class ChatLog(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._drawn.clear()
-        self._palette = None  # a theme or class change: lines are drawn again in the new styles
+        self._styles = None  # a theme or class change: lines are drawn again in the new styles
         if self.is_mounted:
             self.call_after_refresh(self._relayout)
 
@@ -303,19 +252,28 @@ class ChatLog(ScrollView, can_focus=True):
         return style.without_color + Style(color=style.color)
 
     @property
-    def palette(self) -> Palette:
-        if self._palette is None:
-            style = self._text_style
-            self._palette = Palette(
+    def styles_of_lines(self) -> LogStyles:
+        """The styles lines are drawn in, from the component classes (kept until they change)."""
+        if self._styles is None:
+            text, full = self._text_style, self.get_component_rich_style
+            palette = Palette(
                 next(_generations),
-                style("chat-log--header"),
-                style("chat-log--header-interrupted"),
-                style("chat-log--header-failed"),
-                style("chat-log--tool"),
-                style("chat-log--tool-failed"),
-                style("chat-log--tool-detail"),
+                text("chat-log--header"),
+                text("chat-log--header-interrupted"),
+                text("chat-log--header-failed"),
+                text("chat-log--tool"),
+                text("chat-log--tool-failed"),
+                text("chat-log--tool-detail"),
             )
-        return self._palette
+            self._styles = LogStyles(
+                palette,
+                user=full("chat-log--user"),
+                cursor=full("chat-log--cursor"),
+                cursor_bar=full("chat-log--cursor-bar"),
+                divider=text("chat-log--divider"),
+                earlier=text("chat-log--earlier"),
+            )
+        return self._styles
 
     # -- drawing ---------------------------------------------------------------------------------
 
@@ -347,39 +305,16 @@ class ChatLog(ScrollView, can_focus=True):
         if not 0 <= y < self._total:
             return None
         index = bisect_right(self._starts, y) - 1
-        entry, row = self.entries[index], y - self._starts[index]
-        width = self._width
-        if isinstance(entry, Earlier):
-            style = self._text_style("chat-log--earlier")
-            line = text_line(_centred(entry.text, width)[row], style, width)
-            return self._selectable(index, line)
-        if isinstance(entry, Divider):
-            if row == self._heights[index] - 1:  # the margin below it
-                return Strip.blank(width)
-            style = self._text_style("chat-log--divider")
-            return text_line(_centred(entry.text, width)[row], style, width)
-        if row == self._heights[index] - 1:  # the margin below a message
-            return Strip.blank(width)
-        text = entry.line(self.app, self._text_width, self.palette, row)
-        selected = self._selected(index)
-        bar = "▌" if selected else " "
-        bar_style = self.get_component_rich_style("chat-log--cursor-bar") if selected else None
-        line = Strip.join(
-            [Strip([Segment(bar, bar_style), Segment(" ")]), text, Strip.blank(RIGHT)]
+        selected = self.has_focus and index == self._drawn_cursor
+        return entry_line(
+            self.entries[index],
+            y - self._starts[index],
+            self._heights[index],
+            self.app,
+            self._width,
+            self.styles_of_lines,
+            selected=selected,
         )
-        if selected:
-            return line.apply_style(self.get_component_rich_style("chat-log--cursor"))
-        if entry.role == "user":
-            return line.apply_style(self.get_component_rich_style("chat-log--user"))
-        return line
-
-    def _selected(self, index: int) -> bool:
-        return self.has_focus and index == self._drawn_cursor
-
-    def _selectable(self, index: int, line: Strip) -> Strip:
-        if self._selected(index):
-            return line.apply_style(self.get_component_rich_style("chat-log--cursor"))
-        return line
 
     # -- selection -------------------------------------------------------------------------------
 
@@ -468,6 +403,6 @@ class ChatLog(ScrollView, can_focus=True):
         elif isinstance(entry, MessageBlock):
             self.focus()
             self._move_to(index)
-            row = y - self._starts[index]
-            if 1 <= row < len(entry.head_lines(self._text_width, self.palette)):
+            head = entry.head_lines(text_width(self._width), self.styles_of_lines.palette)
+            if 1 <= y - self._starts[index] < len(head):  # a tool line
                 entry.toggle_tools()

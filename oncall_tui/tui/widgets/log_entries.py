@@ -1,0 +1,120 @@
+"""What the chat log holds: messages, the line offering earlier ones, the compaction divider."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.app import App
+from textual.strip import Strip
+
+from oncall_tui.services.sessions import MessageView
+from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
+
+GUTTER = 2
+"""Cells left of a message's text: the selection bar, then a space."""
+RIGHT = 1
+"""Cells right of a message's text."""
+
+
+@dataclass
+class Earlier:
+    """The line above the oldest message shown, while older ones are not loaded."""
+
+    count: int
+
+    @property
+    def text(self) -> str:
+        return f"↑ {self.count:,} earlier messages · ctrl+up or Enter here to load more"
+
+
+@dataclass
+class Divider:
+    """Where the compaction boundary lies: everything above is summarised, and still here."""
+
+    count: int
+
+    @property
+    def text(self) -> str:
+        return f"── {self.count:,} earlier messages summarised · f6 shows the summary ──"
+
+
+Entry = Earlier | Divider | MessageBlock
+
+
+def centred(text: str, width: int) -> list[str]:
+    """``text`` wrapped to ``width`` cells, each line centred."""
+    return [line.center(width) for line in textwrap.wrap(text, max(width, 1))] or [""]
+
+
+def page_entries(messages: Sequence[MessageView], boundary: int) -> list[Entry]:
+    """A page of stored messages as log entries, the divider above message ``boundary``."""
+    entries: list[Entry] = []
+    for message in messages:
+        if boundary > 0 and message.position == boundary:
+            entries.append(Divider(boundary))
+        entries.append(
+            MessageBlock(
+                message.role,
+                message.content,
+                status=message.status,
+                position=message.position,
+                tool_calls=message.tool_calls,
+            )
+        )
+    return entries
+
+
+def text_width(width: int) -> int:
+    """The width of a message's text in a log ``width`` cells wide."""
+    return max(width - GUTTER - RIGHT, 1)
+
+
+def entry_height(entry: Entry, app: App[object], width: int, palette: Palette) -> int:
+    """How many lines ``entry`` takes at ``width``, a margin line included."""
+    if isinstance(entry, MessageBlock):
+        return entry.line_count(app, text_width(width), palette) + 1
+    if isinstance(entry, Divider):
+        return len(centred(entry.text, width)) + 1
+    return len(centred(entry.text, width)) if entry.count > 0 else 0
+
+
+@dataclass(frozen=True)
+class LogStyles:
+    """The styles of the log's lines: a message's own (its palette) and the log's."""
+
+    palette: Palette
+    user: Style
+    cursor: Style
+    cursor_bar: Style
+    divider: Style
+    earlier: Style
+
+
+def entry_line(
+    entry: Entry,
+    row: int,
+    height: int,
+    app: App[object],
+    width: int,
+    styles: LogStyles,
+    *,
+    selected: bool,
+) -> Strip:
+    """Line ``row`` of ``entry`` (``height`` lines, a margin line included) at ``width``."""
+    if isinstance(entry, Earlier):
+        line = text_line(centred(entry.text, width)[row], styles.earlier, width)
+        return line.apply_style(styles.cursor) if selected else line
+    if row == height - 1:  # the margin below a message or the divider
+        return Strip.blank(width)
+    if isinstance(entry, Divider):
+        return text_line(centred(entry.text, width)[row], styles.divider, width)
+    text = entry.line(app, text_width(width), styles.palette, row)
+    bar = Segment("▌", styles.cursor_bar) if selected else Segment(" ")
+    line = Strip.join([Strip([bar, Segment(" ")]), text, Strip.blank(RIGHT)])
+    if selected:
+        return line.apply_style(styles.cursor)
+    return line.apply_style(styles.user) if entry.role == "user" else line
