@@ -320,3 +320,20 @@ def test_documents_share_one_parser_and_are_set_up_as_rich_sets_up_its_own() -> 
     ]
     assert rich_markdown("x").parsed is not ours.parsed
     assert _RichMarkdown._parser is not None
+
+
+async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reopened() -> None:
+    text = "Check it.\n\n- one\n- two\n\n```bash\nkubectl get pods\n```\n\n## Then\n\nDone.\n\n"
+    app = LogApp()
+    async with app.run_test(size=(80, 40)) as pilot:
+        log = app.query_one(ChatLog)
+        await log.show_page(page(("assistant", text)), earlier=0, boundary=0)
+        streamed = await log.add_message("assistant", "", status="streaming")
+        for paragraph in text.split("\n\n"):  # a flush at every paragraph: the most segments
+            await streamed.append(paragraph + "\n\n")
+            await wait_until(pilot, lambda: streamed.shown_text == streamed.content)
+        await streamed.finish("complete")
+        await wait_until(pilot, lambda: streamed.status == "complete")
+        stored = log.messages[0]
+        assert len(streamed.body.segments) > len(stored.body.segments)
+        assert texts(lines_of(log, streamed)) == texts(lines_of(log, stored))

@@ -237,8 +237,10 @@ class MarkdownLines:
         options = console.options.update_width(self._width)
         document = rich_markdown(text, dark=app.current_theme.dark)
         with console.use_theme(_themes(app.theme, app.theme_variables)):
-            rendered = console.render_lines(document, options, pad=False)
-        lines = [Strip(line).adjust_cell_length(self._width) for line in rendered]
-        if after and lines:
+            rendered = [Strip(line) for line in console.render_lines(document, options, pad=False)]
+        while rendered and not rendered[0].cell_length:  # rich opens a list with an empty line
+            del rendered[0]
+        lines = [line.adjust_cell_length(self._width) for line in rendered]
+        if after and lines:  # one empty line between segments, as between blocks in one
             lines.insert(0, Strip.blank(self._width))
         return lines
