@@ -19,6 +19,10 @@ T = TypeVar("T")
 class BackgroundScreen(Screen[None]):
     """Runs service calls in thread workers; catalog errors go to the ``#status`` line."""
 
+    KEEP_STATUS_LINE = False
+    """Whether the ``#status`` line keeps its place when empty: a line that comes and goes lays
+    out the screen again each time (the main screen's does on every send)."""
+
     def __init__(self, services: Services) -> None:
         super().__init__()
         self.services = services
@@ -48,4 +52,4 @@ class BackgroundScreen(Screen[None]):
         status = self.query_one("#status", Static)
         status.update(text)
         status.set_class(error, "-error")
-        status.display = bool(text)
+        status.display = bool(text) or self.KEEP_STATUS_LINE

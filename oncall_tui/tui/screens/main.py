@@ -50,6 +50,7 @@ TIDY_SECONDS = 1.0
 
 class MainScreen(MemoryActions):
     AUTO_FOCUS = "#composer"
+    KEEP_STATUS_LINE = True
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
         Binding("ctrl+n", "new_session", "New"),
