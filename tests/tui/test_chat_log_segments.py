@@ -337,3 +337,32 @@ async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reo
         stored = log.messages[0]
         assert len(streamed.body.segments) > len(stored.body.segments)
         assert texts(lines_of(log, streamed)) == texts(lines_of(log, stored))
+
+
+async def test_loading_earlier_pages_keeps_the_view_and_the_selection() -> None:
+    app = EarlierApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        log = app.query_one(ChatLog)
+        newest = [("user", f"new {i}") for i in range(6)]
+        await log.show_page(page(*newest), earlier=6, boundary=0)
+        log.focus()
+        await pilot.pause()
+        await pilot.press("up", "up")
+        selected = log.selected
+        top = log.scroll_offset.y
+        in_view = log.line_at(top)
+        await log.prepend_page(
+            page(*[("user", f"old {i}") for i in range(3)]), earlier=3, boundary=0
+        )
+        await pilot.pause()
+        assert log.selected is selected  # the same message, not the same index
+        assert log.line_at(log.scroll_offset.y) == in_view  # what was in view still is
+        for _ in range(20):
+            await pilot.press("up")
+        assert log.cursor == 0  # the "earlier messages" line
+        await log.prepend_page(
+            page(*[("user", f"older {i}") for i in range(3)]), earlier=0, boundary=0
+        )
+        await pilot.pause()
+        assert log.earlier == 0
+        assert log.selected is log.messages[0]  # nothing more to load: the oldest message

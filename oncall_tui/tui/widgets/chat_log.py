@@ -6,9 +6,9 @@ however long the reply streaming into it. Long sessions mount lazily: a session 
 newest page and older pages are added above on request, so a session with 10,000 messages opens
 as fast as one with 20.
 
-Keys, with the log focused (Tab from the composer): up and down move between messages, ``c``
-copies the selected one, Enter shows its tool calls' arguments (or loads earlier messages, on
-the line that offers them). A click selects a message; a click on a tool line opens it.
+Keys, with the log focused (shift+Tab from the composer): up and down move between messages,
+``c`` copies the selected one, Enter shows its tool calls' arguments (or loads earlier messages,
+on the line that offers them). A click selects a message; a click on a tool line opens it.
 """
 
 from __future__ import annotations
@@ -123,8 +123,10 @@ class ChatLog(ScrollView, can_focus=True):
         added = page_entries(messages, boundary)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
-        if self.cursor is not None:
+        if self.cursor:  # the same entry stays selected
             self.cursor += len(added)
+        elif self.cursor == 0 and not earlier:  # nothing more to load: the oldest message
+            self.cursor = 1
         self._insert(1, added)
         self.entries[0] = Earlier(earlier)
         self._relayout()
@@ -149,10 +151,12 @@ class ChatLog(ScrollView, can_focus=True):
     async def mark_boundary(self, count: int) -> None:
         """After a compaction: move the divider to stand above message ``count``."""
         self.entries = [entry for entry in self.entries if not isinstance(entry, Divider)]
-        target = next(
-            (i for i, e in enumerate(self.entries) if getattr(e, "position", None) == count),
-            len(self.entries),
+        at = (
+            i
+            for i, e in enumerate(self.entries)
+            if isinstance(e, MessageBlock) and e.position == count
         )
+        target = next(at, len(self.entries))
         self._insert(target, [Divider(count)])
         self.cursor = None
         self._relayout()
