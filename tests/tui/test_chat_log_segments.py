@@ -366,3 +366,28 @@ async def test_loading_earlier_pages_keeps_the_view_and_the_selection() -> None:
         await pilot.pause()
         assert log.earlier == 0
         assert log.selected is log.messages[0]  # nothing more to load: the oldest message
+
+
+async def test_a_theme_change_redraws_kept_lines_in_the_new_colours() -> None:
+    app = LogApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        await log.show_page(
+            page(("assistant", "# Rollback\n\nrun `kubectl`")), earlier=0, boundary=0
+        )
+        await pilot.pause()
+        before = [log.render_line(y) for y in range(4)]  # drawn and kept
+        app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
+        await pilot.pause()
+        await pilot.pause()
+        after = [log.render_line(y) for y in range(4)]
+        assert [line.text for line in after] == [line.text for line in before]
+        for row in (0, 1, 3):  # the header, the heading, a line with inline code
+            assert _colours(before[row]) != _colours(after[row])
+
+
+def _colours(line: Strip) -> set[object]:
+    """Text colours, the selection bar left out."""
+    return {
+        segment.style.color for segment in line.crop(2) if segment.text.strip() and segment.style
+    }
