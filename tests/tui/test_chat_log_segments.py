@@ -14,6 +14,7 @@ from textual.strip import Strip
 import oncall_tui.tui
 from oncall_tui.services.sessions import MessageView, ToolCallView
 from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.widgets.log_entries import GUTTER
 from oncall_tui.tui.widgets.markdown import (
     SEGMENT_CHARS,
     _fence_open,
@@ -90,7 +91,7 @@ def lines_of(log: ChatLog, block: MessageBlock) -> list[Strip]:
 
 
 def texts(lines: Sequence[Strip]) -> list[str]:
-    return [line.text[2:].rstrip() for line in lines]  # without the selection bar and its space
+    return [line.text[GUTTER:].rstrip() for line in lines]  # without the selection bar
 
 
 async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
@@ -219,7 +220,7 @@ def _line_with(lines: Sequence[Strip], text: str) -> Strip:
 
 
 def _styles(line: Strip) -> set[object]:
-    return {segment.style for segment in line.crop(2) if segment.text.strip()}
+    return {segment.style for segment in line.crop(GUTTER) if segment.text.strip()}
 
 
 async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arguments() -> None:
@@ -251,7 +252,7 @@ async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arg
         assert shown()[1].startswith("▼ ⚙ load_skill")
         assert '"name": "log-analysis"' in "\n".join(shown())
         assert "Done." in shown()
-        await pilot.click(log, offset=(4, 1))  # the first tool line (after padding and gutter)
+        await pilot.click(log, offset=(GUTTER + 2, 1))  # the first tool line
         await pilot.pause()
         assert shown()[1].startswith("▶")
         assert '"name"' not in "\n".join(shown())
@@ -288,7 +289,7 @@ async def test_keys_move_between_messages_and_the_earlier_line_loads_more() -> N
         await pilot.pause()
         assert log.selected is log.messages[-1]  # the newest message in view
         selected_line = lines_of(log, log.messages[-1])[0]
-        assert selected_line.text.startswith("▌")  # the selection shows
+        assert selected_line.text[:GUTTER].strip() == "▌"  # the selection shows
         await pilot.press("up", "up")
         assert log.selected is log.messages[-3]
         for _ in range(20):
@@ -389,5 +390,7 @@ async def test_a_theme_change_redraws_kept_lines_in_the_new_colours() -> None:
 def _colours(line: Strip) -> set[object]:
     """Text colours, the selection bar left out."""
     return {
-        segment.style.color for segment in line.crop(2) if segment.text.strip() and segment.style
+        segment.style.color
+        for segment in line.crop(GUTTER)
+        if segment.text.strip() and segment.style
     }

@@ -14,9 +14,9 @@ from textual.strip import Strip
 from oncall_tui.services.sessions import MessageView
 from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
 
-GUTTER = 2
-"""Cells left of a message's text: the selection bar, then a space."""
-RIGHT = 1
+GUTTER = 3
+"""Cells left of a message's text: a space, the selection bar, a space."""
+RIGHT = 2
 """Cells right of a message's text."""
 
 
@@ -114,7 +114,7 @@ def entry_line(
         return text_line(centred(entry.text, width)[row], styles.divider, width)
     text = entry.line(app, text_width(width), styles.palette, row)
     bar = Segment("▌", styles.cursor_bar) if selected else Segment(" ")
-    line = Strip.join([Strip([bar, Segment(" ")]), text, Strip.blank(RIGHT)])
+    line = Strip.join([Strip([Segment(" "), bar, Segment(" ")]), text, Strip.blank(RIGHT)])
     if selected:
         return line.apply_style(styles.cursor)
     return line.apply_style(styles.user) if entry.role == "user" else line
