@@ -3,7 +3,7 @@
 A message's text, however long, is kept as :class:`MarkdownLines`: its text is cut into
 segments at paragraph breaks outside code fences (:func:`split_segments`), each rendered with
 rich once per width and kept. A reply that is streaming adds a short *tail*, the paragraph
-being written, rendered again on each flush. A message is one widget that draws these
+being written, rendered again each time it changes. A message is one widget that draws these
 lines, and nothing is mounted while a reply streams, so a frame costs the same at the end of a
 long reply as at its start, whatever the session above it holds.
 """
@@ -165,8 +165,10 @@ class MarkdownLines:
         self._segments = [segment for segment in segments if segment]
         self._tail = tail
         self._lines: list[Strip] = []
-        """The finished segments' lines at ``_width``."""
-        self._tail_lines: list[Strip] = []
+        """The lines of the first ``_rendered`` segments at ``_width``."""
+        self._rendered = 0
+        self._tail_lines: list[Strip] | None = None
+        """The tail's lines at ``_width``; None until drawn (again)."""
         self._width = -1
         self._theme = ""
         """The app theme the lines were rendered in; a theme change renders them again."""
@@ -184,34 +186,29 @@ class MarkdownLines:
     def tail(self) -> str:
         return self._tail
 
-    def add(self, app: App[object], segments: Sequence[str]) -> None:
-        """Append finished segments, rendered now if the width is known (a segment at a time,
-        as they freeze), else when first drawn."""
-        added = [segment for segment in segments if segment]
-        if not added:
-            return
-        self._segments += added
-        if self._width > 0:
-            for segment in added:
-                self._lines += self._render(app, segment, after=self._lines)
-            if self._tail:  # it now follows more lines
-                self._tail_lines = self._render(app, self._tail, after=self._lines)
+    def add(self, segments: Sequence[str]) -> None:
+        """Append finished segments; each is rendered once, when the lines are next asked for."""
+        self._segments += [segment for segment in segments if segment]
+        self._tail_lines = None  # it may now follow more lines
 
-    def set_tail(self, app: App[object], tail: str) -> None:
+    def set_tail(self, tail: str) -> None:
         """Show ``tail`` below the finished segments (the part of a reply still streaming)."""
         self._tail = tail
-        if self._width > 0:
-            self._tail_lines = self._render(app, tail, after=self._lines)
+        self._tail_lines = None
 
     def lines(self, app: App[object], width: int) -> tuple[list[Strip], list[Strip]]:
-        """The finished lines and the tail's lines at ``width`` (rendered if need be)."""
+        """The finished lines and the tail's lines at ``width``: what is new since the last
+        call is rendered now; a new width or theme renders everything again."""
         if width != self._width or app.theme != self._theme:
-            self._width, self._lines, self._theme = width, [], app.theme
-            self._tail_lines = []
-            if width > 0:
-                for segment in self._segments:
-                    self._lines += self._render(app, segment, after=self._lines)
-                self._tail_lines = self._render(app, self._tail, after=self._lines)
+            self._width, self._theme = width, app.theme
+            self._lines, self._rendered, self._tail_lines = [], 0, None
+        if width <= 0:
+            return [], []
+        for segment in self._segments[self._rendered :]:
+            self._lines += self._render(app, segment, after=self._lines)
+        self._rendered = len(self._segments)
+        if self._tail_lines is None:
+            self._tail_lines = self._render(app, self._tail, after=self._lines)
         return self._lines, self._tail_lines
 
     def line_count(self, app: App[object], width: int) -> int:
@@ -219,13 +216,9 @@ class MarkdownLines:
         return len(lines) + len(tail)
 
     @property
-    def height(self) -> int:
-        """Lines at the width last drawn (no rendering)."""
-        return len(self._lines) + len(self._tail_lines)
-
-    @property
     def finished_height(self) -> int:
-        """Lines of the finished segments at the width last drawn: the tail starts here."""
+        """Lines of the finished segments drawn so far: the tail (and anything added since)
+        starts here."""
         return len(self._lines)
 
     def _render(self, app: App[object], text: str, *, after: Sequence[Strip]) -> list[Strip]:

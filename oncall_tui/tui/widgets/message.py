@@ -243,18 +243,17 @@ class MessageBlock:
         if len(text) > MAX_FLUSH_CHARS:
             self._pending.append(text[MAX_FLUSH_CHARS:])
             text = text[:MAX_FLUSH_CHARS]
-        if not text or self._log is None:
+        if not text:
             return
-        app = self._log.app
         first = len(self._head) + self.body.finished_height
         tail = self.body.tail + text
         split = split_point(tail, min_chars=1)
         if split is not None:  # whole paragraphs: rendered once, as one segment
-            self.body.set_tail(app, "")
-            self.body.add(app, [tail[:split]])
+            self.body.add([tail[:split]])
             tail = tail[split:]
-        self.body.set_tail(app, tail)
-        self._log.message_changed(self, first)
+        self.body.set_tail(tail)
+        if self._log is not None:
+            self._log.message_changed(self, first)
 
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.
@@ -276,11 +275,9 @@ class MessageBlock:
 
     def _finished(self, status: str) -> None:
         self._ending = None
-        if self._log is not None and self.body.tail:
-            app = self._log.app
-            tail = self.body.tail
-            self.body.set_tail(app, "")
-            self.body.add(app, [tail])
+        tail = self.body.tail
+        self.body.set_tail("")
+        self.body.add([tail])
         for tool in self.tools:
             if tool.status == "running":
                 tool.status = "interrupted"
