@@ -24,6 +24,7 @@ from functools import partial
 from typing import Any, BinaryIO
 
 from oncall_tui.core.events import TokenDelta
+from oncall_tui.core.joining import TextJoiner
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import run_turn
 from oncall_tui.llm.factory import build_chat_model
@@ -60,31 +61,21 @@ def _forget(running: dict[int, asyncio.Task[None]], turn_id: int, _: object) -> 
 
 
 async def _turn(turn_id: int, request: Mapping[str, Any], write: Write) -> None:
-    loop = asyncio.get_running_loop()
-    pending: list[str] = []
-    timer: asyncio.TimerHandle | None = None
-
     def emit(document: dict[str, object]) -> None:
         write({"id": turn_id, **document})
 
     def flush() -> None:
-        nonlocal timer
-        if timer is not None:
-            timer.cancel()
-            timer = None
-        if pending:
-            emit(TokenDelta("".join(pending)).to_json())
-            pending.clear()
+        if text := joiner.take():
+            emit(TokenDelta(text).to_json())
 
+    joiner = TextJoiner(TOKEN_SECONDS, flush)
     try:
         url, name = str(request["url"]), str(request["model"])
         model = build_chat_model(url, name, int(request["num_ctx"]), float(request["timeout"]))
         turn = Turn.from_json(request["turn"])
         async for item in run_turn(model, turn, url=url, model_name=name):
             if isinstance(item, TokenDelta):
-                pending.append(item.text)
-                if timer is None:
-                    timer = loop.call_later(TOKEN_SECONDS, flush)
+                joiner.add(item.text)
                 continue
             flush()
             emit(item_to_json(item))

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from oncall_tui.core.events import ChatEvent, TokenDelta
+from oncall_tui.core.joining import TextJoiner
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 
@@ -74,32 +75,23 @@ class ChatRunner:
             loop.call_soon_threadsafe(task.cancel)
 
     async def _consume(self, session_id: int | None, text: str) -> None:
-        loop = asyncio.get_running_loop()
         pending: list[ChatEvent] = []
-        tokens: list[str] = []
-        timer: asyncio.TimerHandle | None = None
 
         def join_tokens() -> None:
-            if tokens:
-                pending.append(TokenDelta("".join(tokens)))
-                tokens.clear()
+            if joined := tokens.take():
+                pending.append(TokenDelta(joined))
 
         def flush() -> None:
-            nonlocal timer
-            if timer is not None:
-                timer.cancel()
-                timer = None
             join_tokens()
             if pending:
                 self.target.post_message(ChatEventsArrived(list(pending)))
                 pending.clear()
 
+        tokens = TextJoiner(FLUSH_SECONDS, flush)  # posted within FLUSH_SECONDS, even alone
         try:
             async for event in self.services.chat.send(self.services.owner, session_id, text):
                 if isinstance(event, TokenDelta):
-                    tokens.append(event.text)
-                    if timer is None:  # posted within FLUSH_SECONDS, even if nothing follows
-                        timer = loop.call_later(FLUSH_SECONDS, flush)
+                    tokens.add(event.text)
                     continue
                 join_tokens()
                 pending.append(event)
