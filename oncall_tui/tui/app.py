@@ -39,7 +39,8 @@ class OncallApp(App[None]):
 
     def on_mount(self) -> None:
         # Everything alive now (imports, styles, widgets) lives as long as the app: move it
-        # out of the collector's way, so full collections during a long stream stay short.
+        # out of the collector's way, so the full passes CPython makes between replies stay
+        # short (during a reply there are none: see tui/collector.py).
         gc.freeze()
         self.run_worker(warm_up_rendering, thread=True, group="warm-up", exit_on_error=False)
 
