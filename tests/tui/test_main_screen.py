@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
@@ -36,6 +37,15 @@ def blocks(screen: MainScreen) -> list[MessageBlock]:
 def drawn(log: ChatLog) -> list[str]:
     """Every line of the log as drawn, in view or not."""
     return [line.text for y in range(log.virtual_size.height) if (line := log.line_at(y))]
+
+
+async def reply_under_way(pilot: Pilot[None]) -> MainScreen:
+    """Send from a new session and wait for the first text of the reply."""
+    screen = main_screen(pilot.app)
+    pilot.app.query_one(Composer).text = "long answer please"
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: len(blocks(screen)) == 2 and bool(blocks(screen)[1].content))
+    return screen
 
 
 def status_text(screen: MainScreen) -> str:
@@ -113,10 +123,7 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
     )
     app, _ = scripted_app(tmp_path / "t.db", [slow])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        app.query_one(Composer).text = "long answer please"
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].content)
+        screen = await reply_under_way(pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen._runner is None)
         reply = blocks(screen)[1]
@@ -132,10 +139,7 @@ async def test_quitting_mid_reply_keeps_it_marked_interrupted(tmp_path: Path) ->
     slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
     app, _ = scripted_app(tmp_path / "t.db", [slow])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        app.query_one(Composer).text = "long answer please"
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].content)
+        screen = await reply_under_way(pilot)
         session_id = screen.session_id or 0
         await pilot.press("ctrl+q")
     deadline = time.monotonic() + 10
