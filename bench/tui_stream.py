@@ -25,6 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from textual.widgets import Footer
+
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
@@ -116,9 +118,13 @@ async def stream_figures(tokens: int, workdir: Path, history: int = 0) -> Stream
                 await wait_until(pilot, lambda: len(log.messages) == PAGE_SIZE)
                 await app.workers.wait_for_complete()
             mounted = len(log.messages)
+            # The user types the question, and the screen settles (the footer shows its keys),
+            # before the Enter that starts the stream and the meter.
+            screen.query_one(Composer).text = "walk me through the whole runbook"
+            await wait_until(pilot, lambda: bool(screen.query_one(Footer).children))
+            await pilot.pause(0.2)
             meter = StallMeter()
             ticker = asyncio.create_task(meter.run())
-            screen.query_one(Composer).text = "walk me through the whole runbook"
             start = time.perf_counter()
             await pilot.press("enter")
 

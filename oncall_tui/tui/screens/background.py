@@ -7,21 +7,17 @@ from typing import TypeVar
 
 from textual import on
 from textual.screen import Screen
-from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
+from oncall_tui.tui.widgets.plain_text import PlainText
 
 T = TypeVar("T")
 
 
 class BackgroundScreen(Screen[None]):
     """Runs service calls in thread workers; catalog errors go to the ``#status`` line."""
-
-    KEEP_STATUS_LINE = False
-    """Whether the ``#status`` line keeps its place when empty: a line that comes and goes lays
-    out the screen again each time (the main screen's does on every send)."""
 
     def __init__(self, services: Services) -> None:
         super().__init__()
@@ -49,7 +45,6 @@ class BackgroundScreen(Screen[None]):
         self._set_status(error.message(self.services.settings.lang), error=True)
 
     def _set_status(self, text: str, error: bool = False) -> None:
-        status = self.query_one("#status", Static)
-        status.update(text)
+        status = self.query_one("#status", PlainText)
+        status.show(text)
         status.set_class(error, "-error")
-        status.display = bool(text) or self.KEEP_STATUS_LINE

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -38,6 +38,7 @@ from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.message import MessageBlock
+from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ TIDY_SECONDS = 1.0
 
 class MainScreen(MemoryActions):
     AUTO_FOCUS = "#composer"
-    KEEP_STATUS_LINE = True
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
         Binding("ctrl+n", "new_session", "New"),
@@ -85,7 +85,7 @@ class MainScreen(MemoryActions):
             yield SessionList(id="sessions")
             with Vertical(id="centre"):
                 yield ChatLog(id="chat-log")
-                yield Static("", id="status", markup=False)
+                yield PlainText(id="status")
                 yield Composer(id="composer")
             yield ContextPanel(id="context")
         yield Footer()
@@ -279,7 +279,7 @@ class MainScreen(MemoryActions):
         elif message.cancelled and self._reply is not None:
             await self._reply.finish("interrupted")
             self._set_status("Reply cancelled; the partial answer is kept.")
-        elif self.query_one("#status", Static).has_class("-error") is False:
+        elif self.query_one("#status", PlainText).has_class("-error") is False:
             self._set_status("")
         reply, self._reply = self._reply, None
         self._settle_after(reply)

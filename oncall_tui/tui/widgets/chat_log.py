@@ -229,12 +229,14 @@ class ChatLog(ScrollView, can_focus=True):
         if size == self.virtual_size:
             return
         following = self.is_anchored and self.scroll_offset.y >= self.max_scroll_y
-        overflows = height > self.scrollable_content_region.height
-        if overflows != self.show_vertical_scrollbar or size.width != self.virtual_size.width:
+        scrollbar = (
+            self.styles.overflow_y == "scroll" or height > self.scrollable_content_region.height
+        )
+        if scrollbar != self.show_vertical_scrollbar or size.width != self.virtual_size.width:
             self.virtual_size = size
         else:
             self.set_reactive(ChatLog.virtual_size, size)
-            if overflows:
+            if scrollbar:
                 self.vertical_scrollbar.window_virtual_size = height
         if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)

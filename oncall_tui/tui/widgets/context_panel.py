@@ -8,10 +8,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Label, Select, Static
+from textual.widgets import Button, Label, Select
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.plain_text import PlainText
 
 MODE_LABELS = {
     MemoryMode.EVERY_30_TURNS: "Every 30 replies",
@@ -59,13 +60,13 @@ class ContextPanel(VerticalScroll):
             compact=True,
         )
         yield Button("Compact now", id="compact", variant="primary", compact=True)
-        yield Static("No summary yet.", id="summary", classes="panel-text", markup=False)
+        yield PlainText("No summary yet.", id="summary", classes="panel-text")
         yield Label("Prompt", classes="panel-title")
-        yield Static("", id="prompt", classes="panel-text", markup=False)
+        yield PlainText(id="prompt", classes="panel-text")
         yield Label("Skills", classes="panel-title")
-        yield Static("", id="skills", classes="panel-text", markup=False)
+        yield PlainText(id="skills", classes="panel-text")
         yield Label("Model", classes="panel-title")
-        yield Static("", id="model", classes="panel-text", markup=False)
+        yield PlainText(id="model", classes="panel-text")
 
     @property
     def gauge(self) -> ContextGauge:
@@ -74,10 +75,10 @@ class ContextPanel(VerticalScroll):
     def show_memory(self, state: MemoryState | None) -> None:
         select = self.query_one("#mode-select", Select)
         compact = self.query_one("#compact", Button)
-        summary = self.query_one("#summary", Static)
+        summary = self.query_one("#summary", PlainText)
         if state is None:
             compact.disabled = True
-            summary.update("A new session: nothing to summarise yet.")
+            summary.show("Nothing to summarise yet.")
             return
         self.gauge.update_usage(state.usage.context_tokens, state.usage.context_window_tokens)
         with select.prevent(Select.Changed):
@@ -86,20 +87,20 @@ class ContextPanel(VerticalScroll):
         if state.memory_summary:
             when = state.last_compacted_at
             stamp = f" ({when:%Y-%m-%d %H:%M} UTC)" if when else ""
-            summary.update(
+            summary.show(
                 f"{state.compacted_message_count:,} messages summarised{stamp}:\n"
                 f"{state.memory_summary}"
             )
         else:
-            summary.update("No summary yet.")
+            summary.show("No summary yet.")
 
     def show_selection(self, prompt_label: str, skill_names: list[str]) -> None:
-        self.query_one("#prompt", Static).update(prompt_label)
-        self.query_one("#skills", Static).update(", ".join(skill_names) or "none selected")
+        self.query_one("#prompt", PlainText).show(prompt_label)
+        self.query_one("#skills", PlainText).show(", ".join(skill_names) or "none selected")
 
     def show_ollama(self, status: OllamaStatus) -> None:
-        model = self.query_one("#model", Static)
-        model.update(f"{status.model}\n{status.describe()}")
+        model = self.query_one("#model", PlainText)
+        model.show(f"{status.model}\n{status.describe()}")
         model.set_class(status.reachable is False, "-error")
 
     @on(Select.Changed, "#mode-select")

@@ -37,6 +37,11 @@ class SessionList(Vertical):
             super().__init__()
             self.session_id = session_id
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown: list[tuple[str, str]] = []
+        """The options on show, as (session id, label): a rebuild to the same is skipped."""
+
     def compose(self) -> ComposeResult:
         yield Input(placeholder="Filter sessions", id="session-filter", compact=True)
         yield OptionList(id="session-options")
@@ -75,16 +80,22 @@ class SessionList(Vertical):
             self.post_message(self.DeleteRequested(int(option.id)))
 
     def _rebuild(self) -> None:
+        """Show the sessions that match the filter. The list is rebuilt only if what it shows
+        changed: a rebuild lays out the screen, and every send ends by reloading the sessions,
+        mostly to the same list."""
         if not self.is_mounted:
             return
         needle = self.query_one("#session-filter", Input).value.strip().lower()
         options = self.query_one(OptionList)
         visible = [s for s in self.sessions if needle in s.display_title.lower()]
-        options.clear_options()
-        options.add_options(
-            Option(f"{'▸ ' if s.id == self.current else '  '}{s.display_title}", id=str(s.id))
+        shown = [
+            (str(s.id), f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
             for s in visible
-        )
+        ]
+        if shown != self._shown:
+            self._shown = shown
+            options.clear_options()
+            options.add_options(Option(label, id=option_id) for option_id, label in shown)
         for index, session in enumerate(visible):
             if session.id == self.current:
                 options.highlighted = index

@@ -1,0 +1,96 @@
+"""A send lays out nothing: a layout of the whole screen is a frame of tens of milliseconds,
+which stalls a streaming reply (the status line, the scrollbar, the sessions and the panel all
+used to ask for one around every send)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+
+from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.test_main_screen import SIZE, blocks, main_screen
+
+LONG_REPLY = "\n\n".join(f"Step {n}: check the pods and compare restarts." for n in range(60))
+
+
+class LayoutCounter:
+    """Counts the screen's layouts (Textual's ``Screen._refresh_layout``, which runs only when
+    something asked for one, or on a resize)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        original = Screen._refresh_layout
+
+        def counting(screen: Screen[object], *args: object, **kwargs: object) -> None:
+            self.count += 1
+            original(screen, *args, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+
+
+async def test_a_send_in_an_open_session_lays_out_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text=LONG_REPLY, chunk_size=40)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        seed_session(app, 1, title="older")
+        seed_session(app, 1, title="payments p99")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2)
+        await app.workers.wait_for_complete()
+        app.query_one(Composer).text = "and the next step?"
+        await pilot.pause(0.1)
+        log = app.query_one(ChatLog)
+        assert log.virtual_size.height < log.scrollable_content_region.height
+
+        layouts = LayoutCounter(monkeypatch)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 4 and blocks(screen)[3].ended)
+        await wait_until(pilot, lambda: screen._runner is None)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+
+        assert blocks(screen)[3].content == LONG_REPLY
+        assert log.virtual_size.height > log.scrollable_content_region.height  # it overflowed
+        assert layouts.count == 0
+
+
+class TextApp(App[None]):
+    CSS = "PlainText { width: 24; }"
+
+    def compose(self) -> ComposeResult:
+        yield PlainText("one line")
+
+
+async def test_plain_text_lays_out_only_when_its_height_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = TextApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        text = app.query_one(PlainText)
+        await pilot.pause()
+        layouts = LayoutCounter(monkeypatch)
+
+        text.show("one line")
+        text.show("another line")
+        await pilot.pause()
+        assert (layouts.count, text.size.height) == (0, 1)
+        assert str(text.render()) == "another line"
+
+        text.show("a longer text that wraps to two lines")
+        await pilot.pause()
+        assert layouts.count > 0
+        assert text.size.height == 2
+
+        text.show("one line again")
+        await pilot.pause()
+        assert text.size.height == 1
+        assert text.text == "one line again"
