@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 120
 UNTITLED = ""
 """Stored title of a session that has not been named; its first message names it."""
+NEW_SESSION = "New session"
+"""How a session without a title is listed."""
 
 
 def title_from_message(text: str, limit: int = 60) -> str:
@@ -54,7 +56,7 @@ class SessionView:
 
     @property
     def display_title(self) -> str:
-        return self.title or "New session"
+        return self.title or NEW_SESSION
 
     @classmethod
     def of(cls, row: SessionRow, message_count: int) -> SessionView:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 from textual.screen import Screen
+from textual.widgets import OptionList
 
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
@@ -60,6 +61,40 @@ async def test_a_send_in_an_open_session_lays_out_nothing(
 
         assert blocks(screen)[3].content == LONG_REPLY
         assert log.virtual_size.height > log.scrollable_content_region.height  # it overflowed
+        assert layouts.count == 0
+
+
+def session_rows(app: App[None]) -> list[str]:
+    options = app.query_one("#session-options", OptionList)
+    return [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
+async def test_the_first_send_of_a_new_session_lays_out_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The new session has its row before its first message, which only retitles it."""
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text=LONG_REPLY, chunk_size=40)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        seed_session(app, 1, title="db-3 disk full")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not blocks(screen))
+        await app.workers.wait_for_complete()
+        assert session_rows(app) == ["▸ New session", "  db-3 disk full"]
+        app.query_one(Composer).text = "api-7 p99 is 2 s since 02:47"
+        await pilot.pause(0.1)
+
+        layouts = LayoutCounter(monkeypatch)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].ended)
+        await wait_until(pilot, lambda: screen._runner is None)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.1)
+
+        assert session_rows(app) == ["▸ api-7 p99 is 2 s since 02:47", "  db-3 disk full"]
+        assert screen.session_id is not None
         assert layouts.count == 0
 
 

@@ -195,6 +195,11 @@ class ChatLog(ScrollView, can_focus=True):
             start = self._starts[index] - self.scroll_offset.y
             self.refresh(Region(0, start, self.size.width, height))
 
+    def render_ahead(self, block: MessageBlock) -> None:
+        """Render a message's new text now, in a step of its own; a later step shows it."""
+        if self._width > 0:
+            self._entry_height(block)
+
     def _forget_from(self, y: int) -> None:
         """Drop the drawn lines from line ``y`` of the log on."""
         for drawn in [line for line in self._drawn if line >= y]:

@@ -13,6 +13,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -33,8 +34,10 @@ FLUSH_SECONDS = 0.05
 MAX_FLUSH_CHARS = 500
 """At most this much buffered text is drawn per flush, so one flush never stalls the UI."""
 BACKLOG_SECONDS = 0.01
-"""A backlog (more than MAX_FLUSH_CHARS waiting) is drawn in steps this far apart: a frame or
-a keystroke can run between two steps, and the screen catches up with a fast model."""
+"""A backlog (more than MAX_FLUSH_CHARS waiting) is rendered in steps this far apart: a frame or
+a keystroke can run between two steps, and the screen catches up with a fast model. The log is
+shown the rendered text at most once per FLUSH_SECONDS: a frame paints the whole view when it
+follows the end, so frames as often as the steps would cost more than the steps."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
@@ -125,6 +128,10 @@ class MessageBlock:
         self._pending: list[str] = []
         """Streamed text not yet drawn (flushed on a timer)."""
         self._flush_timer: Timer | None = None
+        self._unshown: int | None = None
+        """The first row that changed since the log was last told, if any."""
+        self._shown_at = 0.0
+        """When the log was last told of a change (``time.monotonic()``)."""
         self._ending: str | None = None
         """The status a reply that has ended takes once its buffered text is drawn."""
         self.drawn = asyncio.Event()
@@ -193,8 +200,16 @@ class MessageBlock:
         first = 0 if head else len(self._head) + self.body.finished_height
         if head:
             self._head_key = None
-        if self._log is not None:
-            self._log.message_changed(self, first)
+        self._unshown = first if self._unshown is None else min(self._unshown, first)
+        self._show()
+
+    def _show(self) -> None:
+        """Tell the log of the rows changed since it was last told (it refreshes them)."""
+        if self._unshown is None or self._log is None:
+            return
+        first, self._unshown = self._unshown, None
+        self._shown_at = monotonic()
+        self._log.message_changed(self, first)
 
     # -- tool calls ------------------------------------------------------------------------------
 
@@ -231,13 +246,19 @@ class MessageBlock:
         is drawn over the next ticks, so it never turns into one long stall). Once the reply
         has ended and the last of it is drawn, the reply is finished."""
         self._flush_timer = None
-        self._draw_buffered()
+        self._draw_buffered(show=False)
+        if self._pending and monotonic() - self._shown_at < FLUSH_SECONDS:
+            if self._log is not None:
+                self._log.render_ahead(self)  # shown by a later step
+        else:
+            self._show()
         if self._pending:
             self._schedule(BACKLOG_SECONDS)
         elif self._ending is not None:
             self._finished(self._ending)
 
-    def _draw_buffered(self) -> None:
+    def _draw_buffered(self, *, show: bool = True) -> None:
+        """Move buffered text (at most MAX_FLUSH_CHARS) into the body; ``show`` tells the log."""
         text = "".join(self._pending)
         self._pending.clear()
         if len(text) > MAX_FLUSH_CHARS:
@@ -246,14 +267,15 @@ class MessageBlock:
         if not text:
             return
         first = len(self._head) + self.body.finished_height
+        self._unshown = first if self._unshown is None else min(self._unshown, first)
         tail = self.body.tail + text
         split = split_point(tail, min_chars=1)
         if split is not None:  # whole paragraphs: rendered once, as one segment
             self.body.add([tail[:split]])
             tail = tail[split:]
         self.body.set_tail(tail)
-        if self._log is not None:
-            self._log.message_changed(self, first)
+        if show:
+            self._show()
 
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.

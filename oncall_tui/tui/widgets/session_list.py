@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from oncall_tui.services.sessions import SessionView
+from oncall_tui.services.sessions import NEW_SESSION, SessionView
 
 
 class SessionList(Vertical):
@@ -39,7 +39,7 @@ class SessionList(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._shown: list[tuple[str, str]] = []
+        self._shown: list[tuple[str | None, str]] = []
         """The options on show, as (session id, label): a rebuild to the same is skipped."""
 
     def compose(self) -> ComposeResult:
@@ -80,22 +80,31 @@ class SessionList(Vertical):
             self.post_message(self.DeleteRequested(int(option.id)))
 
     def _rebuild(self) -> None:
-        """Show the sessions that match the filter. The list is rebuilt only if what it shows
-        changed: a rebuild lays out the screen, and every send ends by reloading the sessions,
-        mostly to the same list."""
+        """Show the sessions that match the filter, and the open session if it is not stored yet
+        (a new session: its row is there before its first message, which only retitles it).
+
+        A list of another length lays out the screen, a frame of tens of milliseconds, so a
+        list of the same length is updated in place, and the same list not at all: every send
+        ends by reloading the sessions, mostly to the same list."""
         if not self.is_mounted:
             return
         needle = self.query_one("#session-filter", Input).value.strip().lower()
         options = self.query_one(OptionList)
-        visible = [s for s in self.sessions if needle in s.display_title.lower()]
-        shown = [
-            (str(s.id), f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
-            for s in visible
+        rows = [
+            (s.id, f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
+            for s in self.sessions
+            if needle in s.display_title.lower()
         ]
+        if not needle and all(s.id != self.current for s in self.sessions):
+            rows.insert(0, (self.current, f"▸ {NEW_SESSION}"))
+        shown = [(None if key is None else str(key), label) for key, label in rows]
         if shown != self._shown:
+            if shown and len(shown) == len(self._shown):
+                options.set_options(Option(label, id=key) for key, label in shown)
+            else:
+                options.clear_options()
+                options.add_options(Option(label, id=key) for key, label in shown)
             self._shown = shown
-            options.clear_options()
-            options.add_options(Option(label, id=option_id) for option_id, label in shown)
-        for index, session in enumerate(visible):
-            if session.id == self.current:
+        for index, (key, _) in enumerate(rows):
+            if key == self.current:
                 options.highlighted = index

@@ -1,0 +1,66 @@
+"""A backlog (a model faster than the screen) is rendered in short steps, and shown to the log
+at most once per flush period: each showing is a frame that paints the whole view."""
+
+from __future__ import annotations
+
+import pytest
+
+import oncall_tui.tui.widgets.message as message_module
+from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.widgets.message import FLUSH_SECONDS, MAX_FLUSH_CHARS, MessageBlock
+from tests.tui.harness import wait_until
+from tests.tui.test_chat_log_segments import LogApp, lines_of, reply, texts
+
+
+async def stream_backlog(
+    monkeypatch: pytest.MonkeyPatch, step_seconds: float
+) -> tuple[str, int, int, list[str]]:
+    """Stream a long reply in one piece, with a clock that moves ``step_seconds`` per reading;
+    return the text, how often the log was told, how often it rendered ahead, and the lines."""
+    clock = [1000.0]
+
+    def monotonic() -> float:
+        clock[0] += step_seconds
+        return clock[0]
+
+    monkeypatch.setattr(message_module, "monotonic", monotonic)
+    text = reply(80)
+    app = LogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.query_one(ChatLog)
+        block = await log.add_message("assistant", "", status="streaming")
+        shown, ahead = [0], [0]
+        told, rendered = log.message_changed, log.render_ahead
+
+        def counted_told(changed: MessageBlock, first: int = 0) -> None:
+            shown[0] += 1
+            told(changed, first)
+
+        def counted_render(changed: MessageBlock) -> None:
+            ahead[0] += 1
+            rendered(changed)
+
+        monkeypatch.setattr(log, "message_changed", counted_told)
+        monkeypatch.setattr(log, "render_ahead", counted_render)
+        await block.append(text)
+        await block.finish("complete")
+        await wait_until(pilot, lambda: block.status == "complete")
+        return text, shown[0], ahead[0], texts(lines_of(log, block))
+
+
+async def test_a_backlog_is_shown_at_most_once_per_flush_period(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text, shown, ahead, lines = await stream_backlog(monkeypatch, step_seconds=0.0)
+    steps = -(-len(text) // MAX_FLUSH_CHARS)
+    assert steps > 10
+    assert ahead == steps - 2  # every step between the first and the last renders only
+    assert shown == 3  # the first step, the last, and the finished status
+    assert "Step 79: check the pods in namespace payments and compare restarts." in lines
+
+
+async def test_steps_a_flush_period_apart_are_each_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    text, shown, ahead, lines = await stream_backlog(monkeypatch, step_seconds=2 * FLUSH_SECONDS)
+    assert ahead == 0
+    assert shown == -(-len(text) // MAX_FLUSH_CHARS) + 1
+    assert "Step 79: check the pods in namespace payments and compare restarts." in lines
