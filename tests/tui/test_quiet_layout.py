@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import OptionList
 
@@ -36,6 +37,16 @@ class LayoutCounter:
         monkeypatch.setattr(Screen, "_refresh_layout", counting)
 
 
+async def send_and_settle(pilot: Pilot[None], messages: int) -> None:
+    """Press Enter, and wait until the reply is in and everything the send ends with is done."""
+    screen = main_screen(pilot.app)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: len(blocks(screen)) == messages and blocks(screen)[-1].ended)
+    await wait_until(pilot, lambda: screen._runner is None)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.1)
+
+
 async def test_a_send_in_an_open_session_lays_out_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,11 +64,7 @@ async def test_a_send_in_an_open_session_lays_out_nothing(
         assert log.virtual_size.height < log.scrollable_content_region.height
 
         layouts = LayoutCounter(monkeypatch)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 4 and blocks(screen)[3].ended)
-        await wait_until(pilot, lambda: screen._runner is None)
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.1)
+        await send_and_settle(pilot, messages=4)
 
         assert blocks(screen)[3].content == LONG_REPLY
         assert log.virtual_size.height > log.scrollable_content_region.height  # it overflowed
@@ -87,11 +94,7 @@ async def test_the_first_send_of_a_new_session_lays_out_nothing(
         await pilot.pause(0.1)
 
         layouts = LayoutCounter(monkeypatch)
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].ended)
-        await wait_until(pilot, lambda: screen._runner is None)
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.1)
+        await send_and_settle(pilot, messages=2)
 
         assert session_rows(app) == ["▸ api-7 p99 is 2 s since 02:47", "  db-3 disk full"]
         assert screen.session_id is not None

@@ -90,14 +90,16 @@ class SessionList(Vertical):
             return
         needle = self.query_one("#session-filter", Input).value.strip().lower()
         options = self.query_one(OptionList)
-        rows = [
+        rows: list[tuple[int | None, str]] = [
             (s.id, f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
             for s in self.sessions
             if needle in s.display_title.lower()
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
             rows.insert(0, (self.current, f"▸ {NEW_SESSION}"))
-        shown = [(None if key is None else str(key), label) for key, label in rows]
+        shown: list[tuple[str | None, str]] = [
+            (None if key is None else str(key), label) for key, label in rows
+        ]
         if shown != self._shown:
             if shown and len(shown) == len(self._shown):
                 options.set_options(Option(label, id=key) for key, label in shown)
