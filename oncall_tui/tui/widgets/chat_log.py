@@ -37,6 +37,7 @@ from oncall_tui.tui.widgets.log_entries import (
     text_width,
 )
 from oncall_tui.tui.widgets.message import MessageBlock, Palette
+from oncall_tui.tui.widgets.scrollbar import move_quietly
 
 MAX_DRAWN = 2_000
 """Drawn lines kept at most (a few screens): past it they are all dropped and drawn again."""
@@ -241,10 +242,18 @@ class ChatLog(ScrollView, can_focus=True):
             self.virtual_size = size
         else:
             self.set_reactive(ChatLog.virtual_size, size)
-            if scrollbar:
-                self.vertical_scrollbar.window_virtual_size = height
+            if scrollbar:  # moved at once to where following the end takes it
+                end = max(0, height - self.scrollable_content_region.height)
+                move_quietly(
+                    self.vertical_scrollbar, virtual=height, position=end if following else None
+                )
         if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        if self.show_vertical_scrollbar:  # Textual then moves the bar: a repaint only if needed
+            move_quietly(self.vertical_scrollbar, position=new_value)
+        super().watch_scroll_y(old_value, new_value)
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:

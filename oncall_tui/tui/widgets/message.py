@@ -35,9 +35,10 @@ MAX_FLUSH_CHARS = 500
 """At most this much buffered text is drawn per flush, so one flush never stalls the UI."""
 BACKLOG_SECONDS = 0.01
 """A backlog (more than MAX_FLUSH_CHARS waiting) is rendered in steps this far apart: a frame or
-a keystroke can run between two steps, and the screen catches up with a fast model. The log is
-shown the rendered text at most once per FLUSH_SECONDS: a frame paints the whole view when it
-follows the end, so frames as often as the steps would cost more than the steps."""
+a keystroke can run between two steps, and the screen catches up with a fast model. What the
+steps rendered is shown to the log at most once per FLUSH_SECONDS, by a step that renders
+nothing: the frame that follows a showing paints the whole view (it follows the end), so it
+should neither come after every step nor straight after a step's rendering."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
@@ -246,16 +247,22 @@ class MessageBlock:
         is drawn over the next ticks, so it never turns into one long stall). Once the reply
         has ended and the last of it is drawn, the reply is finished."""
         self._flush_timer = None
-        self._draw_buffered(show=False)
-        if self._pending and monotonic() - self._shown_at < FLUSH_SECONDS:
-            if self._log is not None:
-                self._log.render_ahead(self)  # shown by a later step
+        if self._pending and self._unshown is not None and self._show_due:
+            self._show()  # a backlog: this step only shows what the steps before it rendered
         else:
-            self._show()
+            self._draw_buffered(show=False)
+            if not self._pending:
+                self._show()
+            elif self._log is not None:
+                self._log.render_ahead(self)  # a later step shows it
         if self._pending:
             self._schedule(BACKLOG_SECONDS)
         elif self._ending is not None:
             self._finished(self._ending)
+
+    @property
+    def _show_due(self) -> bool:
+        return monotonic() - self._shown_at >= FLUSH_SECONDS
 
     def _draw_buffered(self, *, show: bool = True) -> None:
         """Move buffered text (at most MAX_FLUSH_CHARS) into the body; ``show`` tells the log."""
