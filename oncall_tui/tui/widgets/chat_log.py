@@ -17,7 +17,6 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
@@ -26,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from oncall_tui.services.sessions import MessageView
+from oncall_tui.tui.widgets.drawn_lines import Drawing, DrawnLines
 from oncall_tui.tui.widgets.log_entries import (
     Divider,
     Earlier,
@@ -36,12 +36,8 @@ from oncall_tui.tui.widgets.log_entries import (
     page_entries,
     text_width,
 )
-from oncall_tui.tui.widgets.message import MessageBlock, Palette
+from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.scrollbar import move_quietly
-
-MAX_DRAWN = 2_000
-"""Drawn lines kept at most (a few screens): past it they are all dropped and drawn again."""
-
 
 _generations = itertools.count(1)
 
@@ -82,12 +78,7 @@ class ChatLog(ScrollView, can_focus=True):
         self._heights: list[int] = []
         self._width = 0
         self._styles: LogStyles | None = None
-        self._drawn_cursor: int | None = None
-        self._drawn_style = Style()
-        self._drawn_width = 0
-        self._drawn: dict[int, Strip] = {}
-        """Lines as drawn, by line of the log; dropped from where something changes."""
-        self._drawn_key: tuple[object, ...] = ()
+        self._drawn = DrawnLines()
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -203,8 +194,7 @@ class ChatLog(ScrollView, can_focus=True):
 
     def _forget_from(self, y: int) -> None:
         """Drop the drawn lines from line ``y`` of the log on."""
-        for drawn in [line for line in self._drawn if line >= y]:
-            del self._drawn[drawn]
+        self._drawn.forget_from(y)
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -266,66 +256,51 @@ class ChatLog(ScrollView, can_focus=True):
         if self.is_mounted:
             self.call_after_refresh(self._relayout)
 
-    def _text_style(self, component: str) -> Style:
-        """A component's text style without its background: the line's own shows through."""
-        style = self.get_component_rich_style(component)
-        return style.without_color + Style(color=style.color)
-
     @property
     def styles_of_lines(self) -> LogStyles:
         """The styles lines are drawn in, from the component classes (kept until they change)."""
         if self._styles is None:
-            text, full = self._text_style, self.get_component_rich_style
-            palette = Palette(
-                next(_generations),
-                text("chat-log--header"),
-                text("chat-log--header-interrupted"),
-                text("chat-log--header-failed"),
-                text("chat-log--tool"),
-                text("chat-log--tool-failed"),
-                text("chat-log--tool-detail"),
-            )
-            self._styles = LogStyles(
-                palette,
-                user=full("chat-log--user"),
-                cursor=full("chat-log--cursor"),
-                cursor_bar=full("chat-log--cursor-bar"),
-                divider=text("chat-log--divider"),
-                earlier=text("chat-log--earlier"),
-            )
+            self._styles = LogStyles.of(self.get_component_rich_style, next(_generations))
         return self._styles
 
     # -- drawing ---------------------------------------------------------------------------------
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in view, drawn by the log (see :class:`DrawnLines`) rather than through
+        Textual's styling of each line, which would process every line in view again on every
+        frame of a streaming reply."""
         # Once per repaint, not per line: the style walks every ancestor.
-        self._drawn_cursor = self._current()
-        self._drawn_style = self.rich_style
-        self._drawn_width = self.scrollable_content_region.width
-        key = (self._drawn_width, self._drawn_style, self._drawn_cursor, self.has_focus)
-        if key != self._drawn_key or len(self._drawn) > MAX_DRAWN:
-            self._drawn_key = key
-            self._drawn.clear()
-        return super().render_lines(crop)
+        width = self.scrollable_content_region.width
+        self._drawn.begin(
+            Drawing(
+                width,
+                self.rich_style,
+                self._current(),
+                self.has_focus,
+                tuple(self.get_line_filters()),
+                self.background_colors[1],
+            )
+        )
+        lines = [self.render_line(y) for y in crop.line_range]
+        if crop.column_span != (0, width):
+            lines = [line.crop(*crop.column_span) for line in lines]
+        return lines
 
     def render_line(self, y: int) -> Strip:
         """Line ``y`` of the view: drawn lines are kept, so as a reply streams in, only its
         new lines are drawn (a frame scrolls the rest)."""
-        y += self.scroll_offset.y
-        if (line := self._drawn.get(y)) is not None:
-            return line
-        width, style = self._drawn_width, self._drawn_style
-        drawn = self.line_at(y) if width == self._width else None
-        line = Strip.blank(width, style) if drawn is None else drawn.apply_style(style)
-        self._drawn[y] = line
-        return line
+        laid_out = self._drawn.drawing.width == self._width
+        return self._drawn.line(
+            y + self.scroll_offset.y, self.line_at if laid_out else lambda _: None
+        )
 
     def line_at(self, y: int) -> Strip | None:
         """Line ``y`` of the whole log (not only the part in view), or None past its end."""
         if not 0 <= y < self._total:
             return None
         index = bisect_right(self._starts, y) - 1
-        selected = self.has_focus and index == self._drawn_cursor
+        drawing = self._drawn.drawing
+        selected = drawing.focused and index == drawing.cursor
         return entry_line(
             self.entries[index],
             y - self._starts[index],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -92,6 +92,33 @@ class LogStyles:
     cursor_bar: Style
     divider: Style
     earlier: Style
+
+    @classmethod
+    def of(cls, component: Callable[[str], Style], generation: int) -> LogStyles:
+        """The styles of the log's component classes (``component`` gives one's style);
+        ``generation`` tells lines drawn in these styles from lines drawn in others."""
+
+        def text(name: str) -> Style:  # without a background: the line's own shows through
+            style = component(f"chat-log--{name}")
+            return style.without_color + Style(color=style.color)
+
+        palette = Palette(
+            generation,
+            text("header"),
+            text("header-interrupted"),
+            text("header-failed"),
+            text("tool"),
+            text("tool-failed"),
+            text("tool-detail"),
+        )
+        return cls(
+            palette,
+            user=component("chat-log--user"),
+            cursor=component("chat-log--cursor"),
+            cursor_bar=component("chat-log--cursor-bar"),
+            divider=text("divider"),
+            earlier=text("earlier"),
+        )
 
 
 def entry_line(
