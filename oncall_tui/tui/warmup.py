@@ -19,11 +19,10 @@ SAMPLE = (
 
 
 def warm_up_rendering() -> None:
-    from pygments.lexers import get_lexer_by_name
     from rich.console import Console
 
-    from oncall_tui.tui.widgets.markdown import rich_markdown
+    from oncall_tui.tui.widgets.markdown import code_lexer, rich_markdown
 
     for language in WARM_LANGUAGES:
-        get_lexer_by_name(language)  # an instance compiles the class's patterns, once
+        code_lexer(language)  # the one the chat log uses; making it compiles the patterns
     Console(file=io.StringIO(), width=80, color_system="truecolor").print(rich_markdown(SAMPLE))

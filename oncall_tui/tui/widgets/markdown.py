@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
-from rich.console import JustifyMethod
-from rich.markdown import Heading, MarkdownElement
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
+from rich.markdown import CodeBlock, Heading, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.theme import Theme
 from textual.app import App
 from textual.color import Color
@@ -94,6 +99,26 @@ class _Heading(Heading):
     LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {"h1": "left"}
 
 
+@cache
+def code_lexer(name: str) -> Lexer | str:
+    """The Pygments lexer for a fence's language, looked up once per language: a lookup by
+    name searches every lexer's aliases, about a millisecond for each fence of each render.
+    An unknown name stays a name (rich then shows the code as plain text)."""
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
+    except ClassNotFound:
+        return name
+
+
+class _CodeBlock(CodeBlock):
+    """A fenced code block, highlighted with the language's lexer looked up once."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        lexer = code_lexer(self.lexer_name)
+        yield Syntax(code, lexer, theme=self.theme, word_wrap=True, padding=1)
+
+
 class _RichMarkdown(RichMarkdown):
     """Rich's Markdown with headings on the left, parsed by one shared parser.
 
@@ -105,6 +130,8 @@ class _RichMarkdown(RichMarkdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **RichMarkdown.elements,
         "heading_open": _Heading,
+        "fence": _CodeBlock,
+        "code_block": _CodeBlock,
     }
     _parser: ClassVar[MarkdownIt | None] = None
 
