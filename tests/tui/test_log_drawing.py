@@ -24,9 +24,10 @@ async def drawn_colours(monkeypatch: pytest.MonkeyPatch, *, no_color: bool) -> s
             page(("user", "roll back?"), ("assistant", REPLY)), earlier=0, boundary=0
         )
         await pilot.pause()
-        lines = log.render_lines(Region(0, 0, log.size.width, log.size.height))
+        view = log.scrollable_content_region
+        lines = log.render_lines(Region(0, 0, view.width, view.height))
         assert any("Rollback" in line.text for line in lines)
-        assert all(line.cell_length == log.size.width for line in lines)
+        assert all(line.cell_length == view.width for line in lines)
         return {
             colour
             for line in lines
@@ -48,3 +49,48 @@ async def test_the_apps_line_filters_apply_to_the_log(monkeypatch: pytest.Monkey
     monochrome = await drawn_colours(monkeypatch, no_color=True)
     assert monochrome
     assert all(grey(colour) for colour in monochrome)
+
+
+async def lines_drawn_by_frames(monkeypatch: pytest.MonkeyPatch, *, ahead: bool) -> tuple[int, int]:
+    """Stream a reply; count the log's lines drawn during frames and during flushes."""
+    app = LogApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        if not ahead:
+            monkeypatch.setattr(log, "_draw_ahead", lambda: None)
+        block = await log.add_message("assistant", "", status="streaming")
+        await block.append("Looking at the pods.\n\n")
+        await pilot.pause(0.1)  # the log with the reply in it, drawn by a first frame
+        in_frame, counts = [False], {True: 0, False: 0}
+        line_at, render_lines = log.line_at, log.render_lines
+
+        def counted_line_at(y: int) -> object:
+            counts[in_frame[0]] += 1
+            return line_at(y)
+
+        def frame(crop: Region) -> object:
+            in_frame[0] = True
+            try:
+                return render_lines(crop)
+            finally:
+                in_frame[0] = False
+
+        monkeypatch.setattr(log, "line_at", counted_line_at)
+        monkeypatch.setattr(log, "render_lines", frame)
+        for n in range(12):
+            await block.append(f"Step {n}: check the pods and compare restarts.\n\n" * 3)
+            await pilot.pause(0.08)  # a flush, then the frame it asks for
+        await pilot.pause(0.1)
+        assert log.is_vertical_scroll_end
+        assert "Step 11" in "".join(line.text for line in frame(Region(0, 0, 78, 20)))
+        return counts[True], counts[False]
+
+
+async def test_a_flush_draws_the_new_lines_so_the_frame_after_it_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    in_frames, in_flushes = await lines_drawn_by_frames(monkeypatch, ahead=True)
+    assert in_flushes > 50
+    assert in_frames == 0
+    in_frames, _ = await lines_drawn_by_frames(monkeypatch, ahead=False)
+    assert in_frames > 50  # the control: without drawing ahead, frames draw them

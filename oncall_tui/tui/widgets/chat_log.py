@@ -186,6 +186,16 @@ class ChatLog(ScrollView, can_focus=True):
         else:
             start = self._starts[index] - self.scroll_offset.y
             self.refresh(Region(0, start, self.size.width, height))
+        self._draw_ahead()
+
+    def _draw_ahead(self) -> None:
+        """Draw the lines now in view, so that the frame that follows finds them drawn: the
+        work of a streamed reply's new lines is done by its flush, not by the frame."""
+        if self._drawn.drawing.width != self._width:
+            return
+        top = self.scroll_offset.y
+        for y in range(top, top + self.scrollable_content_region.height):
+            self._drawn.line(y, self.line_at)
 
     def render_ahead(self, block: MessageBlock) -> None:
         """Render a message's new text now, in a step of its own; a later step shows it."""
@@ -270,13 +280,13 @@ class ChatLog(ScrollView, can_focus=True):
         Textual's styling of each line, which would process every line in view again on every
         frame of a streaming reply."""
         # Once per repaint, not per line: the style walks every ancestor.
-        width = self.scrollable_content_region.width
+        width, focused = self.scrollable_content_region.width, self.has_focus
         self._drawn.begin(
             Drawing(
                 width,
                 self.rich_style,
-                self._current(),
-                self.has_focus,
+                self._current() if focused else None,
+                focused,
                 tuple(self.get_line_filters()),
                 self.background_colors[1],
             )

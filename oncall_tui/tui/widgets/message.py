@@ -39,6 +39,10 @@ a keystroke can run between two steps, and the screen catches up with a fast mod
 steps rendered is shown to the log at most once per FLUSH_SECONDS, by a step that renders
 nothing: the frame that follows a showing paints the whole view (it follows the end), so it
 should neither come after every step nor straight after a step's rendering."""
+FRAME_SECONDS = 0.02
+"""A step that shows is followed by the next step this much later: past the frame it asks for
+(Textual draws at most 60 frames a second), so that a frame and a step do not run back to
+back."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
@@ -249,12 +253,13 @@ class MessageBlock:
         self._flush_timer = None
         if self._pending and self._unshown is not None and self._show_due:
             self._show()  # a backlog: this step only shows what the steps before it rendered
-        else:
-            self._draw_buffered(show=False)
-            if not self._pending:
-                self._show()
-            elif self._log is not None:
-                self._log.render_ahead(self)  # a later step shows it
+            self._schedule(FRAME_SECONDS)  # the frame it asks for comes before the next step
+            return
+        self._draw_buffered(show=False)
+        if not self._pending:
+            self._show()
+        elif self._log is not None:
+            self._log.render_ahead(self)  # a later step shows it
         if self._pending:
             self._schedule(BACKLOG_SECONDS)
         elif self._ending is not None:
