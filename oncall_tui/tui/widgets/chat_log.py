@@ -289,7 +289,8 @@ class ChatLog(ScrollView, can_focus=True):
                 focused,
                 tuple(self.get_line_filters()),
                 self.background_colors[1],
-            )
+            ),
+            range(self.scroll_offset.y + crop.y, self.scroll_offset.y + crop.bottom),
         )
         lines = [self.render_line(y) for y in crop.line_range]
         if crop.column_span != (0, width):

@@ -43,11 +43,13 @@ class DrawnLines:
         self.drawing = Drawing()
         self._lines: dict[int, Strip] = {}
 
-    def begin(self, drawing: Drawing) -> None:
-        """Start a repaint drawn as ``drawing``."""
-        if drawing != self.drawing or len(self._lines) > MAX_DRAWN:
+    def begin(self, drawing: Drawing, view: range) -> None:
+        """Start a repaint drawn as ``drawing`` of the lines in ``view``."""
+        if drawing != self.drawing:
             self.drawing = drawing
             self._lines.clear()
+        elif len(self._lines) > MAX_DRAWN:  # keep what is in view: the rest is drawn if needed
+            self._lines = {y: line for y, line in self._lines.items() if y in view}
 
     def line(self, y: int, content: Callable[[int], Strip | None]) -> Strip:
         """Line ``y`` of the log: kept, or drawn from ``content(y)`` (None past the end)."""
