@@ -132,3 +132,33 @@ async def test_plain_text_lays_out_only_when_its_height_changes(
         await pilot.pause()
         assert text.size.height == 1
         assert text.text == "one line again"
+
+
+async def test_the_panel_and_sessions_are_refreshed_once_the_reply_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fast model ends before the screen has drawn its reply; the panel and the sessions
+    list wait for the drawing (their repaints would widen every frame to the whole screen)."""
+    backlog = LONG_REPLY * 4  # in pieces far larger than a flush draws
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text=backlog, chunk_size=3000)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        calls: list[tuple[str, bool]] = []
+        for name in ("refresh_context", "load_sessions"):
+            original = getattr(screen, name)
+
+            def recorded(
+                *args: object, _name: str = name, _call: object = original, **kwargs: object
+            ) -> None:
+                shown = blocks(screen) if screen.query(ChatLog) else []
+                calls.append((_name, bool(shown) and shown[-1].drawn.is_set()))
+                _call(*args, **kwargs)  # type: ignore[operator]
+
+            monkeypatch.setattr(screen, name, recorded)
+        app.query_one(Composer).text = "the whole runbook, please"
+        await send_and_settle(pilot, messages=2)
+        assert blocks(screen)[1].content == backlog
+        assert ("refresh_context", True) in calls
+        assert ("load_sessions", True) in calls
+        assert all(drawn for name, drawn in calls if name == "refresh_context")

@@ -283,15 +283,17 @@ class MainScreen(MemoryActions):
             self._set_status("")
         reply, self._reply = self._reply, None
         self._settle_after(reply)
-        self.load_sessions()
-        self.refresh_context()
 
     @work(group="settle")
     async def _settle_after(self, reply: MessageBlock | None) -> None:
-        """Once the reply is drawn (a backlog of text may take a few flushes), the stream is
-        over for the garbage collector too: its full pass may run once things are quiet."""
+        """Once the reply is drawn (a fast model leaves a backlog of text to draw), the sessions
+        and the context panel are brought up to date: done while the reply is still being drawn,
+        their repaints would widen the log's frames to the whole screen. The stream is then over
+        for the garbage collector too: its full pass may run once things are quiet."""
         if reply is not None:
             await reply.drawn.wait()
+        self.load_sessions()
+        self.refresh_context()
         self.collector.stream_ended()
         self._tidy_soon()
 
