@@ -191,11 +191,8 @@ class ChatLog(ScrollView, can_focus=True):
     def _draw_ahead(self) -> None:
         """Draw the lines now in view, so that the frame that follows finds them drawn: the
         work of a streamed reply's new lines is done by its flush, not by the frame."""
-        if self._drawn.drawing.width != self._width:
-            return
-        top = self.scroll_offset.y
-        for y in range(top, top + self.scrollable_content_region.height):
-            self._drawn.line(y, self.line_at)
+        for row in range(self.scrollable_content_region.height):
+            self.render_line(row)
 
     def render_ahead(self, block: MessageBlock) -> None:
         """Render a message's new text now, in a step of its own; a later step shows it."""

@@ -205,8 +205,12 @@ class MessageBlock:
         first = 0 if head else len(self._head) + self.body.finished_height
         if head:
             self._head_key = None
-        self._unshown = first if self._unshown is None else min(self._unshown, first)
+        self._mark_changed(first)
         self._show()
+
+    def _mark_changed(self, first: int) -> None:
+        """Rows from ``first`` on changed; the log is told at the next :meth:`_show`."""
+        self._unshown = first if self._unshown is None else min(self._unshown, first)
 
     def _show(self) -> None:
         """Tell the log of the rows changed since it was last told (it refreshes them)."""
@@ -255,7 +259,7 @@ class MessageBlock:
             self._show()  # a backlog: this step only shows what the steps before it rendered
             self._schedule(FRAME_SECONDS)  # the frame it asks for comes before the next step
             return
-        self._draw_buffered(show=False)
+        self._draw_buffered()
         if not self._pending:
             self._show()
         elif self._log is not None:
@@ -269,8 +273,9 @@ class MessageBlock:
     def _show_due(self) -> bool:
         return monotonic() - self._shown_at >= FLUSH_SECONDS
 
-    def _draw_buffered(self, *, show: bool = True) -> None:
-        """Move buffered text (at most MAX_FLUSH_CHARS) into the body; ``show`` tells the log."""
+    def _draw_buffered(self) -> None:
+        """Move buffered text (at most MAX_FLUSH_CHARS) into the body; the log is told of it
+        by the next :meth:`_show`."""
         text = "".join(self._pending)
         self._pending.clear()
         if len(text) > MAX_FLUSH_CHARS:
@@ -278,16 +283,13 @@ class MessageBlock:
             text = text[:MAX_FLUSH_CHARS]
         if not text:
             return
-        first = len(self._head) + self.body.finished_height
-        self._unshown = first if self._unshown is None else min(self._unshown, first)
+        self._mark_changed(len(self._head) + self.body.finished_height)
         tail = self.body.tail + text
         split = split_point(tail, min_chars=1)
         if split is not None:  # whole paragraphs: rendered once, as one segment
             self.body.add([tail[:split]])
             tail = tail[split:]
         self.body.set_tail(tail)
-        if show:
-            self._show()
 
     async def finish(self, status: str, note: str | None = None) -> None:
         """End streaming and mark an interrupted or failed reply.

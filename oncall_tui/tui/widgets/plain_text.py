@@ -16,20 +16,19 @@ class PlainText(Static):
 
     def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None):
         super().__init__(text, markup=False, id=id, classes=classes)
-        self._text = text
 
     @property
     def text(self) -> str:
-        return self._text
+        return str(self.content)
 
     def show(self, text: str) -> None:
         """Show ``text``: nothing to do if it is shown already, a repaint if it wraps to as many
         lines as the text it replaces, and a layout only if the height changes."""
-        if text == self._text:
+        shown = self.text
+        if text == shown:
             return
         width = self.content_size.width
-        same_height = width > 0 and self._rows(self._text, width) == self._rows(text, width)
-        self._text = text
+        same_height = width > 0 and self._rows(shown, width) == self._rows(text, width)
         self.update(text, layout=not same_height)
 
     def _rows(self, text: str, width: int) -> int:

@@ -83,30 +83,28 @@ class SessionList(Vertical):
         """Show the sessions that match the filter, and the open session if it is not stored yet
         (a new session: its row is there before its first message, which only retitles it).
 
-        A list of another length lays out the screen, a frame of tens of milliseconds, so a
-        list of the same length is updated in place, and the same list not at all: every send
-        ends by reloading the sessions, mostly to the same list."""
+        A list of another length lays out the screen, a frame of tens of milliseconds; the
+        options are replaced in place (``set_options``), so one of the same length does not,
+        and the same list is left alone: every send ends by reloading the sessions, mostly to
+        the same list."""
         if not self.is_mounted:
             return
         needle = self.query_one("#session-filter", Input).value.strip().lower()
         options = self.query_one(OptionList)
-        rows: list[tuple[int | None, str]] = [
-            (s.id, f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
+        current = None if self.current is None else str(self.current)
+        shown: list[tuple[str | None, str]] = [
+            (str(s.id), f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
             for s in self.sessions
             if needle in s.display_title.lower()
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
-            rows.insert(0, (self.current, f"▸ {NEW_SESSION}"))
-        shown: list[tuple[str | None, str]] = [
-            (None if key is None else str(key), label) for key, label in rows
-        ]
+            shown.insert(0, (current, f"▸ {NEW_SESSION}"))
         if shown != self._shown:
-            if shown and len(shown) == len(self._shown):
+            if shown:  # of the same length, in place: no layout
                 options.set_options(Option(label, id=key) for key, label in shown)
             else:
                 options.clear_options()
-                options.add_options(Option(label, id=key) for key, label in shown)
             self._shown = shown
-        for index, (key, _) in enumerate(rows):
-            if key == self.current:
+        for index, (key, _) in enumerate(shown):
+            if key == current:
                 options.highlighted = index
