@@ -6,7 +6,9 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from oncall_tui.llm.gateway import StaticGateway
@@ -22,6 +24,25 @@ def scripted_app(
     model = ScriptedChatModel(turns or [])
     settings = Settings(db_path=db_path, user="alice")
     return build_app(settings, gateway=StaticGateway(model, window)), model
+
+
+def spy(
+    monkeypatch: pytest.MonkeyPatch,
+    owner: object,
+    name: str,
+    note: Callable[..., object] = lambda *args, **kwargs: args,
+) -> list[Any]:
+    """Let ``owner.name`` (a method of an object or of a class) run as before, noting each
+    call, as ``note(*args, **kwargs)``, in the list returned."""
+    noted: list[Any] = []
+    original = getattr(owner, name)
+
+    def spied(*args: object, **kwargs: object) -> object:
+        noted.append(note(*args, **kwargs))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, spied)
+    return noted
 
 
 async def wait_until(

@@ -7,8 +7,8 @@ import pytest
 
 import oncall_tui.tui.widgets.message as message_module
 from oncall_tui.tui.widgets.chat_log import ChatLog
-from oncall_tui.tui.widgets.message import FLUSH_SECONDS, MAX_FLUSH_CHARS, MessageBlock
-from tests.tui.harness import wait_until
+from oncall_tui.tui.widgets.message import FLUSH_SECONDS, MAX_FLUSH_CHARS
+from tests.tui.harness import spy, wait_until
 from tests.tui.test_chat_log_segments import LogApp, lines_of, reply, texts
 
 
@@ -29,23 +29,12 @@ async def stream_backlog(
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
         block = await log.add_message("assistant", "", status="streaming")
-        shown, ahead = [0], [0]
-        told, rendered = log.message_changed, log.render_ahead
-
-        def counted_told(changed: MessageBlock, first: int = 0) -> None:
-            shown[0] += 1
-            told(changed, first)
-
-        def counted_render(changed: MessageBlock) -> None:
-            ahead[0] += 1
-            rendered(changed)
-
-        monkeypatch.setattr(log, "message_changed", counted_told)
-        monkeypatch.setattr(log, "render_ahead", counted_render)
+        shown = spy(monkeypatch, log, "message_changed")
+        ahead = spy(monkeypatch, log, "render_ahead")
         await block.append(text)
         await block.finish("complete")
         await wait_until(pilot, lambda: block.status == "complete")
-        return text, shown[0], ahead[0], texts(lines_of(log, block))
+        return text, len(shown), len(ahead), texts(lines_of(log, block))
 
 
 async def test_a_backlog_is_shown_at_most_once_per_flush_period(

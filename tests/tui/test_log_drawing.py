@@ -7,6 +7,7 @@ import pytest
 from textual.geometry import Region
 
 from oncall_tui.tui.widgets.chat_log import ChatLog
+from tests.tui.harness import spy
 from tests.tui.test_chat_log_segments import LogApp, page
 
 REPLY = "# Rollback\n\nrun `kubectl rollout undo` and **watch** p99"
@@ -61,12 +62,9 @@ async def lines_drawn_by_frames(monkeypatch: pytest.MonkeyPatch, *, ahead: bool)
         block = await log.add_message("assistant", "", status="streaming")
         await block.append("Looking at the pods.\n\n")
         await pilot.pause(0.1)  # the log with the reply in it, drawn by a first frame
-        in_frame, counts = [False], {True: 0, False: 0}
-        line_at, render_lines = log.line_at, log.render_lines
-
-        def counted_line_at(y: int) -> object:
-            counts[in_frame[0]] += 1
-            return line_at(y)
+        in_frame = [False]
+        drawn = spy(monkeypatch, log, "line_at", lambda y: in_frame[0])  # in a frame or not
+        render_lines = log.render_lines
 
         def frame(crop: Region) -> object:
             in_frame[0] = True
@@ -75,7 +73,6 @@ async def lines_drawn_by_frames(monkeypatch: pytest.MonkeyPatch, *, ahead: bool)
             finally:
                 in_frame[0] = False
 
-        monkeypatch.setattr(log, "line_at", counted_line_at)
         monkeypatch.setattr(log, "render_lines", frame)
         for n in range(12):
             await block.append(f"Step {n}: check the pods and compare restarts.\n\n" * 3)
@@ -83,7 +80,7 @@ async def lines_drawn_by_frames(monkeypatch: pytest.MonkeyPatch, *, ahead: bool)
         await pilot.pause(0.1)
         assert log.is_vertical_scroll_end
         assert "Step 11" in "".join(line.text for line in frame(Region(0, 0, 78, 20)))
-        return counts[True], counts[False]
+        return drawn.count(True), drawn.count(False)
 
 
 async def test_a_flush_draws_the_new_lines_so_the_frame_after_it_does_not(

@@ -10,6 +10,7 @@ from rich.segment import Segment
 
 import oncall_tui.tui.widgets.markdown as markdown_module
 from oncall_tui.tui.widgets.markdown import code_lexer, rich_markdown
+from tests.tui.harness import spy
 
 FENCES = (
     "```bash\nkubectl -n payments get pods | grep -v Running\n```\n\n"
@@ -33,14 +34,7 @@ def test_fences_are_highlighted_exactly_as_rich_highlights_them() -> None:
 
 
 def test_each_language_is_looked_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    lookups: list[str] = []
-    lookup = markdown_module.get_lexer_by_name
-
-    def counted(name: str, **options: object) -> object:
-        lookups.append(name)
-        return lookup(name, **options)
-
-    monkeypatch.setattr(markdown_module, "get_lexer_by_name", counted)
+    lookups = spy(monkeypatch, markdown_module, "get_lexer_by_name", lambda name, **_: name)
     code_lexer.cache_clear()
     try:
         for _ in range(3):

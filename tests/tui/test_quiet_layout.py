@@ -12,29 +12,22 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import OptionList
 
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import scripted_app, seed_session, spy, wait_until
 from tests.tui.test_main_screen import SIZE, blocks, main_screen
 
 LONG_REPLY = "\n\n".join(f"Step {n}: check the pods and compare restarts." for n in range(60))
 
 
-class LayoutCounter:
-    """Counts the screen's layouts (Textual's ``Screen._refresh_layout``, which runs only when
-    something asked for one, or on a resize)."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.count = 0
-        original = Screen._refresh_layout
-
-        def counting(screen: Screen[object], *args: object, **kwargs: object) -> None:
-            self.count += 1
-            original(screen, *args, **kwargs)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(Screen, "_refresh_layout", counting)
+def count_layouts(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The screen's layouts from now on (Textual's ``Screen._refresh_layout``, which runs only
+    when something asked for one, or on a resize)."""
+    return spy(monkeypatch, Screen, "_refresh_layout")
 
 
 async def send_and_settle(pilot: Pilot[None], messages: int) -> None:
@@ -47,28 +40,36 @@ async def send_and_settle(pilot: Pilot[None], messages: int) -> None:
     await pilot.pause(0.1)
 
 
+async def open_newest(pilot: Pilot[None], *titles: str) -> MainScreen:
+    """Seed a session per title (one exchange each; the last is the newest) and open the
+    newest, as at start-up."""
+    app, screen = pilot.app, main_screen(pilot.app)
+    assert isinstance(app, OncallApp)
+    for title in titles:
+        seed_session(app, 1, title=title)
+    screen.load_sessions(open_newest=True)
+    await wait_until(pilot, lambda: len(blocks(screen)) == 2)
+    await app.workers.wait_for_complete()
+    return screen
+
+
 async def test_a_send_in_an_open_session_lays_out_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, _ = scripted_app(tmp_path / "t.db", [Turn(text=LONG_REPLY, chunk_size=40)])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        seed_session(app, 1, title="older")
-        seed_session(app, 1, title="payments p99")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2)
-        await app.workers.wait_for_complete()
+        screen = await open_newest(pilot, "older", "payments p99")
         app.query_one(Composer).text = "and the next step?"
         await pilot.pause(0.1)
         log = app.query_one(ChatLog)
         assert log.virtual_size.height < log.scrollable_content_region.height
 
-        layouts = LayoutCounter(monkeypatch)
+        layouts = count_layouts(monkeypatch)
         await send_and_settle(pilot, messages=4)
 
         assert blocks(screen)[3].content == LONG_REPLY
         assert log.virtual_size.height > log.scrollable_content_region.height  # it overflowed
-        assert layouts.count == 0
+        assert len(layouts) == 0
 
 
 def session_rows(app: App[None]) -> list[str]:
@@ -82,10 +83,7 @@ async def test_the_first_send_of_a_new_session_lays_out_nothing(
     """The new session has its row before its first message, which only retitles it."""
     app, _ = scripted_app(tmp_path / "t.db", [Turn(text=LONG_REPLY, chunk_size=40)])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        seed_session(app, 1, title="db-3 disk full")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2)
+        screen = await open_newest(pilot, "db-3 disk full")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: not blocks(screen))
         await app.workers.wait_for_complete()
@@ -93,12 +91,12 @@ async def test_the_first_send_of_a_new_session_lays_out_nothing(
         app.query_one(Composer).text = "api-7 p99 is 2 s since 02:47"
         await pilot.pause(0.1)
 
-        layouts = LayoutCounter(monkeypatch)
+        layouts = count_layouts(monkeypatch)
         await send_and_settle(pilot, messages=2)
 
         assert session_rows(app) == ["▸ api-7 p99 is 2 s since 02:47", "  db-3 disk full"]
         assert screen.session_id is not None
-        assert layouts.count == 0
+        assert len(layouts) == 0
 
 
 class TextApp(App[None]):
@@ -115,17 +113,17 @@ async def test_plain_text_lays_out_only_when_its_height_changes(
     async with app.run_test(size=(40, 10)) as pilot:
         text = app.query_one(PlainText)
         await pilot.pause()
-        layouts = LayoutCounter(monkeypatch)
+        layouts = count_layouts(monkeypatch)
 
         text.show("one line")
         text.show("another line")
         await pilot.pause()
-        assert (layouts.count, text.size.height) == (0, 1)
+        assert (len(layouts), text.size.height) == (0, 1)
         assert str(text.render()) == "another line"
 
         text.show("a longer text that wraps to two lines")
         await pilot.pause()
-        assert layouts.count > 0
+        assert len(layouts) > 0
         assert text.size.height == 2
 
         text.show("one line again")
@@ -144,21 +142,16 @@ async def test_the_panel_and_sessions_are_refreshed_once_the_reply_is_drawn(
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
         await app.workers.wait_for_complete()
-        calls: list[tuple[str, bool]] = []
-        for name in ("refresh_context", "load_sessions"):
-            original = getattr(screen, name)
 
-            def recorded(
-                *args: object, _name: str = name, _call: object = original, **kwargs: object
-            ) -> None:
-                shown = blocks(screen) if screen.query(ChatLog) else []
-                calls.append((_name, bool(shown) and shown[-1].drawn.is_set()))
-                _call(*args, **kwargs)  # type: ignore[operator]
+        def reply_drawn(*_: object, **__: object) -> bool:
+            shown = blocks(screen) if screen.query(ChatLog) else []
+            return bool(shown) and shown[-1].drawn.is_set()
 
-            monkeypatch.setattr(screen, name, recorded)
+        refreshes = spy(monkeypatch, screen, "refresh_context", reply_drawn)
+        reloads = spy(monkeypatch, screen, "load_sessions", reply_drawn)
         app.query_one(Composer).text = "the whole runbook, please"
         await send_and_settle(pilot, messages=2)
         assert blocks(screen)[1].content == backlog
-        assert ("refresh_context", True) in calls
-        assert ("load_sessions", True) in calls
-        assert all(drawn for name, drawn in calls if name == "refresh_context")
+        assert True in refreshes
+        assert True in reloads
+        assert all(refreshes)

@@ -9,7 +9,7 @@ from textual.scrollbar import ScrollBar
 
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.scrollbar import bar_cells
-from tests.tui.harness import wait_until
+from tests.tui.harness import spy, wait_until
 from tests.tui.test_chat_log_segments import LogApp
 
 Cell = tuple[str, bool]
@@ -37,14 +37,7 @@ async def test_the_bar_follows_a_streaming_reply_and_repaints_only_when_it_chang
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
         bar = log.vertical_scrollbar
-        repaints = [0]
-        refresh = bar.refresh
-
-        def counted(*args: object, **kwargs: object) -> ScrollBar:
-            repaints[0] += 1
-            return refresh(*args, **kwargs)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(bar, "refresh", counted)
+        repaints = spy(monkeypatch, bar, "refresh")
         block = await log.add_message("assistant", "", status="streaming")
         counts = []
         for n in range(40):
@@ -54,7 +47,7 @@ async def test_the_bar_follows_a_streaming_reply_and_repaints_only_when_it_chang
             await pilot.pause()
             assert log.is_vertical_scroll_end
             assert shown(bar) == expected(bar)
-            counts.append(repaints[0])
+            counts.append(len(repaints))
         assert any(thumb for _, thumb in shown(bar))
         assert counts[2] > counts[0]  # the thumb shrinks as a short reply grows
         assert log.virtual_size.height > 1.5 * bar.size.height**2  # now it is one cell
@@ -62,6 +55,6 @@ async def test_the_bar_follows_a_streaming_reply_and_repaints_only_when_it_chang
 
         log.scroll_to(y=0, animate=False, immediate=True)  # moving the view moves the bar
         await pilot.pause()
-        assert repaints[0] > counts[-1]
+        assert len(repaints) > counts[-1]
         assert shown(bar) == expected(bar)
         assert shown(bar)[0][1]  # the thumb is at the top
