@@ -1,10 +1,10 @@
 """Engine overhead per send: memory rules, prompt assembly and persistence, model time excluded.
 
 For sessions of 100 to 100,000 stored messages with the compaction boundary near the end,
-time ``ChatService.send`` with the agent stream replaced by an instant one, so what is
-measured is everything the engine itself does around the model. A second table holds the
-history fixed and moves the boundary, to show that the cost follows the messages after the
-boundary and not the whole history. Prints figures; asserts nothing.
+time ``ChatService.send`` with the gateway's turn replaced by an instant one (no agent, no
+LangChain), so what is measured is everything the engine itself does around the model. A
+second table holds the history fixed and moves the boundary, to show that the cost follows the
+messages after the boundary and not the whole history. Prints figures; asserts nothing.
 
     python bench/engine_overhead.py [--sends 40]
 """
@@ -17,26 +17,31 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-import oncall_tui.services.chat as chat_module
 from oncall_tui.core.events import TokenDelta
-from oncall_tui.llm.agent import ModelUsage
 from oncall_tui.llm.gateway import StaticGateway
+from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 
 OWNER = "bench"
 
 
-async def instant_agent(*_args: Any, **_kwargs: Any) -> AsyncIterator[object]:
-    yield TokenDelta("Checked: the pod was OOMKilled; raise the memory limit.")
-    yield ModelUsage(input_tokens=None, output_tokens=12)
+class InstantGateway(StaticGateway):
+    """A gateway whose every turn answers at once: the engine's work is all that is timed."""
+
+    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        return self._instant(turn)
+
+    async def _instant(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        assert turn.history[-1][0] == "user"  # the engine did build the turn
+        yield TokenDelta("Checked: the pod was OOMKilled; raise the memory limit.")
+        yield ModelUsage(input_tokens=None, output_tokens=12)
 
 
 def seed(services: Services, messages: int, after_boundary: int) -> int:
@@ -84,7 +89,7 @@ async def time_sends(services: Services, session_id: int, sends: int) -> list[fl
 
 def measure(messages: int, after_boundary: int, sends: int, workdir: Path) -> Sequence[float]:
     settings = Settings(db_path=workdir / f"bench-{messages}-{after_boundary}.db", user=OWNER)
-    gateway = StaticGateway(FakeListChatModel(responses=["unused"]), window=131_072)
+    gateway = InstantGateway(FakeListChatModel(responses=["unused"]), window=131_072)
     services = Services(settings, gateway=gateway)
     try:
         session_id = seed(services, messages, after_boundary)
@@ -104,7 +109,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sends", type=int, default=40)
     args = parser.parse_args()
-    chat_module.stream_agent = instant_agent  # type: ignore[assignment]
     header = "| {} | median ms | p95 ms | max ms |\n|---|---|---|---|"
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

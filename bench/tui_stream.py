@@ -9,7 +9,13 @@
    on screen, as when a user has it open).
 2. Time to open a 10,000-message session (from the request to its newest page on screen).
 
+The loopback server stands in for Ollama, whose tokens would come from a GPU or from its own
+cores; here a Python HTTP server writes 8,000 lines a second on the same two cores as the app.
+By default it runs at the niceness the app gives its own model process (10), so the figures are
+the app's; ``--server-nice 0`` has it compete with the app's event loop as an equal.
+
     python bench/tui_stream.py [--tokens 20000] [--history 1000] [--messages 10000]
+                               [--server-nice 10]
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -27,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.widgets import Footer
 
+from oncall_tui.llm.host_process import NICENESS
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
@@ -86,8 +94,9 @@ class StreamFigures:
     meter: StallMeter
 
 
-def serve(tokens: int, port: multiprocessing.SimpleQueue[int]) -> None:
-    """The loopback server, in its own process like a real Ollama."""
+def serve(tokens: int, port: multiprocessing.SimpleQueue[int], niceness: int) -> None:
+    """The loopback server, in its own process like a real Ollama, at ``niceness``."""
+    os.nice(niceness)
     server = FakeOllama(models=[FakeModel("llama3.1:8b", context_length=131072)])
     server.script(Reply(long_reply(tokens), prompt_eval_count=600))
     server.start()
@@ -95,11 +104,13 @@ def serve(tokens: int, port: multiprocessing.SimpleQueue[int]) -> None:
     time.sleep(3600)
 
 
-async def stream_figures(tokens: int, workdir: Path, history: int = 0) -> StreamFigures:
+async def stream_figures(
+    tokens: int, workdir: Path, history: int = 0, server_nice: int = NICENESS
+) -> StreamFigures:
     """Stream into a new session, or into one with ``history`` earlier messages (its newest
     page mounted, as when a user opens it)."""
     ports: multiprocessing.SimpleQueue[int] = multiprocessing.SimpleQueue()
-    process = multiprocessing.Process(target=serve, args=(tokens, ports), daemon=True)
+    process = multiprocessing.Process(target=serve, args=(tokens, ports, server_nice), daemon=True)
     process.start()
     try:
         url = f"http://127.0.0.1:{ports.get()}"
@@ -188,12 +199,15 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--history", type=int, default=1_000)
+    parser.add_argument("--server-nice", type=int, default=NICENESS)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        fresh = asyncio.run(stream_figures(args.tokens, workdir))
-        long = asyncio.run(stream_figures(args.tokens, workdir, history=args.history))
+        nice = args.server_nice
+        fresh = asyncio.run(stream_figures(args.tokens, workdir, server_nice=nice))
+        long = asyncio.run(stream_figures(args.tokens, workdir, args.history, nice))
         opened = asyncio.run(open_figure(args.messages, workdir))
+    print(f"loopback server at niceness {args.server_nice}")
     print("| figure | value | target |\n|---|---|---|")
     for row in stream_rows("new session", args.tokens, fresh):
         print(row)

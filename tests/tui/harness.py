@@ -46,7 +46,7 @@ def spy(
 
 
 async def wait_until(
-    pilot: Pilot[object], predicate: Callable[[], bool], timeout: float = 10.0
+    pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 10.0
 ) -> None:
     """Let the app run until ``predicate()`` holds; fail with a clear message otherwise."""
     deadline = time.monotonic() + timeout
