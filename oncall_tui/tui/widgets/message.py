@@ -13,7 +13,7 @@ import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from time import monotonic
+from time import monotonic, perf_counter
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -31,9 +31,9 @@ if TYPE_CHECKING:
 
 FLUSH_SECONDS = 0.05
 """Streamed text is buffered and drawn on this timer."""
-MAX_FLUSH_CHARS = 500
+MAX_FLUSH_CHARS = 150
 """At most this much buffered text is drawn per flush, so one flush never stalls the UI."""
-BACKLOG_SECONDS = 0.01
+BACKLOG_SECONDS = 0.003
 """A backlog (more than MAX_FLUSH_CHARS waiting) is rendered in steps this far apart: a frame or
 a keystroke can run between two steps, and the screen catches up with a fast model. What the
 steps rendered is shown to the log at most once per FLUSH_SECONDS, by a step that renders
@@ -43,6 +43,11 @@ FRAME_SECONDS = 0.02
 """A step that shows is followed by the next step this much later: past the frame it asks for
 (Textual draws at most 60 frames a second), so that a frame and a step do not run back to
 back."""
+SLOW_STEP_PAUSE = 2.0
+"""After a step, the next one waits at least this many times as long as the step took. A step
+is about a millisecond, but on a loaded machine the same work can take ten times as long for a
+few tens of milliseconds at a time; then the steps space out, so that frames, keys and timers
+are not queued behind one slowed step after another."""
 STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
 
 
@@ -255,9 +260,10 @@ class MessageBlock:
         is drawn over the next ticks, so it never turns into one long stall). Once the reply
         has ended and the last of it is drawn, the reply is finished."""
         self._flush_timer = None
+        started = perf_counter()
         if self._pending and self._unshown is not None and self._show_due:
             self._show()  # a backlog: this step only shows what the steps before it rendered
-            self._schedule(FRAME_SECONDS)  # the frame it asks for comes before the next step
+            self._schedule(self._pause(FRAME_SECONDS, started))  # its frame comes first
             return
         self._draw_buffered()
         if not self._pending:
@@ -265,9 +271,14 @@ class MessageBlock:
         elif self._log is not None:
             self._log.render_ahead(self)  # a later step shows it
         if self._pending:
-            self._schedule(BACKLOG_SECONDS)
+            self._schedule(self._pause(BACKLOG_SECONDS, started))
         elif self._ending is not None:
             self._finished(self._ending)
+
+    @staticmethod
+    def _pause(least: float, started: float) -> float:
+        """How long to wait before the next step: ``least``, or longer after a slow step."""
+        return max(least, SLOW_STEP_PAUSE * (perf_counter() - started))
 
     @property
     def _show_due(self) -> bool:
