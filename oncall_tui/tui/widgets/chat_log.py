@@ -79,6 +79,8 @@ class ChatLog(ScrollView, can_focus=True):
         self._width = 0
         self._styles: LogStyles | None = None
         self._drawn = DrawnLines()
+        self.paints = 0
+        """How many times a frame has painted the log (a streaming reply waits for one)."""
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -276,6 +278,7 @@ class ChatLog(ScrollView, can_focus=True):
         """The lines in view, drawn by the log (see :class:`DrawnLines`) rather than through
         Textual's styling of each line, which would process every line in view again on every
         frame of a streaming reply."""
+        self.paints += 1
         # Once per repaint, not per line: the style walks every ancestor.
         width, focused = self.scrollable_content_region.width, self.has_focus
         self._drawn.begin(

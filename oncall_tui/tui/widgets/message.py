@@ -37,12 +37,10 @@ BACKLOG_SECONDS = 0.003
 """A backlog (more than MAX_FLUSH_CHARS waiting) is rendered in steps this far apart: a frame or
 a keystroke can run between two steps, and the screen catches up with a fast model. What the
 steps rendered is shown to the log at most once per FLUSH_SECONDS, by a step that renders
-nothing: the frame that follows a showing paints the whole view (it follows the end), so it
-should neither come after every step nor straight after a step's rendering."""
-FRAME_SECONDS = 0.02
-"""A step that shows is followed by the next step this much later: past the frame it asks for
-(Textual draws at most 60 frames a second), so that a frame and a step do not run back to
-back."""
+nothing. The frame that follows a showing paints the whole view (it follows the end), so the
+next step waits until the log has been painted, and a step later still: a frame and a step
+never run back to back, however late the frame comes on a loaded machine. A log that is not
+painted (another screen on top) is waited for at most FLUSH_SECONDS."""
 SLOW_STEP_PAUSE = 2.0
 """After a step, the next one waits at least this many times as long as the step took. A step
 is about a millisecond, but on a loaded machine the same work can take ten times as long for a
@@ -142,6 +140,8 @@ class MessageBlock:
         """The first row that changed since the log was last told, if any."""
         self._shown_at = 0.0
         """When the log was last told of a change (``time.monotonic()``)."""
+        self._paints_at_show: int | None = None
+        """The log's paint count when a backlog was last shown; None once its frame came."""
         self._ending: str | None = None
         """The status a reply that has ended takes once its buffered text is drawn."""
         self.drawn = asyncio.Event()
@@ -261,9 +261,14 @@ class MessageBlock:
         has ended and the last of it is drawn, the reply is finished."""
         self._flush_timer = None
         started = perf_counter()
+        if self._waiting_for_frame():
+            self._schedule(BACKLOG_SECONDS)
+            return
         if self._pending and self._unshown is not None and self._show_due:
             self._show()  # a backlog: this step only shows what the steps before it rendered
-            self._schedule(self._pause(FRAME_SECONDS, started))  # its frame comes first
+            if self._log is not None:
+                self._paints_at_show = self._log.paints
+            self._schedule(self._pause(BACKLOG_SECONDS, started))
             return
         self._draw_buffered()
         if not self._pending:
@@ -279,6 +284,17 @@ class MessageBlock:
     def _pause(least: float, started: float) -> float:
         """How long to wait before the next step: ``least``, or longer after a slow step."""
         return max(least, SLOW_STEP_PAUSE * (perf_counter() - started))
+
+    def _waiting_for_frame(self) -> bool:
+        """Whether the next step waits for the frame of the last showing: until the log has
+        been painted (or FLUSH_SECONDS have passed), and then one step more."""
+        paints = self._paints_at_show
+        if paints is None or self._log is None:
+            return False
+        if self._log.paints == paints and not self._show_due:
+            return True
+        self._paints_at_show = None
+        return self._log.paints != paints
 
     @property
     def _show_due(self) -> bool:
