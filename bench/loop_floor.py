@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from tui_stream import StallMeter, serve
 
 from oncall_tui.core.events import TokenDelta
-from oncall_tui.llm.host import AgentHost
-from oncall_tui.llm.host_process import NICENESS
+from oncall_tui.llm.host import NICENESS, AgentHost
 from oncall_tui.llm.turn import Turn
 
 SPACING = 0.010

@@ -34,13 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.widgets import Footer
 
-from oncall_tui.llm.host_process import NICENESS
+from oncall_tui.llm.host import NICENESS
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
-from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.tui.harness import bulk_seed, wait_until
 
 TICK = 0.005
@@ -95,7 +94,11 @@ class StreamFigures:
 
 
 def serve(tokens: int, port: multiprocessing.SimpleQueue[int], niceness: int) -> None:
-    """The loopback server, in its own process like a real Ollama, at ``niceness``."""
+    """The loopback server, in its own process like a real Ollama, at ``niceness``. (Its
+    module is imported here: the test doubles' package loads LangChain, which the app's
+    process, measured by this bench, never holds.)"""
+    from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
+
     os.nice(niceness)
     server = FakeOllama(models=[FakeModel("llama3.1:8b", context_length=131072)])
     server.script(Reply(long_reply(tokens), prompt_eval_count=600))

@@ -138,10 +138,12 @@ def test_services_load_without_textual_in_a_fresh_interpreter() -> None:
 LANGCHAIN = ("langchain", "langgraph", "langchain_ollama", "langchain_core")
 
 
-def langchain_loaded_by(modules: str) -> str:
-    """The LangChain modules a fresh interpreter holds after importing ``modules``."""
+def langchain_loaded_by(modules: str, path: Path | None = None) -> str:
+    """The LangChain modules a fresh interpreter holds after importing ``modules`` (found on
+    ``path`` too, when given)."""
     code = (
-        f"import sys, {modules}\n"
+        (f"import sys; sys.path.insert(0, {str(path)!r})\n" if path is not None else "")
+        + f"import sys, {modules}\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
         f"{LANGCHAIN!r})))"
     )
@@ -158,3 +160,9 @@ def test_the_tui_starts_without_importing_langchain() -> None:
 def test_the_agent_hosts_client_side_imports_no_langchain() -> None:
     """The TUI runs model streams in a child; its own side of that pipe must stay light."""
     assert langchain_loaded_by("oncall_tui.llm.host, oncall_tui.llm.turn") == ""
+
+
+def test_the_stream_bench_measures_a_ui_process_without_langchain() -> None:
+    """The bench's own imports must not load into the app's process what the app keeps out."""
+    bench = PACKAGE.parent / "bench"
+    assert langchain_loaded_by("tui_stream, loop_floor", path=bench) == ""

@@ -33,6 +33,10 @@ from oncall_tui.llm.turn import AgentStreamItem, Turn, error_from_json, item_fro
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _STDERR_LINES = 20
 _STOP_SECONDS = 2.0
+NICENESS = 10
+"""The child's niceness (it sets it itself): on a busy machine the screen comes first, and a
+stream waits for the CPU, the UI does not. Defined here, on the light side of the pipe, so that
+what only needs the number does not import the child's LangChain stack."""
 
 Document = dict[str, Any]
 _Inbox = tuple[asyncio.AbstractEventLoop, "asyncio.Queue[Document]", "subprocess.Popen[bytes]"]

@@ -28,14 +28,12 @@ from oncall_tui.core.joining import TextJoiner
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import run_turn
 from oncall_tui.llm.factory import build_chat_model
+from oncall_tui.llm.host import NICENESS
 from oncall_tui.llm.turn import Turn, error_to_json, item_to_json
 
 TOKEN_SECONDS = 0.02
 LINE_LIMIT = 1 << 26
 """A request holds a whole history and the selected skills: lines far past asyncio's 64 KiB."""
-
-NICENESS = 10
-"""On a busy machine the screen comes first: a stream waits for the CPU, the UI does not."""
 
 Write = Callable[[dict[str, object]], None]
 

@@ -6,21 +6,27 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from textual.pilot import Pilot
 
-from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.settings import Settings
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp, build_app
-from tests.fakes.chat_model import ScriptedChatModel, TurnLike
+
+if TYPE_CHECKING:
+    from tests.fakes.chat_model import ScriptedChatModel, TurnLike
 
 
 def scripted_app(
     db_path: Path, turns: list[TurnLike] | None = None, *, window: int = 8192
 ) -> tuple[OncallApp, ScriptedChatModel]:
+    # Imported here: the stream bench uses this module too, and its process, like the app's,
+    # holds no LangChain (the scripted model and the static gateway need it).
+    from oncall_tui.llm.gateway import StaticGateway
+    from tests.fakes.chat_model import ScriptedChatModel
+
     model = ScriptedChatModel(turns or [])
     settings = Settings(db_path=db_path, user="alice")
     return build_app(settings, gateway=StaticGateway(model, window)), model
