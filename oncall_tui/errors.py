@@ -42,16 +42,20 @@ CATALOG: dict[str, dict[Language, str]] = {
         "en": "That {kind} belongs to another user.",
         "zh": "该{kind}属于其他用户。",
     },
-    "CHAT_CONTEXT_LIMIT_REACHED": {
-        "en": (
-            "The context is {percent}% full (limit 95%). Nothing was sent. "
-            "Compact the session memory, start a new session, or shorten the message."
-        ),
-        "zh": "上下文已用 {percent}%（上限 95%），消息未发送。请压缩会话记忆、新建会话或缩短消息。",
-    },
+    "CHAT_CONTEXT_LIMIT_REACHED": {"en": "{detail}", "zh": "{detail}"},
     "MEMORY_COMPACTION_FAILED": {
         "en": "Memory compaction failed: {detail}. The summary and history are unchanged.",
         "zh": "记忆压缩失败：{detail}。摘要与历史均未改变。",
+    },
+    "MEMORY_MODE_UNCHANGED": {
+        "en": (
+            "The memory mode is still {mode}: switching to manual compacts at once, and the "
+            "compaction failed: {detail}. The summary and history are unchanged."
+        ),
+        "zh": (
+            "记忆模式仍为 {mode}：切换到 manual 会立即压缩，而压缩失败：{detail}。"
+            "摘要与历史均未改变。"
+        ),
     },
     "MODEL_UNAVAILABLE": {
         "en": "Ollama is not reachable at {url}. Start it with `ollama serve` or set OLLAMA_HOST.",
@@ -62,8 +66,8 @@ CATALOG: dict[str, dict[Language, str]] = {
         "zh": "Ollama 中没有模型 '{model}'。请运行：ollama pull {model}",
     },
     "STREAM_FAILED": {
-        "en": "The model stream failed: {detail}. The partial reply was kept.",
-        "zh": "模型输出中断：{detail}。已保留部分回复。",
+        "en": "The model stream failed: {detail}.",
+        "zh": "模型输出中断：{detail}。",
     },
     "DATABASE_UNAVAILABLE": {
         "en": "Cannot open the database at {path}: {detail}",
@@ -73,6 +77,52 @@ CATALOG: dict[str, dict[Language, str]] = {
 
 # Reasons refine a code with the exact rule that was broken.
 REASONS: dict[str, dict[Language, str]] = {
+    "limit_message": {
+        "en": (
+            "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "
+            "Nothing was sent. Compact the session memory, start a new session, or shorten the "
+            "message."
+        ),
+        "zh": (
+            "发送这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），消息未发送。"
+            "请压缩会话记忆、新建会话或缩短消息。"
+        ),
+    },
+    "limit_retry": {
+        "en": (
+            "Answering the message again would bring the context to {percent}% of {window} tokens "
+            "(limit 95%). Nothing was sent. Compact the session memory or start a new session."
+        ),
+        "zh": (
+            "重新回答这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），未发送。"
+            "请压缩会话记忆或新建会话。"
+        ),
+    },
+    "limit_full": {
+        "en": (
+            "The context is at {percent}% of {window} tokens (limit 95%). Nothing was sent. "
+            "Compact the session memory or start a new session."
+        ),
+        "zh": (
+            "上下文已达 {window} 个 token 的 {percent}%（上限 95%），消息未发送。"
+            "请压缩会话记忆或新建会话。"
+        ),
+    },
+    "limit_in_turn": {
+        "en": (
+            "The reply's next request to the model would bring the context to {percent}% of "
+            "{window} tokens, so it was not sent. Compact the session memory or start a new "
+            "session."
+        ),
+        "zh": (
+            "本次回复的下一个模型请求会使上下文达到 {window} 个 token 的 {percent}%，因此未发送。"
+            "请压缩会话记忆或新建会话。"
+        ),
+    },
+    "nothing_to_retry": {
+        "en": "session {ref} has no unanswered message to retry",
+        "zh": "会话 {ref} 没有可重试的未回答消息",
+    },
     "skill_filename": {
         "en": "the file must be named exactly SKILL.md (got '{filename}')",
         "zh": "文件名必须恰好是 SKILL.md（收到 '{filename}'）",
@@ -147,9 +197,13 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "skill ids {refs} do not exist",
         "zh": "技能 {refs} 不存在",
     },
-    "bad_id_list": {
-        "en": "'{value}' is not a comma-separated list of ids",
-        "zh": "'{value}' 不是逗号分隔的 id 列表",
+    "bad_ref_list": {
+        "en": "'{value}' is not a comma-separated list of skill names or ids",
+        "zh": "'{value}' 不是逗号分隔的技能名称或 id 列表",
+    },
+    "unknown_skills": {
+        "en": "no skill {refs}",
+        "zh": "没有技能 {refs}",
     },
     "unreadable_file": {
         "en": "cannot read '{path}' ({problem})",
@@ -166,6 +220,26 @@ REASONS: dict[str, dict[Language, str]] = {
     "engine_error": {
         "en": "the model client failed ({problem})",
         "zh": "模型客户端出错（{problem}）",
+    },
+}
+
+# Notes complete a message with what happened around it; they are never errors on their own.
+NOTES: dict[str, dict[Language, str]] = {
+    "partial_kept": {
+        "en": "The partial reply was kept, marked {status}.",
+        "zh": "已保留部分回复，标记为 {status}。",
+    },
+    "retry_hint": {
+        "en": "Your message is stored; retry answers it again.",
+        "zh": "你的消息已保存；重试会重新回答它。",
+    },
+    "tools_unavailable": {
+        "en": "Model '{model}' does not support tools: skills and the clock tool are unavailable.",
+        "zh": "模型 '{model}' 不支持工具调用：技能和时间工具不可用。",
+    },
+    "auto_compaction_failed": {
+        "en": "{detail} The message is sent without compacting.",
+        "zh": "{detail} 消息将不经压缩发送。",
     },
 }
 
@@ -196,7 +270,7 @@ class OncallError(Exception):
 
     def message(self, lang: Language = "en") -> str:
         values: dict[str, object] = {
-            key: value.message(lang) if isinstance(value, OncallError) else value
+            key: _embedded(value.message(lang)) if isinstance(value, OncallError) else value
             for key, value in self.params.items()
         }
         kind = values.get("kind")
@@ -211,6 +285,16 @@ class OncallError(Exception):
         if self.reason is not None:
             payload["reason"] = self.reason
         return payload
+
+
+def note(key: str, lang: Language = "en", **params: object) -> str:
+    """A catalogued note (see :data:`NOTES`), filled with ``params``."""
+    return NOTES[key][lang].format_map(_Lenient(params))
+
+
+def _embedded(message: str) -> str:
+    """A whole message placed inside another's sentence: without its closing stop."""
+    return message.rstrip().rstrip(".。")
 
 
 class _Lenient(dict[str, object]):

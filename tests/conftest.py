@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.fakes.ollama_server import FakeOllama
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "skills-examples"
@@ -89,18 +91,50 @@ def make_settings(db_path: Path, **overrides: object) -> Settings:
 
 
 @pytest.fixture
-def engine(db_path: Path) -> Callable[..., Services]:
+def built() -> Iterator[list[Services]]:
+    """Services a test builds, closed when it ends."""
+    services: list[Services] = []
+    yield services
+    for each in services:
+        each.close()
+
+
+@pytest.fixture
+def engine(db_path: Path, built: list[Services]) -> Callable[..., Services]:
     """Services wired to a scripted model: ``engine(model, window=8192)``."""
-    built: list[Services] = []
 
     def build(model: ScriptedChatModel, window: int = 8192) -> Services:
         services = Services(make_settings(db_path), gateway=StaticGateway(model, window))
         built.append(services)
         return services
 
-    yield build  # type: ignore[misc]
-    for services in built:
-        services.close()
+    return build
+
+
+@pytest.fixture
+def on_ollama(db_path: Path, built: list[Services]) -> Callable[..., Services]:
+    """Services on the real ``langchain-ollama`` client and a loopback server:
+    ``on_ollama(server, model="tiny:2k", **settings)``."""
+
+    def build(server: FakeOllama | None, model: str = "tiny:2k", **overrides: object) -> Services:
+        values: dict[str, object] = {"model": model, "request_timeout": 10.0}
+        if server is not None:
+            values["ollama_url"] = server.url
+        values.update(overrides)
+        services = Services(make_settings(db_path, **values))
+        built.append(services)
+        return services
+
+    return build
+
+
+@pytest.fixture
+def closed_url() -> str:
+    """A loopback address nothing listens on: connecting is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
 
 
 async def collect(stream: AsyncIterator[ChatEvent]) -> list[ChatEvent]:

@@ -101,12 +101,27 @@ def test_crlf_line_endings_are_accepted() -> None:
     [
         "# Just markdown\n",
         "name: x\ndescription: y\n",
-        "\n---\nname: x\ndescription: y\n---\n",
+        "x\n---\nname: x\ndescription: y\n---\n",
         "---\nname: never-closed\ndescription: y\n",
     ],
 )
 def test_missing_frontmatter_is_rejected(text: str) -> None:
     assert rejected("SKILL.md", text.encode()).reason == "skill_no_frontmatter"
+
+
+@pytest.mark.parametrize("before", ["\n", "\n\n  \n", "   ", "\t\n "])
+def test_blank_lines_and_spaces_before_the_frontmatter_are_accepted(before: str) -> None:
+    """As in the seed, which strips the decoded text before matching."""
+    document = validate_skill_upload(
+        "SKILL.md", f"{before}---\nname: x\ndescription: y\n---\n".encode()
+    )
+    assert (document.name, document.description) == ("x", "y")
+
+
+def test_a_yaml_error_after_leading_blank_lines_names_the_files_line() -> None:
+    error = rejected("SKILL.md", b"\n\n---\nname: x\ndescription: [unclosed\n---\n")
+    assert error.reason == "skill_frontmatter_yaml"
+    assert "at line 5" in error.message()  # the unclosed list, counting the blank lines
 
 
 def test_invalid_yaml_is_rejected() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line
+from oncall_tui.core.skills import SKILL_FILENAME
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
@@ -32,9 +33,15 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
     skills = commands.add_parser("skills", help="manage your SKILL.md skills")
     skill_actions = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = skill_actions.add_parser("add", help="upload a SKILL.md file")
+    p = skill_actions.add_parser("add", help="upload a SKILL.md file (or the one in a directory)")
     p.add_argument("path")
     add_json_flag(p).set_defaults(handler=skills_add)
+    p = skill_actions.add_parser("select", help="add skills to the selection in use")
+    p.add_argument("refs", nargs="+", metavar="NAME_OR_ID")
+    add_json_flag(p).set_defaults(handler=skills_select)
+    p = skill_actions.add_parser("unselect", help="remove skills from the selection in use")
+    p.add_argument("refs", nargs="+", metavar="NAME_OR_ID")
+    add_json_flag(p).set_defaults(handler=skills_unselect)
     p = skill_actions.add_parser("list", help="list your skills (without their bodies)")
     add_json_flag(p).set_defaults(handler=skills_list)
     p = skill_actions.add_parser("show", help="print one skill in full")
@@ -50,7 +57,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     add_json_flag(p).set_defaults(handler=config_show)
     p = config_actions.add_parser("set", help="choose the active prompt and/or skills")
     p.add_argument("--prompt", type=int, metavar="ID")
-    p.add_argument("--skills", metavar="ID[,ID...]", help='comma-separated ids; "" clears')
+    p.add_argument(
+        "--skills", metavar="SKILL[,SKILL...]", help='comma-separated names or ids; "" clears'
+    )
     add_json_flag(p).set_defaults(handler=config_set)
 
 
@@ -140,7 +149,9 @@ def _print_skill(skill: SkillView) -> None:
 
 
 def skills_add(ctx: Services, args: argparse.Namespace) -> int:
-    path = Path(args.path)
+    path = Path(args.path).expanduser()
+    if path.is_dir():
+        path = path / SKILL_FILENAME
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -205,18 +216,29 @@ def config_set(ctx: Services, args: argparse.Namespace) -> int:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT", "nothing_to_change", options="--prompt or --skills"
         )
-    skill_ids = None if args.skills is None else parse_id_list(args.skills)
+    refs = None if args.skills is None else parse_ref_list(args.skills)
     configuration = ctx.configuration.save_configuration(
-        ctx.owner, system_prompt_id=args.prompt, skill_ids=skill_ids
+        ctx.owner, system_prompt_id=args.prompt, skill_refs=refs
     )
     _print_configuration(configuration, args.json)
     return 0
 
 
-def parse_id_list(value: str) -> list[int]:
+def skills_select(ctx: Services, args: argparse.Namespace) -> int:
+    _print_configuration(ctx.configuration.select_skills(ctx.owner, args.refs), args.json)
+    return 0
+
+
+def skills_unselect(ctx: Services, args: argparse.Namespace) -> int:
+    _print_configuration(ctx.configuration.unselect_skills(ctx.owner, args.refs), args.json)
+    return 0
+
+
+def parse_ref_list(value: str) -> list[str]:
+    """``--skills``: comma-separated names or ids; an empty string is an empty list."""
     parts = [part.strip() for part in value.split(",")]
     if parts == [""]:
         return []
-    if not all(part.isdigit() for part in parts):
-        raise OncallError("VALIDATION_INVALID_ARGUMENT", "bad_id_list", value=value)
-    return [int(part) for part in parts]
+    if not all(parts):
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "bad_ref_list", value=value)
+    return parts

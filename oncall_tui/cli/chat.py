@@ -1,7 +1,9 @@
 """CLI commands for sessions, memory and chat (``sessions``, ``memory``, ``chat``).
 
-``chat`` streams the answer to stdout as it arrives; tool lines and the closing status go
-to stderr so the answer can be piped. With ``--json`` every event is one JSON line.
+``chat`` streams the answer to stdout as it arrives; tool lines, notices and the closing
+status go to stderr so the answer can be piped, and a chat that produced no answer writes
+nothing to stdout. With ``--json`` every event is one JSON line. Ctrl-C ends the answer's
+line, keeps the partial reply (marked interrupted) and exits 130.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 from oncall_tui.cli.output import (
+    EXIT_INTERRUPTED,
     EXIT_OK,
     add_json_flag,
     emit_json,
@@ -23,15 +27,19 @@ from oncall_tui.cli.output import (
 )
 from oncall_tui.core.events import (
     ChatEvent,
+    CompactionFailed,
     ContextLimitReached,
     ReplyDone,
     ReplyFailed,
     TokenDelta,
     ToolFinished,
     ToolStarted,
+    ToolsUnavailable,
     UsageReported,
+    UserMessageStored,
 )
 from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 
 
@@ -72,7 +80,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
     chat = commands.add_parser("chat", help="send one message and stream the answer")
     chat.add_argument("--session", type=int, metavar="ID", help="default: a new session")
-    chat.add_argument("message", nargs="+", metavar="MESSAGE", help='"-" reads standard input')
+    chat.add_argument(
+        "--retry",
+        action="store_true",
+        help="answer the session's last message again (it failed or was interrupted)",
+    )
+    chat.add_argument("message", nargs="*", metavar="MESSAGE", help='"-" reads standard input')
     add_json_flag(chat).set_defaults(handler=chat_send)
 
 
@@ -107,7 +120,7 @@ def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
 def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
     session = ctx.sessions.get(ctx.owner, args.id)
     messages = ctx.sessions.messages(ctx.owner, args.id)
-    memory = ctx.memory.refresh_usage(ctx.owner, args.id)
+    memory = ctx.memory.state(ctx.owner, args.id)
     if args.json:
         emit_json(
             {
@@ -174,7 +187,7 @@ def _emit_memory(state: MemoryState, as_json: bool) -> int:
 
 
 def memory_show(ctx: Services, args: argparse.Namespace) -> int:
-    return _emit_memory(ctx.memory.refresh_usage(ctx.owner, args.session), args.json)
+    return _emit_memory(ctx.memory.state(ctx.owner, args.session), args.json)
 
 
 def memory_mode(ctx: Services, args: argparse.Namespace) -> int:
@@ -193,43 +206,91 @@ def read_message(parts: list[str]) -> str:
 
 
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
-    text = read_message(args.message)
-    return asyncio.run(_stream(ctx, args.session, text, args.json))
+    if args.retry:
+        if args.session is None or args.message:
+            raise OncallError(
+                "VALIDATION_INVALID_ARGUMENT",
+                detail="--retry takes --session ID and no message",
+            )
+        events = ctx.chat.retry(ctx.owner, args.session)
+    else:
+        if not args.message:
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the message is empty")
+        events = ctx.chat.send(ctx.owner, args.session, read_message(args.message))
+    output = _ChatOutput(args.json, args.session)
+    try:
+        return asyncio.run(output.consume(events))
+    except KeyboardInterrupt:
+        output.interrupted()
+        return EXIT_INTERRUPTED
 
 
-async def _stream(ctx: Services, session_id: int | None, text: str, as_json: bool) -> int:
-    status = EXIT_OK
-    async for event in ctx.chat.send(ctx.owner, session_id, text):
-        if as_json:
-            sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+class _ChatOutput:
+    """Writes one chat's events as they come and works out its exit status."""
+
+    def __init__(self, as_json: bool, session_id: int | None) -> None:
+        self.as_json = as_json
+        self.session_id = session_id
+        self.answer_open = False
+        """Answer text was written and its line is not ended yet."""
+
+    async def consume(self, events: AsyncIterator[ChatEvent]) -> int:
+        status = EXIT_OK
+        async for event in events:
+            if isinstance(event, UserMessageStored):
+                self.session_id = event.session_id
+            if self.as_json:
+                sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            else:
+                self._render(event)
+            if isinstance(event, ReplyFailed | ContextLimitReached):
+                status = exit_status(event.code)
+        return status
+
+    def interrupted(self) -> None:
+        if self.as_json:
+            document = {"type": "interrupted", "session_id": self.session_id}
+            sys.stdout.write(json.dumps(document) + "\n")
             sys.stdout.flush()
-        else:
-            _render(event)
-        if isinstance(event, ReplyFailed | ContextLimitReached):
-            status = exit_status(event.code)
-    return status
+            return
+        self._end_answer()
+        sys.stderr.write("[interrupted]\n")
+        if self.session_id is not None:
+            sys.stderr.write(f"[session {self.session_id}]\n")
 
-
-def _render(event: ChatEvent) -> None:
-    err = sys.stderr
-    match event:
-        case TokenDelta(text=text):
-            sys.stdout.write(text)
+    def _end_answer(self) -> None:
+        if self.answer_open:
+            sys.stdout.write("\n")
             sys.stdout.flush()
-        case ToolStarted(name=name, arguments=arguments):
-            shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
-            err.write(f"\n· {name}({shown})\n")
-        case ToolFinished(name=name, summary=summary, ok=ok):
-            err.write(f"  {'→' if ok else '✗'} {summary}\n")
-        case UsageReported(usage=usage):
-            sys.stdout.write("\n")
-            err.write(f"[context {usage.percent}% of {usage.context_window_tokens:,} tokens]\n")
-        case ReplyDone(session_id=session_id):
-            err.write(f"[session {session_id}]\n")
-        case ReplyFailed(message=message, session_id=session_id):
-            sys.stdout.write("\n")
-            err.write(f"oncall-tui: {message}\n[session {session_id}]\n")
-        case ContextLimitReached(message=message):
-            err.write(f"oncall-tui: {message}\n")
-        case _:
-            pass
+            self.answer_open = False
+
+    def _render(self, event: ChatEvent) -> None:
+        err = sys.stderr
+        match event:
+            case TokenDelta(text=text):
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                self.answer_open = self.answer_open or bool(text)
+            case ToolStarted(name=name, arguments=arguments):
+                shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+                self._end_answer()
+                err.write(f"· {name}({shown})\n")
+            case ToolFinished(summary=summary, ok=ok):
+                err.write(f"  {'→' if ok else '✗'} {summary}\n")
+            case ToolsUnavailable(message=message) | CompactionFailed(message=message):
+                err.write(f"oncall-tui: {message}\n")
+            case UsageReported(usage=usage):
+                self._end_answer()
+                err.write(f"[context {usage.percent}% of {usage.context_window_tokens:,} tokens]\n")
+            case ReplyDone(session_id=session_id, status=status):
+                if status != "complete":
+                    err.write(f"[{status}: the model stopped at its length limit]\n")
+                err.write(f"[session {session_id}]\n")
+            case ReplyFailed(message=message, session_id=session_id):
+                self._end_answer()
+                err.write(f"oncall-tui: {message}\n[session {session_id}]\n")
+            case ContextLimitReached(message=message):
+                err.write(f"oncall-tui: {message}\n")
+            case _:
+                pass

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from oncall_tui.cli.output import EXIT_MODEL_ERROR, EXIT_OK, add_json_flag, emit_json, emit_line
+from oncall_tui.errors import note
 from oncall_tui.services.container import Services
 
 
@@ -27,6 +28,10 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         emit_line(f"Ollama    {report.ollama_url}  reachable, version {report.ollama_version}")
         state = "pulled" if report.model_pulled else f"NOT pulled: run `{report.pull_command}`"
         emit_line(f"Model     {report.model}  {state}")
+        if report.model_tools is False:
+            emit_line(
+                f"          {note('tools_unavailable', ctx.settings.lang, model=report.model)}"
+            )
     else:
         emit_line(f"Ollama    {report.ollama_url}  NOT reachable")
         emit_line(f"Model     {report.model}  (cannot check while Ollama is down)")

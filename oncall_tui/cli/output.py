@@ -14,6 +14,8 @@ EXIT_OK = 0
 EXIT_USER_ERROR = 2
 EXIT_CONTEXT_LIMIT = 3
 EXIT_MODEL_ERROR = 4
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as shells report a process ended by SIGINT."""
 
 _EXIT_BY_CODE = {
     "CHAT_CONTEXT_LIMIT_REACHED": EXIT_CONTEXT_LIMIT,
@@ -21,11 +23,12 @@ _EXIT_BY_CODE = {
     "MODEL_NOT_FOUND": EXIT_MODEL_ERROR,
     "STREAM_FAILED": EXIT_MODEL_ERROR,
     "MEMORY_COMPACTION_FAILED": EXIT_MODEL_ERROR,
+    "MEMORY_MODE_UNCHANGED": EXIT_MODEL_ERROR,
 }
 
 
 def exit_status(code: str) -> int:
-    """0 ok; 2 user error; 3 context limit; 4 the model could not be used."""
+    """0 ok; 2 user error; 3 context limit; 4 the model could not be used; 130 Ctrl-C."""
     return _EXIT_BY_CODE.get(code, EXIT_USER_ERROR)
 
 

@@ -2,7 +2,9 @@
 
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).
-An automatic compaction before the send is announced with ``compacted``.
+Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools) and the
+outcome of an automatic compaction: ``compacted`` or ``compaction_failed``. A retry yields
+the same events without ``user_message`` (its message is stored already).
 
 ``to_json`` gives the one-line-per-event shape of ``oncall-tui chat --json``: ``type`` plus
 the event's fields, with a :class:`ContextUsage` flattened into its usage fields.
@@ -44,6 +46,25 @@ class MemoryCompacted(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionFailed(_Event):
+    """The automatic compaction before a send failed; the send goes on if it fits."""
+
+    type: ClassVar[str] = "compaction_failed"
+    session_id: int | None
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolsUnavailable(_Event):
+    """The model cannot call tools: this send runs without skills and the clock tool."""
+
+    type: ClassVar[str] = "tools_unavailable"
+    model: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class UserMessageStored(_Event):
     type: ClassVar[str] = "user_message"
     _private: ClassVar[frozenset[str]] = frozenset({"content"})
@@ -66,6 +87,13 @@ class ToolStarted(_Event):
     arguments: dict[str, object] = field(default_factory=dict)
 
 
+class ToolStatus:
+    OK = "ok"
+    ERROR = "error"
+    WITHHELD = "withheld"
+    """The result did not fit under the 95% limit; the model got a short note instead."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolFinished(_Event):
     """A tool call's outcome. Only the one-line summary travels; a skill body never does."""
@@ -74,8 +102,16 @@ class ToolFinished(_Event):
     call_id: str
     name: str
     summary: str
-    ok: bool = True
     duration_ms: int = 0
+    status: str = ToolStatus.OK
+    """``ok``, ``error`` or ``withheld``."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == ToolStatus.OK
+
+    def to_json(self) -> dict[str, object]:
+        return {**_Event.to_json(self), "ok": self.ok}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +127,8 @@ class ReplyDone(_Event):
     type: ClassVar[str] = "done"
     session_id: int
     message_id: int
+    status: str = "complete"
+    """``complete``, or ``truncated`` when the server stopped it at its length limit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +151,8 @@ class ContextLimitReached(_Event):
 
 ChatEvent = (
     MemoryCompacted
+    | CompactionFailed
+    | ToolsUnavailable
     | UserMessageStored
     | TokenDelta
     | ToolStarted
@@ -122,7 +162,7 @@ ChatEvent = (
     | ReplyFailed
     | ContextLimitReached
 )
-"""Everything ``ChatService.send`` yields."""
+"""Everything ``ChatService.send`` and ``ChatService.retry`` yield."""
 
 AgentEvent = TokenDelta | ToolStarted | ToolFinished
 """What the agent runner yields while the model works."""

@@ -5,16 +5,17 @@ Pure rules (DESIGN.md "Session memory"); the service applies them to stored sess
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 AUTO_COMPACT_TURNS = 30
-"""``every_30_turns``: compact once this many assistant replies lie after the boundary."""
-COMPACT_RATIO = 0.70
-"""``context_70_percent``: compact when the candidate context reaches this share of the window."""
-LIMIT_RATIO = 0.95
-"""No send at or above this share of the window, whatever the mode."""
+"""``every_30_turns``: compact once this many assistant messages lie after the boundary."""
+COMPACT_PERCENT = 70.0
+"""``context_70_percent``: compact when the candidate context reaches this percent of the window."""
+LIMIT_PERCENT = 95.0
+"""No request at or above this percent of the window, whatever the mode."""
 MAX_SUMMARY_CHARS = 1200
 
 SUMMARY_INSTRUCTIONS = f"""\
@@ -38,23 +39,27 @@ DEFAULT_MEMORY_MODE = MemoryMode.EVERY_30_TURNS
 
 @dataclass(frozen=True, slots=True)
 class ContextUsage:
-    """How full the model's context window is for a session's next request."""
+    """How full the model's context window is for a session's next request.
+
+    The thresholds compare :attr:`percent`, the figure users see, as the seed does: 1,433 of
+    2,048 tokens is 70.0% and compacts; 1,945 of 2,048 is 95.0% and is refused.
+    """
 
     context_tokens: int
     context_window_tokens: int
 
     @property
-    def ratio(self) -> float:
-        return self.context_tokens / self.context_window_tokens
-
-    @property
     def percent(self) -> float:
-        """One decimal, capped at 100."""
-        return min(100.0, round(self.ratio * 100, 1))
+        """One decimal, never capped: 2,732 of 2,048 tokens is 133.4."""
+        return round(self.context_tokens / self.context_window_tokens * 100, 1)
 
     @property
     def at_limit(self) -> bool:
-        return self.ratio >= LIMIT_RATIO
+        return self.percent >= LIMIT_PERCENT
+
+    @property
+    def past_compact_threshold(self) -> bool:
+        return self.percent >= COMPACT_PERCENT
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -90,14 +95,48 @@ class MemoryState:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class ContextBudget:
+    """How a raw token estimate becomes a gauge reading for one session.
+
+    ``calibration`` (never below 1) scales estimates up when the model's own counts showed
+    them low; ``floor`` is the model's count of a prompt that the measured request starts
+    with, so no reading is below it. Every request of a turn is measured with one budget.
+    """
+
+    window: int
+    calibration: float = 1.0
+    floor: int = 0
+
+    def tokens(self, raw: int) -> int:
+        """A raw estimate, calibrated (no floor: for a part of a request)."""
+        return math.ceil(raw * max(1.0, self.calibration))
+
+    def reading(self, raw: int) -> ContextUsage:
+        """The gauge reading of a whole request whose raw estimate is ``raw``."""
+        return ContextUsage(max(self.tokens(raw), self.floor), self.window)
+
+    @property
+    def limit_tokens(self) -> int:
+        """The most tokens a request may hold and stay under the limit."""
+        tokens = math.floor(self.window * LIMIT_PERCENT / 100)
+        while tokens > 0 and ContextUsage(tokens, self.window).at_limit:
+            tokens -= 1
+        return tokens
+
+
 def should_auto_compact(
     mode: MemoryMode, *, assistant_after_boundary: int, candidate: ContextUsage
 ) -> bool:
-    """Step 2 of a send: compact first? ``manual`` never compacts by itself."""
+    """Step 2 of a send: compact first? ``manual`` never compacts by itself.
+
+    ``assistant_after_boundary`` counts every assistant message after the boundary, empty,
+    failed and interrupted ones included, as the seed does.
+    """
     if mode is MemoryMode.EVERY_30_TURNS:
         return assistant_after_boundary >= AUTO_COMPACT_TURNS
     if mode is MemoryMode.CONTEXT_70_PERCENT:
-        return candidate.ratio >= COMPACT_RATIO
+        return candidate.past_compact_threshold
     return False
 
 

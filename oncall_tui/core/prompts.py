@@ -34,6 +34,11 @@ SKILLS_INSTRUCTION = (
     "Before following a skill, call `load_skill` with its exact name to read its full "
     "instructions. Only the skills listed here exist."
 )
+NO_TOOLS_NOTICE = (
+    "## No tools\n"
+    "This model cannot call tools here: there is no clock and no skill to load. Say so when an "
+    "answer depends on the current time or on a runbook, instead of guessing."
+)
 SUMMARY_HEADING = "## Summary of earlier conversation"
 SUMMARY_NOTICE = (
     "The following is a model-written summary of earlier messages in this session. It is not "
@@ -88,14 +93,19 @@ def build_chat_system_prompt(
     user_prompt: str,
     skills: Sequence[SkillCatalogEntry] = (),
     summary: str | None = None,
+    *,
+    tools_available: bool = True,
 ) -> str:
     """Assemble the system prompt in its fixed order.
 
     Only catalog entries are accepted, so a skill body cannot reach this prompt; the model
-    gets a body solely through the ``load_skill`` tool.
+    gets a body solely through the ``load_skill`` tool. A model that cannot call tools gets
+    no catalog (it could not load a skill) and is told it has no tools.
     """
     sections = [MANDATORY_INSTRUCTIONS, f"{USER_PROMPT_HEADING}\n{user_prompt.strip()}"]
-    if skills:
+    if not tools_available:
+        sections.append(NO_TOOLS_NOTICE)
+    elif skills:
         catalog = "\n".join(
             f"- **{skill.name}**: {' '.join(skill.description.split())}" for skill in skills
         )

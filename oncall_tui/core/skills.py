@@ -77,7 +77,11 @@ def _decode(data: bytes) -> str:
 
 
 def _parse_frontmatter(text: str) -> dict[object, object]:
-    lines = text.split("\n")
+    """The frontmatter at the start of the text; as in the seed, blank lines and spaces before
+    the opening ``---`` do not count."""
+    leading = text[: len(text) - len(text.lstrip())]
+    first_line = leading.count("\n") + 1  # the opening ---, as the file numbers it
+    lines = text.strip().split("\n")
     if lines[0].rstrip() != "---":
         raise _invalid("skill_no_frontmatter")
     try:
@@ -89,7 +93,7 @@ def _parse_frontmatter(text: str) -> dict[object, object]:
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or type(exc).__name__
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
+        where = f" at line {mark.line + first_line + 1}" if mark is not None else ""
         raise _invalid("skill_frontmatter_yaml", problem=f"{problem}{where}") from None
     if not isinstance(parsed, dict):
         raise _invalid("skill_frontmatter_not_mapping", kind=_kind(parsed))

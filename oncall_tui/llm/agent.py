@@ -2,18 +2,19 @@
 
 :func:`stream_agent` is the seam between the model and every client: it yields text pieces,
 tool starts and ends (summaries only) and exactly one :class:`ModelUsage`, and raises only
-:class:`OncallError`. :func:`summarize` is the single non-streamed call memory compaction
-makes. Cancellation (task cancel, ``aclose``) passes straight through both.
+:class:`OncallError`. :func:`summarize` is the single call without tools that memory
+compaction makes. Cancellation (task cancel, ``aclose``) passes straight through both.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware import InputAgentState
+from langchain.agents.middleware import AgentMiddleware, InputAgentState
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -25,11 +26,12 @@ from langchain_core.messages import (
 from langchain_core.tools import BaseTool
 from langgraph.types import StreamMode
 
-from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted, ToolStatus
 from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
+from oncall_tui.llm.guard import ContextGuard, is_withheld
 from oncall_tui.llm.tools import build_tools, tool_summary
 from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn
 
@@ -37,6 +39,7 @@ __all__ = [
     "RECURSION_LIMIT",
     "AgentStreamItem",
     "ModelUsage",
+    "Summary",
     "map_model_error",
     "run_turn",
     "stream_agent",
@@ -60,6 +63,7 @@ async def stream_agent(
     *,
     url: str = "",
     model_name: str = "",
+    middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """Run one turn and yield what happens, in order.
 
@@ -74,7 +78,9 @@ async def stream_agent(
     state: InputAgentState = {"messages": [*to_messages(history)]}
     run = _RunState()
     try:
-        agent = create_agent(model, tools=list(tools), system_prompt=system_prompt)
+        agent = create_agent(
+            model, tools=list(tools), system_prompt=system_prompt, middleware=list(middleware)
+        )
         stream = agent.astream(
             state, {"recursion_limit": RECURSION_LIMIT}, stream_mode=_STREAM_MODES
         )
@@ -93,14 +99,18 @@ async def stream_agent(
 def run_turn(
     model: BaseChatModel, turn: Turn, *, url: str = "", model_name: str = ""
 ) -> AsyncGenerator[AgentStreamItem, None]:
-    """:func:`stream_agent` for a :class:`Turn`, with the tools its skills call for."""
+    """:func:`stream_agent` for a :class:`Turn`: the tools its skills call for (none for a
+    model without tool support), every request held to its budget."""
+    tools = build_tools(turn.skills) if turn.tools else []
+    guard = [] if turn.budget is None else [ContextGuard(turn.budget, turn.system_prompt, tools)]
     return stream_agent(
         model,
         turn.system_prompt,
         turn.history,
-        build_tools(turn.skills),
+        tools,
         url=url,
         model_name=model_name,
+        middleware=guard,
     )
 
 
@@ -109,8 +119,11 @@ class _RunState:
 
     def __init__(self) -> None:
         self.started: dict[str, tuple[str, float]] = {}
+        self.calls = 0
+        self.first_input: int | None = None
         self.last_input: int | None = None
         self.output_total: int | None = None
+        self.truncated = False
         self.thinking = ThinkingFilter()
         """Each model call's leading <think> block is not part of the reply."""
 
@@ -137,12 +150,16 @@ class _RunState:
         return events
 
     def _model_finished(self, message: AIMessage) -> list[AgentStreamItem]:
+        self.calls += 1
         usage = message.usage_metadata
         if usage is not None:
             self.last_input = usage.get("input_tokens")
             self.output_total = (self.output_total or 0) + usage.get("output_tokens", 0)
         else:
             self.last_input = None
+        if self.calls == 1:
+            self.first_input = self.last_input
+        self.truncated = message.response_metadata.get("done_reason") == "length"
         events: list[AgentStreamItem] = []
         if held := self.thinking.finish():  # this model call is over
             events.append(TokenDelta(held))
@@ -157,32 +174,54 @@ class _RunState:
         name, started = self.started.pop(
             message.tool_call_id, (message.name or "tool", time.monotonic())
         )
+        if is_withheld(message):
+            status = ToolStatus.WITHHELD
+        else:
+            status = ToolStatus.ERROR if message.status == "error" else ToolStatus.OK
         return ToolFinished(
             call_id=message.tool_call_id,
             name=name,
             summary=tool_summary(name, str(message.text)),
-            ok=message.status != "error",
             duration_ms=round((time.monotonic() - started) * 1000),
+            status=status,
         )
 
     def usage(self) -> ModelUsage:
-        return ModelUsage(input_tokens=self.last_input, output_tokens=self.output_total)
+        return ModelUsage(
+            input_tokens=self.last_input,
+            output_tokens=self.output_total,
+            first_input_tokens=self.first_input,
+            truncated=self.truncated,
+        )
 
 
-async def summarize(model: BaseChatModel, instructions: str, request: str) -> str:
-    """One non-streamed call without tools; the reply text with any thinking removed.
+@dataclass(frozen=True)
+class Summary:
+    """A model-written summary, and whether the server cut it at its length limit."""
 
-    ``stream=False`` is passed explicitly: ``ChatOllama.ainvoke`` streams otherwise.
+    text: str
+    truncated: bool = False
+
+
+async def summarize(model: BaseChatModel, instructions: str, request: str) -> Summary:
+    """One streamed call without tools; the reply text with any thinking removed.
+
+    Streamed so that the read timeout applies between chunks: a CPU model may take longer than
+    the timeout to write a whole summary, but not to write its next words.
     Failures raise :class:`OncallError` (see :func:`map_model_error`).
     """
     messages: list[BaseMessage] = [SystemMessage(instructions), HumanMessage(request)]
+    parts: list[str] = []
+    truncated = False
     try:
-        reply = await model.ainvoke(messages, stream=False)
+        async for chunk in model.astream(messages):
+            parts.append(str(chunk.text))
+            truncated = truncated or chunk.response_metadata.get("done_reason") == "length"
     except Exception as exc:
         raise map_model_error(
             exc, url=_model_url(model), model=_model_name(model), timeout=read_timeout_of(model)
         ) from exc
-    return strip_thinking(str(reply.text))
+    return Summary(strip_thinking("".join(parts)), truncated)
 
 
 def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMessage]:

@@ -7,8 +7,11 @@ tests, benchmarks and screenshots use :class:`StaticGateway`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import AsyncGenerator
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from langchain_core.language_models import BaseChatModel
@@ -19,6 +22,17 @@ from oncall_tui.llm.host import AgentHost
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
 from oncall_tui.llm.turn import AgentStreamItem, Turn
 from oncall_tui.settings import Settings
+
+READY_SECONDS = 5.0
+"""How long a successful readiness check is trusted: a burst of sends asks the server once."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReadiness:
+    """The server answered and has the model."""
+
+    tools: bool
+    """The model can call tools (Ollama's ``capabilities`` lists ``tools``)."""
 
 
 class ModelGateway(Protocol):
@@ -39,6 +53,15 @@ class ModelGateway(Protocol):
         """The model server's version; raises ``MODEL_UNAVAILABLE`` when it does not answer."""
         ...
 
+    def check_ready(self) -> ModelReadiness:
+        """Blocking: one cheap call proving the server answers and has the model, trusted for a
+        few seconds; raises ``MODEL_UNAVAILABLE`` or ``MODEL_NOT_FOUND``."""
+        ...
+
+    def tools_supported(self) -> bool:
+        """What the last successful check said, without asking; ``True`` before any check."""
+        ...
+
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         """Run one turn (see :func:`oncall_tui.llm.agent.stream_agent`)."""
         ...
@@ -47,20 +70,30 @@ class ModelGateway(Protocol):
 class OllamaGateway:
     """Models from the configured Ollama server; turns run in ``host`` when one is given.
 
-    The window is discovered once (``/api/show``) and cached. Discovery never raises: when
-    Ollama is down or the model is missing the window falls back to the setting or the default
-    cap, so the context gauge still works offline; the send itself reports the error. The
-    fallback is cached too: it is what every request sends, so gauge and server still agree.
+    The window is discovered from the model's details (``/api/show``) and then fixed for the
+    gateway's life. Discovery never raises: when Ollama is down or the model is missing the
+    window falls back to the setting or the default cap, so the context gauge still works
+    offline; the send itself reports the error. A fallback holds only until the details are
+    first known (no request can have been sent with it: the server did not answer).
     """
 
     def __init__(
-        self, settings: Settings, api: OllamaApi | None = None, host: AgentHost | None = None
+        self,
+        settings: Settings,
+        api: OllamaApi | None = None,
+        host: AgentHost | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._settings = settings
         self._api = api if api is not None else OllamaApi(settings.ollama_url)
         self._host = host
         """Where turns run; ``None`` runs them in this process."""
+        self._clock = clock
         self._window: int | None = None
+        self._window_known = False
+        """The window came from the setting or the model's details, not a fallback."""
+        self._details: ModelDetails | None = None
+        self._ready_at: float | None = None
         self._lock = threading.Lock()
 
     @property
@@ -76,18 +109,32 @@ class OllamaGateway:
         return self._settings.request_timeout
 
     def context_window(self) -> int:
-        with self._lock:
-            if self._window is None:
-                self._window = resolve_context_window(self._settings.num_ctx, self._discover())
-            return self._window
+        if self._window is None:
+            if self._settings.num_ctx is None:
+                with contextlib.suppress(OncallError):  # the fallback below until it answers
+                    self.check_ready()
+            with self._lock:
+                if self._window is None:
+                    self._window = resolve_context_window(self._settings.num_ctx, None)
+                    self._window_known = self._settings.num_ctx is not None
+        return self._window
 
-    def _discover(self) -> ModelDetails | None:
-        if self._settings.num_ctx is not None:
-            return None  # the setting wins; no need to ask the server
-        try:
-            return self._api.show(self._settings.model)
-        except OncallError:
-            return None
+    def check_ready(self) -> ModelReadiness:
+        with self._lock:
+            fresh = self._ready_at is not None and self._clock() - self._ready_at < READY_SECONDS
+            if fresh and self._details is not None:
+                return ModelReadiness(tools=self._details.supports_tools)
+        details = self._api.show(self._settings.model)  # outside the lock: it may wait
+        with self._lock:
+            self._details, self._ready_at = details, self._clock()
+            if not self._window_known:
+                self._window = resolve_context_window(self._settings.num_ctx, details)
+                self._window_known = True
+        return ModelReadiness(tools=details.supports_tools)
+
+    def tools_supported(self) -> bool:
+        details = self._details
+        return details is None or details.supports_tools
 
     def server_version(self) -> str:
         return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
@@ -119,12 +166,19 @@ class StaticGateway:
     """A fixed model and window, for tests, benchmarks and screenshots."""
 
     def __init__(
-        self, model: BaseChatModel, window: int, model_name: str = "scripted", url: str = ""
+        self,
+        model: BaseChatModel,
+        window: int,
+        model_name: str = "scripted",
+        url: str = "",
+        *,
+        tools: bool = True,
     ) -> None:
         self._model = model
         self._window = window
         self._model_name = model_name
         self._url = url
+        self._tools = tools
 
     @property
     def model_name(self) -> str:
@@ -138,6 +192,12 @@ class StaticGateway:
 
     def server_version(self) -> str:
         return f"static ({self._model_name})"
+
+    def check_ready(self) -> ModelReadiness:
+        return ModelReadiness(tools=self._tools)
+
+    def tools_supported(self) -> bool:
+        return self._tools
 
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         from oncall_tui.llm.agent import run_turn

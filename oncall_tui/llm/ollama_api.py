@@ -36,6 +36,12 @@ class ModelDetails:
     """The Modelfile's ``PARAMETER num_ctx``, if it sets one."""
     capabilities: tuple[str, ...]
 
+    @property
+    def supports_tools(self) -> bool:
+        """Ollama lists ``tools`` among the capabilities; a server too old to report any is
+        taken at its word that the model can."""
+        return not self.capabilities or "tools" in self.capabilities
+
 
 class OllamaApi:
     """A small synchronous client for Ollama's metadata endpoints."""

@@ -1,56 +1,33 @@
-"""Fast token estimates for the context gauge and the memory thresholds.
+"""Token estimates of whole requests: the context gauge, the memory thresholds, the 95% rule.
 
-The base is LangChain's ``count_tokens_approximately`` (about four characters per token plus
-a per-message overhead). That undercounts Chinese, Japanese and Korean badly: tokenizers
-spend roughly one token per ideograph or syllable, not a quarter. So each CJK character is
-topped up to one token. Tool schemas are measured once per tool object and cached, because
-the estimate runs on every send over the whole history.
+A request is its system prompt, its messages and, when tools are bound, their schemas. Each
+text is counted by :func:`oncall_tui.core.tokens.estimate_text_tokens`; around them the chat
+template adds a few tokens per message (role markers) and, with tools, about 120 tokens of
+instructions plus the schemas themselves. The same function measures the first request of a
+send (in the services) and every later request of its turn (in :mod:`oncall_tui.llm.guard`),
+so the two always agree about the same text.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
-CHARS_PER_TOKEN = 4.0
-_CJK_TOP_UP = 1.0 - 1.0 / CHARS_PER_TOKEN
-"""What a CJK character is missing after the base counted it as a quarter token."""
+from oncall_tui.core.tokens import estimate_text_tokens
 
-_CJK = re.compile(
-    "["
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u2e80-\u2fdf"  # CJK radicals, Kangxi radicals
-    "\u3000-\u303f"  # CJK symbols and punctuation
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3100-\u31ff"  # Bopomofo, Hangul compatibility Jamo, Kanbun, Katakana extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff00-\uffef"  # half- and full-width forms
-    "\U00020000-\U0003134f"  # CJK extensions B..G
-    "]"
-)
+MESSAGE_OVERHEAD_TOKENS = 5
+"""Role markers around each message (Llama-3 and Qwen templates both spend about five)."""
+REQUEST_OVERHEAD_TOKENS = 3
+"""The header that opens the model's own answer."""
+TOOLS_OVERHEAD_TOKENS = 120
+"""What a chat template adds to explain the tools, measured on Llama-3 and Qwen templates."""
 
 _TOOL_CACHE_SIZE = 256
 _tool_tokens: dict[tuple[str, str, object], int] = {}
-
-
-def cjk_characters(text: str) -> int:
-    """How many characters of ``text`` are CJK ideographs, kana, Hangul or CJK punctuation."""
-    if text.isascii():
-        return 0
-    return len(text) - len(_CJK.sub("", text))
-
-
-def estimate_text_tokens(text: str) -> int:
-    """Tokens for one bare string (no message overhead)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN + cjk_characters(text) * _CJK_TOP_UP)
 
 
 def estimate_tokens(
@@ -58,18 +35,37 @@ def estimate_tokens(
     messages: Sequence[tuple[str, str]],
     tools: Sequence[BaseTool] = (),
 ) -> int:
-    """Tokens of a whole request: system prompt, ``(role, content)`` messages, tool schemas.
+    """Tokens of a whole request: system prompt, ``(role, content)`` messages, tool schemas."""
+    texts = [system_prompt, *(content for _, content in messages)]
+    total = REQUEST_OVERHEAD_TOKENS + sum(message_tokens(text) for text in texts)
+    if tools:
+        total += TOOLS_OVERHEAD_TOKENS + sum(tool_schema_tokens(tool) for tool in tools)
+    return total
 
-    Monotonic in every text's length; never below LangChain's own approximation.
-    """
-    conversation: list[tuple[str, str]] = [("system", system_prompt), *messages]
-    base = count_tokens_approximately(conversation, chars_per_token=CHARS_PER_TOKEN)
-    cjk = cjk_characters(system_prompt) + sum(cjk_characters(content) for _, content in messages)
-    return base + math.ceil(cjk * _CJK_TOP_UP) + sum(tool_schema_tokens(t) for t in tools)
+
+def message_tokens(content: str) -> int:
+    """One message of a request: its text and its role markers."""
+    return estimate_text_tokens(content) + MESSAGE_OVERHEAD_TOKENS
+
+
+def as_pairs(messages: Iterable[BaseMessage]) -> list[tuple[str, str]]:
+    """LangChain messages as the ``(role, content)`` pairs :func:`estimate_tokens` measures;
+    an assistant message's tool calls count as the JSON the server receives."""
+    pairs: list[tuple[str, str]] = []
+    for message in messages:
+        text = str(message.text)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            calls = [
+                {"name": call["name"], "arguments": call["args"]} for call in message.tool_calls
+            ]
+            text += json.dumps(calls, ensure_ascii=False)
+        role = "tool" if isinstance(message, ToolMessage) else message.type
+        pairs.append((role, text))
+    return pairs
 
 
 def tool_schema_tokens(tool: BaseTool) -> int:
-    """Tokens the tool's schema (name, description, parameters) adds.
+    """Tokens the tool's schema (name, description, parameters) adds to a request.
 
     Cached by what the schema is made of, so a tool rebuilt for every request (``load_skill``)
     is measured once, not per estimate.
@@ -77,8 +73,8 @@ def tool_schema_tokens(tool: BaseTool) -> int:
     key = _schema_key(tool)
     tokens = _tool_tokens.get(key)
     if tokens is None:
-        tokens = count_tokens_approximately([], chars_per_token=CHARS_PER_TOKEN, tools=[tool])
-        tokens += math.ceil(cjk_characters(tool.description) * _CJK_TOP_UP)
+        schema = convert_to_openai_tool(tool)
+        tokens = estimate_text_tokens(json.dumps(schema, ensure_ascii=False))
         if len(_tool_tokens) >= _TOOL_CACHE_SIZE:
             _tool_tokens.clear()
         _tool_tokens[key] = tokens

@@ -61,7 +61,7 @@ LOAD_SKILL_DESCRIPTION = (
 
 
 def _load_skill_tool(registry: dict[str, str]) -> BaseTool:
-    available = ", ".join(sorted(registry))
+    available = ", ".join(registry)  # in selection order, as the catalog lists them
 
     def load_skill(skill_name: str) -> str:
         name = skill_name.strip()

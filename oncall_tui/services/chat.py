@@ -1,9 +1,11 @@
 """Sending a message end to end: memory rules, the agent stream, and what gets persisted.
 
-``send`` is an async generator of the typed events of DESIGN.md "Events". Its promises:
-the user's message is stored before the model is asked; the reply is stored when it ends,
-whether it finished (``complete``), failed (``failed``, partial text kept) or was cancelled
-(``interrupted``); every tool call gets an audit row; nothing else changes on failure.
+``send`` is an async generator of the typed events of docs/ARCHITECTURE.md "Events". Its
+promises: nothing is stored unless the server answers and has the model; the user's message is
+stored before the model is asked; the reply is stored when it ends, whether it finished
+(``complete``, or ``truncated`` at the server's length limit), failed (``failed``, partial text
+kept) or was cancelled (``interrupted``); every tool call gets an audit row; nothing else
+changes on failure. ``retry`` answers a stored message that has no answer, without storing it twice.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from oncall_tui.core.events import (
     ChatEvent,
+    CompactionFailed,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -26,10 +30,11 @@ from oncall_tui.core.events import (
     TokenDelta,
     ToolFinished,
     ToolStarted,
+    ToolsUnavailable,
     UsageReported,
     UserMessageStored,
 )
-from oncall_tui.errors import Language, OncallError
+from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import ContextLimitError, MemoryService, PreparedSend
@@ -95,26 +100,99 @@ class ChatService:
     async def send(self, owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
         """Send ``text`` to the session (a new one when ``session_id`` is ``None``).
 
-        Bad input and another owner's session raise ``OncallError`` before anything is
-        stored; everything after that is reported as events.
+        Bad input, another owner's session and a server that does not answer or lacks the
+        model raise ``OncallError`` before anything is stored; everything after that is
+        reported as events.
         """
         validate_message(text)
+        prepare = partial(self._memory.prepare_message, owner, session_id, text)
+        async with aclosing(self._run(owner, prepare, stored_text=text)) as events:
+            async for event in events:
+                yield event
+
+    async def retry(self, owner: str, session_id: int) -> AsyncIterator[ChatEvent]:
+        """Answer the session's last message again, when no answer to it is stored.
+
+        Its failed or interrupted replies stay in the history, marked, and are not sent to the
+        model. The events are those of :meth:`send` without ``user_message``.
+        """
+        prepare = partial(self._memory.prepare_retry, owner, session_id)
+        async with aclosing(self._run(owner, prepare, stored_text=None)) as events:
+            async for event in events:
+                yield event
+
+    async def _run(
+        self,
+        owner: str,
+        prepare: Callable[[], Awaitable[PreparedSend]],
+        *,
+        stored_text: str | None,
+    ) -> AsyncGenerator[ChatEvent, None]:
+        """Check the server, apply the memory rules (``prepare``), then answer.
+
+        ``stored_text`` is the message ``prepare`` stores, announced as ``user_message``.
+        """
+        if not await self._check_ready():
+            yield self._tools_unavailable()
         try:
-            prepared = await self._memory.prepare_message(owner, session_id, text)
+            prepared = await prepare()
         except ContextLimitError as limit:
-            yield ContextLimitReached(limit.code, limit.message(self._lang), limit.usage)
+            for event in self._refused(limit):
+                yield event
             return
+        for event in self._memory_events(prepared):
+            yield event
+        if stored_text is not None:
+            yield UserMessageStored(prepared.session_id, prepared.user_message_id, stored_text)
+        async with aclosing(self._answer(owner, prepared)) as answer:
+            async for event in answer:  # closing it keeps a partial reply, marked
+                yield event
+
+    async def _check_ready(self) -> bool:
+        """The server answers and has the model (asked off the event loop); can it call tools?"""
+        readiness = await asyncio.to_thread(self._gateway.check_ready)
+        return readiness.tools
+
+    def _tools_unavailable(self) -> ToolsUnavailable:
+        model = self._gateway.model_name
+        return ToolsUnavailable(model, note("tools_unavailable", self._lang, model=model))
+
+    def _refused(self, limit: ContextLimitError) -> list[ChatEvent]:
+        events: list[ChatEvent] = []
+        if limit.compaction_error is not None:
+            events.append(self._compaction_failed(None, limit.compaction_error))
+        events.append(ContextLimitReached(limit.code, limit.message(self._lang), limit.usage))
+        return events
+
+    def _memory_events(self, prepared: PreparedSend) -> list[ChatEvent]:
         if prepared.compacted is not None:
             state = prepared.compacted
-            yield MemoryCompacted(
-                state.session_id, state.compacted_message_count, state.memory_summary or ""
-            )
-        yield UserMessageStored(prepared.session_id, prepared.user_message_id, text)
+            return [
+                MemoryCompacted(
+                    state.session_id, state.compacted_message_count, state.memory_summary or ""
+                )
+            ]
+        if prepared.compaction_error is not None:
+            return [self._compaction_failed(prepared.session_id, prepared.compaction_error)]
+        return []
 
+    def _compaction_failed(self, session_id: int | None, error: OncallError) -> CompactionFailed:
+        message = note("auto_compaction_failed", self._lang, detail=error.message(self._lang))
+        return CompactionFailed(session_id, error.code, message)
+
+    async def _answer(self, owner: str, prepared: PreparedSend) -> AsyncGenerator[ChatEvent, None]:
+        """Run the turn for a prepared send and store what comes of it."""
         reply = _Reply()
+        request = prepared.request
         try:
-            assembly = prepared.assembly
-            turn = Turn(assembly.system_prompt, tuple(prepared.history), assembly.skills)
+            assembly = request.assembly
+            turn = Turn(
+                assembly.system_prompt,
+                tuple(request.history),
+                assembly.skills,
+                tools=assembly.tools_enabled,
+                budget=request.budget,
+            )
             stream = self._gateway.stream_turn(turn)
             async with aclosing(stream):
                 async for event in stream:
@@ -127,21 +205,28 @@ class ChatService:
             message_id = self._store_reply(owner, prepared, reply, "failed")
             self._memory.refresh_usage(owner, prepared.session_id)
             yield ReplyFailed(
-                error.code, error.message(self._lang), prepared.session_id, message_id
+                error.code, self._failure(error, message_id), prepared.session_id, message_id
             )
             return
         except (asyncio.CancelledError, GeneratorExit):
             self._store_reply(owner, prepared, reply, "interrupted")
             raise
 
-        message_id = self._store_reply(owner, prepared, reply, "complete")
         usage = reply.usage or ModelUsage(input_tokens=None, output_tokens=None)
-        reading = self._memory.record_reply(
-            owner, prepared, reply.text, usage, used_tools=bool(reply.calls)
-        )
+        status = "truncated" if usage.truncated else "complete"
+        message_id = self._store_reply(owner, prepared, reply, status)
+        reading = self._memory.record_reply(owner, prepared, reply.text, usage)
         yield UsageReported(reading, usage.input_tokens, usage.output_tokens)
         assert message_id is not None
-        yield ReplyDone(prepared.session_id, message_id)
+        yield ReplyDone(prepared.session_id, message_id, status)
+
+    def _failure(self, error: OncallError, message_id: int | None) -> str:
+        """What a failed reply tells the user: the error, what was kept, that retry works."""
+        parts = [error.message(self._lang)]
+        if message_id is not None:
+            parts.append(note("partial_kept", self._lang, status="failed"))
+        parts.append(note("retry_hint", self._lang))
+        return " ".join(parts)
 
     def _store_reply(
         self, owner: str, prepared: PreparedSend, reply: _Reply, status: str
@@ -149,7 +234,7 @@ class ChatService:
         """Store the assistant message and its tool audit in one transaction.
 
         A failed or interrupted reply with no text and no tool call stores nothing."""
-        if status != "complete" and not reply.worth_keeping:
+        if status in ("failed", "interrupted") and not reply.worth_keeping:
             return None
         with self._database.session() as session:
             chat = SessionRepository(session).require(owner, prepared.session_id)
@@ -194,6 +279,4 @@ def _track(reply: _Reply, event: TokenDelta | ToolStarted | ToolFinished) -> Non
 
 
 def _audit_status(finished: ToolFinished | None) -> str:
-    if finished is None:
-        return "interrupted"
-    return "ok" if finished.ok else "error"
+    return "interrupted" if finished is None else finished.status

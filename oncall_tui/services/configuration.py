@@ -134,14 +134,18 @@ class ConfigurationService:
         *,
         system_prompt_id: int | None = None,
         skill_ids: Sequence[int] | None = None,
+        skill_refs: Sequence[str] | None = None,
     ) -> ConfigurationView:
         """Save a new selection; ``None`` keeps that part as it is.
 
+        Skills are given by id, or by name or id (``skill_refs``, as typed on a command line).
         Every id is checked against the owner first: one unknown or foreign id fails the
         whole save and the previous selection stays.
         """
         with self._database.session() as session:
             current = _load_configuration(session, owner)
+            if skill_refs is not None:
+                skill_ids = _resolve_refs(session, owner, skill_refs)
             prompt_id = current.system_prompt_id if system_prompt_id is None else system_prompt_id
             if PromptRepository(session).get(owner, prompt_id) is None:
                 raise OncallError("VALIDATION_INVALID_ARGUMENT", "unknown_prompt_id", ref=prompt_id)
@@ -155,6 +159,24 @@ class ConfigurationService:
                     refs=", ".join(str(i) for i in missing),
                 )
             ConfigurationRepository(session).save(owner, prompt_id, wanted)
+            return _load_configuration(session, owner)
+
+    def select_skills(self, owner: str, refs: Sequence[str]) -> ConfigurationView:
+        """Add skills (names or ids) to the selection, after those already in it."""
+        with self._database.session() as session:
+            current = _load_configuration(session, owner)
+            added = _resolve_refs(session, owner, refs)
+            wanted = _unique([*current.skill_ids, *added])
+            ConfigurationRepository(session).save(owner, current.system_prompt_id, wanted)
+            return _load_configuration(session, owner)
+
+    def unselect_skills(self, owner: str, refs: Sequence[str]) -> ConfigurationView:
+        """Remove skills (names or ids) from the selection; each must be one of the owner's."""
+        with self._database.session() as session:
+            current = _load_configuration(session, owner)
+            removed = set(_resolve_refs(session, owner, refs))
+            wanted = [skill_id for skill_id in current.skill_ids if skill_id not in removed]
+            ConfigurationRepository(session).save(owner, current.system_prompt_id, wanted)
             return _load_configuration(session, owner)
 
     def active_context(self, owner: str) -> ActiveContext:
@@ -216,6 +238,23 @@ def _require_skill(session: Session, owner: str, ref: str | int) -> SkillRow:
     if row is None:
         raise OncallError("NOT_FOUND", kind="skill", ref=text)
     return row
+
+
+def _resolve_refs(session: Session, owner: str, refs: Sequence[str]) -> list[int]:
+    """Skill ids for names or ids, in order; any unknown one fails them all."""
+    ids: list[int] = []
+    unknown: list[str] = []
+    for ref in refs:
+        try:
+            row = _require_skill(session, owner, ref)
+        except OncallError:
+            unknown.append(repr(ref.strip()))
+            continue
+        assert row.id is not None
+        ids.append(row.id)
+    if unknown:
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "unknown_skills", refs=", ".join(unknown))
+    return ids
 
 
 def _unique(ids: Iterable[int]) -> list[int]:

@@ -20,6 +20,8 @@ class Diagnosis:
     installed_models: tuple[str, ...]
     model_pulled: bool | None
     """``None`` when Ollama could not be asked."""
+    model_tools: bool | None
+    """Can the model call tools? ``None`` when it could not be asked."""
     context_window_tokens: int
     context_window_source: str
     database: dict[str, object]
@@ -50,6 +52,8 @@ class Diagnosis:
                 installed_models=list(self.installed_models),
                 model_pulled=self.model_pulled,
             )
+        if self.model_tools is not None:
+            document["model_supports_tools"] = self.model_tools
         if self.pull_command is not None:
             document["pull_command"] = self.pull_command
         return document
@@ -73,6 +77,7 @@ def diagnose(settings: Settings) -> Diagnosis:
         if error.code == "MODEL_NOT_FOUND":
             pulled = False
     window, source = explain_context_window(settings.num_ctx, details)
+    tools = None if details is None else details.supports_tools
     return Diagnosis(
         ollama_url=settings.ollama_url,
         model=settings.model,
@@ -81,6 +86,7 @@ def diagnose(settings: Settings) -> Diagnosis:
         ollama_version=version,
         installed_models=installed,
         model_pulled=pulled,
+        model_tools=tools,
         context_window_tokens=window,
         context_window_source=source,
         database=describe_database(settings.db_path),

@@ -1,23 +1,22 @@
 """Session memory: the 70% / 95% rules applied before anything is stored.
 
-``prepare_message`` is steps 1-5 of DESIGN.md "Session memory": estimate the candidate
-context, compact first when the mode says so, refuse at 95%, then store the user message.
-Compaction is one non-streamed model call with no tools; only a non-empty summary moves
-the boundary, and history is never deleted. No database transaction is held open
-across a model call.
+``prepare_message`` is steps 1-5 of the memory rules (docs/ARCHITECTURE.md "Session memory"):
+estimate the candidate context, compact first when the mode says so, refuse at 95%, then
+store the user message. ``prepare_retry`` is the same for a stored message that has no
+answer, without storing it again. Compaction is one streamed model call with no tools; only a
+non-empty summary moves the boundary, and history is never deleted. No database transaction
+is held open across a model call.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
-
-from langchain_core.tools import BaseTool
 
 from oncall_tui.core.memory import (
     DEFAULT_MEMORY_MODE,
     SUMMARY_INSTRUCTIONS,
+    ContextBudget,
     ContextUsage,
     MemoryMode,
     MemoryState,
@@ -29,10 +28,9 @@ from oncall_tui.core.prompts import build_chat_system_prompt
 from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
-from oncall_tui.llm.tokens import estimate_tokens
-from oncall_tui.llm.tools import build_tools
 from oncall_tui.llm.turn import ModelUsage
 from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.services.context import Assembly, History, SessionSnapshot, budget_of, sendable
 from oncall_tui.services.sessions import title_from_message
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -40,71 +38,50 @@ from oncall_tui.store.tables import SessionRow, utcnow
 
 log = logging.getLogger(__name__)
 
-History = list[tuple[str, str]]
-
 
 @dataclass(frozen=True, slots=True)
-class Assembly:
-    """What one model request is built from: the system prompt (with summary) and the selected
-    skills (name to ``SKILL.md``), from which the request's tools are built."""
+class Request:
+    """A model request, assembled and measured: what the turn's first call will send."""
 
-    system_prompt: str
-    skills: dict[str, str]
-
-    @property
-    def tools(self) -> list[BaseTool]:
-        return build_tools(self.skills)
-
-
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
-    """A session read in one transaction: its memory fields and the messages after the boundary."""
-
-    row: SessionRow | None
+    assembly: Assembly
     history: History
+    """Messages after the boundary, ending with the user message to answer."""
+    budget: ContextBudget
+    """What every request of the turn must fit."""
+    estimated_tokens: int
+    """The uncalibrated estimate, compared with the model's own count after the reply."""
 
     @property
-    def summary(self) -> str | None:
-        return None if self.row is None else self.row.memory_summary
-
-    @property
-    def boundary(self) -> int:
-        return 0 if self.row is None else self.row.compacted_message_count
-
-    @property
-    def mode(self) -> MemoryMode:
-        return DEFAULT_MEMORY_MODE if self.row is None else MemoryMode(self.row.memory_mode)
-
-    @property
-    def calibration(self) -> float:
-        return 1.0 if self.row is None else max(1.0, self.row.token_calibration)
-
-    @property
-    def assistant_after_boundary(self) -> int:
-        return sum(1 for role, _ in self.history if role == "assistant")
+    def usage(self) -> ContextUsage:
+        return self.budget.reading(self.estimated_tokens)
 
 
 @dataclass(frozen=True, slots=True)
 class PreparedSend:
-    """A send that passed the memory rules: the user message is stored, the request is ready."""
+    """A send that passed the memory rules: its user message is stored, the request is ready."""
 
     session_id: int
     user_message_id: int
-    assembly: Assembly
-    history: History
-    """Messages after the boundary, ending with the new user message."""
-    usage: ContextUsage
-    estimated_prompt_tokens: int
-    """The uncalibrated estimate of exactly this request, for calibration after the reply."""
+    request: Request
     compacted: MemoryState | None = None
+    compaction_error: OncallError | None = None
+    """Why the automatic compaction before this send failed, if it did."""
 
 
 class ContextLimitError(OncallError):
     """The candidate context is at or past 95% even after the one automatic compaction."""
 
-    def __init__(self, usage: ContextUsage) -> None:
-        super().__init__("CHAT_CONTEXT_LIMIT_REACHED", percent=usage.percent)
+    def __init__(
+        self, usage: ContextUsage, reason: str, compaction_error: OncallError | None = None
+    ) -> None:
+        super().__init__(
+            "CHAT_CONTEXT_LIMIT_REACHED",
+            reason,
+            percent=usage.percent,
+            window=f"{usage.context_window_tokens:,}",
+        )
         self.usage = usage
+        self.compaction_error = compaction_error
 
 
 class MemoryService:
@@ -124,91 +101,79 @@ class MemoryService:
         so a rejected first message leaves nothing behind.
         """
         snapshot = self._snapshot(owner, session_id)
-        assembly = self.assemble(owner, snapshot.summary)
-        candidate = [*snapshot.history, ("user", text)]
-        raw, usage = self._measure(snapshot, assembly, candidate)
-        compacted: MemoryState | None = None
-        if (
-            snapshot.row is not None
-            and snapshot.history
-            and should_auto_compact(
-                snapshot.mode,
-                assistant_after_boundary=snapshot.assistant_after_boundary,
-                candidate=usage,
-            )
-        ):
-            try:
-                compacted = await self._compact(owner, snapshot)
-            except OncallError as error:  # the send may still fit; the rules below decide
-                log.warning("automatic compaction failed: %s", error.code)
-            if compacted is not None:
-                snapshot = self._snapshot(owner, session_id)
-                assembly = self.assemble(owner, snapshot.summary)
-                candidate = [*snapshot.history, ("user", text)]
-                raw, usage = self._measure(snapshot, assembly, candidate)
-        if usage.at_limit:
-            raise ContextLimitError(usage)
-        stored_session, message_id = self._store_user_message(owner, snapshot, text, usage)
-        return PreparedSend(
-            session_id=stored_session,
-            user_message_id=message_id,
-            assembly=assembly,
-            history=candidate,
-            usage=usage,
-            estimated_prompt_tokens=raw,
-            compacted=compacted,
+        request, compacted, failure = await self._measure(owner, snapshot, ("user", text))
+        if request.usage.at_limit:
+            raise ContextLimitError(request.usage, "limit_message", failure)
+        stored_session, message_id = self._store_user_message(owner, snapshot, text, request)
+        return PreparedSend(stored_session, message_id, request, compacted, failure)
+
+    async def prepare_retry(self, owner: str, session_id: int) -> PreparedSend:
+        """The memory rules for answering the session's unanswered last message again.
+
+        Nothing is stored: the message is already there, and replies that failed or were
+        interrupted stay in the history without being sent. A compaction due now summarises
+        the messages before the one being retried.
+        """
+        snapshot = self._snapshot(owner, session_id)
+        pending = snapshot.unanswered()
+        if pending is None or pending.id is None:
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "nothing_to_retry", ref=session_id)
+        request, compacted, failure = await self._measure(
+            owner, snapshot.before(pending.position), ("user", pending.content), pending.position
         )
+        if request.usage.at_limit:
+            raise ContextLimitError(request.usage, "limit_retry", failure)
+        return PreparedSend(session_id, pending.id, request, compacted, failure)
 
     def record_reply(
-        self,
-        owner: str,
-        prepared: PreparedSend,
-        reply: str,
-        usage: ModelUsage,
-        *,
-        used_tools: bool,
+        self, owner: str, prepared: PreparedSend, reply: str, usage: ModelUsage
     ) -> ContextUsage:
         """After a reply: remember what the model reported and store the new gauge reading.
 
-        Calibration compares the model's count with our estimate of the same prompt; a run
-        with tool calls is not comparable (its last prompt held tool results), so only plain
-        replies recalibrate. The factor only ever scales estimates up. The new reading is
-        estimated from the request just sent plus the reply, without re-reading the session.
+        The model's count of the turn's first request (``first_input_tokens``) is compared with
+        our estimate of the same request: the ratio scales later estimates up (never down), and
+        the count is the floor of later readings, whose requests start with that one. The new
+        reading is what the next request will hold: the request just sent plus the reply, not
+        what the turn's tool results added to it.
         """
-        history = [*prepared.history, ("assistant", reply)] if reply else prepared.history
-        raw = self._raw_estimate(prepared.assembly, history)
+        request = prepared.request
+        history = [*request.history, ("assistant", reply)] if reply else request.history
+        raw = request.assembly.estimate(history)
         with self._database.session() as session:
             sessions = SessionRepository(session)
             row = sessions.require(owner, prepared.session_id)
-            if usage.input_tokens is not None:
-                row.reported_prompt_tokens = usage.input_tokens
-                if not used_tools and prepared.estimated_prompt_tokens > 0:
-                    row.token_calibration = max(
-                        1.0, usage.input_tokens / prepared.estimated_prompt_tokens
-                    )
-            reading = self._reading(raw, row.token_calibration, row.reported_prompt_tokens)
+            measured = usage.first_input_tokens
+            if measured is not None:
+                row.reported_prompt_tokens = measured
+                if request.estimated_tokens > 0:
+                    row.token_calibration = max(1.0, measured / request.estimated_tokens)
+            reading = budget_of(row, self._gateway.context_window()).reading(raw)
             row.context_tokens = reading.context_tokens
             sessions.save(row)
             return reading
 
     # -- explicit operations -------------------------------------------------------------------
 
+    def state(self, owner: str, session_id: int) -> MemoryState:
+        """The session's memory and the usage of its next request, read without writing."""
+        snapshot = self._snapshot(owner, session_id)
+        assert snapshot.row is not None
+        usage = self._usage(owner, snapshot)
+        return self._state(snapshot.row, usage, can_compact=bool(snapshot.history))
+
     def refresh_usage(self, owner: str, session_id: int) -> MemoryState:
         """Re-estimate the session's context as the next request would see it, and store it."""
-        snapshot = self._snapshot(owner, session_id)
-        assembly = self.assemble(owner, snapshot.summary)
-        usage = self._usage(snapshot, assembly, snapshot.history)
+        state = self.state(owner, session_id)
         with self._database.session() as session:
             sessions = SessionRepository(session)
             row = sessions.require(owner, session_id)
-            row.context_tokens = usage.context_tokens
+            row.context_tokens = state.usage.context_tokens
             sessions.save(row)
-            return self._state(row, usage, can_compact=bool(snapshot.history))
+        return state
 
     def baseline(self, owner: str) -> ContextUsage:
         """The usage a new, empty session starts from: system prompt and tool schemas."""
-        snapshot = _Snapshot(row=None, history=[])
-        return self._usage(snapshot, self.assemble(owner, None), [])
+        return self._usage(owner, SessionSnapshot(row=None))
 
     async def compact(self, owner: str, session_id: int) -> MemoryState:
         """Summarise everything after the boundary now; with nothing there, no model call."""
@@ -218,60 +183,52 @@ class MemoryService:
         return self.refresh_usage(owner, session_id)
 
     async def set_mode(self, owner: str, session_id: int, mode: MemoryMode) -> MemoryState:
-        """Persist the mode. ``manual`` compacts at once (if anything is after the boundary)."""
+        """Persist the mode. Switching to ``manual`` compacts at once (if anything is after the
+        boundary), and the mode changes only if that compaction succeeds."""
+        snapshot = self._snapshot(owner, session_id)
+        if mode is MemoryMode.MANUAL and snapshot.history:
+            try:
+                await self._compact(owner, snapshot)
+            except OncallError as error:
+                raise OncallError(
+                    "MEMORY_MODE_UNCHANGED",
+                    mode=snapshot.mode.value,
+                    detail=error.params.get("detail", error),
+                ) from None
         with self._database.session() as session:
             sessions = SessionRepository(session)
             row = sessions.require(owner, session_id)
             row.memory_mode = mode.value
             sessions.save(row)
-        if mode is MemoryMode.MANUAL:
-            return await self.compact(owner, session_id)
         return self.refresh_usage(owner, session_id)
 
     # -- assembly and estimates ------------------------------------------------------------------
 
     def assemble(self, owner: str, summary: str | None) -> Assembly:
-        """The system prompt in its fixed order and the tools for this owner's selection."""
+        """The system prompt in its fixed order and the tools for this owner's selection;
+        without tools when the model cannot call them."""
         context = self._configuration.active_context(owner)
+        tools = self._gateway.tools_supported()
         catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
         return Assembly(
-            system_prompt=build_chat_system_prompt(context.prompt.content, catalog, summary),
+            system_prompt=build_chat_system_prompt(
+                context.prompt.content, catalog, summary, tools_available=tools
+            ),
             skills={s.skill.name: s.content for s in context.skills},
+            tools_enabled=tools,
         )
 
-    def _raw_estimate(self, assembly: Assembly, history: History) -> int:
-        return estimate_tokens(assembly.system_prompt, history, assembly.tools)
+    def _request(self, owner: str, snapshot: SessionSnapshot, history: History) -> Request:
+        assembly = self.assemble(owner, snapshot.summary)
+        budget = budget_of(snapshot.row, self._gateway.context_window())
+        return Request(assembly, history, budget, assembly.estimate(history))
 
-    def _usage(self, snapshot: _Snapshot, assembly: Assembly, history: History) -> ContextUsage:
-        return self._measure(snapshot, assembly, history)[1]
+    def _usage(self, owner: str, snapshot: SessionSnapshot) -> ContextUsage:
+        return self._request(owner, snapshot, snapshot.history).usage
 
-    def _measure(
-        self, snapshot: _Snapshot, assembly: Assembly, history: History
-    ) -> tuple[int, ContextUsage]:
-        """The raw estimate of a request and the gauge reading made from it."""
-        reported = snapshot.row.reported_prompt_tokens if snapshot.row is not None else None
-        raw = self._raw_estimate(assembly, history)
-        return raw, self._reading(raw, snapshot.calibration, reported)
-
-    def _reading(self, raw: int, calibration: float, reported: int | None) -> ContextUsage:
-        """A gauge reading: the calibrated estimate, never below the model's last report.
-
-        Until a compaction clears it, the context the model last reported on is contained
-        in the one being measured, so its count is a floor.
-        """
-        estimate = math.ceil(raw * max(1.0, calibration))
-        if reported is not None:
-            estimate = max(estimate, reported)
-        return ContextUsage(estimate, self._gateway.context_window())
-
-    def _snapshot(self, owner: str, session_id: int | None) -> _Snapshot:
-        if session_id is None:
-            return _Snapshot(row=None, history=[])
+    def _snapshot(self, owner: str, session_id: int | None) -> SessionSnapshot:
         with self._database.session() as session:
-            row = SessionRepository(session).require(owner, session_id)
-            messages = MessageRepository(session).from_position(row, row.compacted_message_count)
-            history = [(m.role, m.content) for m in messages if m.content]
-            return _Snapshot(row=row, history=history)
+            return SessionSnapshot.read(session, owner, session_id)
 
     def _state(self, row: SessionRow, usage: ContextUsage, *, can_compact: bool) -> MemoryState:
         assert row.id is not None
@@ -287,43 +244,81 @@ class MemoryService:
 
     # -- compaction and storage ------------------------------------------------------------------
 
-    async def _compact(self, owner: str, snapshot: _Snapshot) -> MemoryState:
-        assert snapshot.row is not None
-        assert snapshot.row.id is not None
-        session_id = snapshot.row.id
-        with self._database.session() as session:
-            row = SessionRepository(session).require(owner, session_id)
-            rows = MessageRepository(session).from_position(row, row.compacted_message_count)
-            transcript = [(m.role, m.content) for m in rows if m.content]
-            summarised = len(rows)
+    async def _measure(
+        self,
+        owner: str,
+        earlier: SessionSnapshot,
+        candidate: tuple[str, str],
+        until: int | None = None,
+    ) -> tuple[Request, MemoryState | None, OncallError | None]:
+        """Steps 1-3: measure ``earlier``'s history and the candidate; compact ``earlier`` first
+        if the mode says so, and measure again. A failed compaction is reported, not raised:
+        the send may still fit, and the 95% rule decides. ``until`` is the candidate's position
+        when it is stored already (a retry)."""
+        request = self._request(owner, earlier, [*earlier.history, candidate])
+        due = (
+            earlier.row is not None
+            and bool(earlier.history)
+            and should_auto_compact(
+                earlier.mode,
+                assistant_after_boundary=earlier.assistant_after_boundary,
+                candidate=request.usage,
+            )
+        )
+        if not due:
+            return request, None, None
+        try:
+            compacted = await self._compact(owner, earlier)
+        except OncallError as error:
+            log.warning(
+                "automatic compaction of session %s failed: %s", earlier.session_id, error.code
+            )
+            return request, None, error
+        after = self._snapshot(owner, earlier.session_id).before(until)
+        return self._request(owner, after, [*after.history, candidate]), compacted, None
+
+    async def _compact(self, owner: str, snapshot: SessionSnapshot) -> MemoryState:
+        """Summarise ``snapshot``'s messages into the summary and move the boundary past them."""
+        row = snapshot.row
+        assert row is not None
+        assert row.id is not None
+        transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
         request = summary_request(snapshot.summary, transcript)
         try:
-            from oncall_tui.llm.agent import summarize  # LangChain's agent stack, only now
+            from oncall_tui.llm.agent import summarize  # LangChain's stack, only now
 
-            text = await summarize(self._gateway.chat_model(), SUMMARY_INSTRUCTIONS, request)
+            written = await summarize(self._gateway.chat_model(), SUMMARY_INSTRUCTIONS, request)
         except OncallError as error:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
-        summary = clean_summary(text)
+        summary = clean_summary(written.text)
         if not summary:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail="the model returned no summary")
+        if written.truncated:
+            log.warning("the summary of session %s was cut at the model's length limit", row.id)
+        assembly = self.assemble(owner, summary)  # before the write: it reads the configuration
         with self._database.session() as session:
             sessions = SessionRepository(session)
-            row = sessions.require(owner, session_id)
-            if row.compacted_message_count != snapshot.boundary:
+            current = sessions.require(owner, row.id)
+            if current.compacted_message_count != snapshot.boundary:
                 raise OncallError(
                     "MEMORY_COMPACTION_FAILED", detail="the session was compacted meanwhile"
                 )
-            row.memory_summary = summary
-            row.compacted_message_count = snapshot.boundary + summarised
-            row.last_compacted_at = utcnow()
-            row.reported_prompt_tokens = None  # that report was about the old, longer context
-            sessions.save(row)
-            log.info("session %s compacted through message %d", session_id, summarised)
-            usage = ContextUsage(row.context_tokens, self._gateway.context_window())
-            return self._state(row, usage, can_compact=False)
+            current.memory_summary = summary
+            current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
+            current.last_compacted_at = utcnow()
+            current.reported_prompt_tokens = None  # that count was of the old, longer context
+            after = SessionSnapshot.read(session, owner, row.id)
+            budget = budget_of(current, self._gateway.context_window())
+            usage = budget.reading(assembly.estimate(after.history))
+            current.context_tokens = usage.context_tokens
+            sessions.save(current)
+            log.info(
+                "session %s compacted through message %d", row.id, current.compacted_message_count
+            )
+            return self._state(current, usage, can_compact=bool(after.history))
 
     def _store_user_message(
-        self, owner: str, snapshot: _Snapshot, text: str, usage: ContextUsage
+        self, owner: str, snapshot: SessionSnapshot, text: str, request: Request
     ) -> tuple[int, int]:
         with self._database.session() as session:
             sessions = SessionRepository(session)
@@ -334,7 +329,7 @@ class MemoryService:
                 if not row.title:
                     row.title = title_from_message(text)
             message = MessageRepository(session).add(row, "user", text)
-            row.context_tokens = usage.context_tokens
+            row.context_tokens = request.usage.context_tokens
             sessions.save(row)
             assert row.id is not None
             assert message.id is not None

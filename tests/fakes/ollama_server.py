@@ -85,7 +85,27 @@ DEFAULT_MODELS: tuple[FakeModel, ...] = (
         size=2_019_393_189,
         digest="a80c4f17acd55265feec403c7aef86be0c25983ab279d83f3bcd3abbcb5b8b72",
     ),
+    FakeModel(
+        "tiny:2k",
+        family="llama",
+        parameter_size="1.1B",
+        context_length=2048,
+        num_ctx=2048,
+        size=637_700_138,
+        digest="2af3b81862c6be03c769683af18efdadb2c33f60ff32ab6f83e42c043d6c7816",
+    ),
+    FakeModel(
+        "gemma:2b",
+        family="gemma",
+        parameter_size="2.5B",
+        context_length=8192,
+        capabilities=("completion",),
+        size=1_678_456_656,
+        digest="b50d6c999e592ae4f79acae23b4feaefbdfceaa7cd366df2610e3072c052a160",
+    ),
 )
+"""``tiny:2k`` has a 2,048-token window (its Modelfile sets ``num_ctx``); ``gemma:2b`` cannot
+call tools: Ollama refuses a chat request that offers it any."""
 
 
 @dataclass(frozen=True)
@@ -378,6 +398,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if model is None:
                     msg = f'model "{name}" not found, try pulling it first'
                     self._send_json(404, {"error": msg})
+                elif body.get("tools") and "tools" not in model.capabilities:
+                    msg = f"registry.ollama.ai/library/{name} does not support tools"
+                    self._send_json(400, {"error": msg})
                 else:
                     self._chat(body, name)
             else:

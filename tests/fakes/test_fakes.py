@@ -61,7 +61,7 @@ def test_metadata_endpoints(server: FakeOllama) -> None:
     server.models["qwen3:8b"] = FakeModel("qwen3:8b", num_ctx=16384, context_length=40960)
     assert httpx.get(f"{server.url}/api/version").json() == {"version": "0.12.6"}
     names = [m["name"] for m in httpx.get(f"{server.url}/api/tags").json()["models"]]
-    assert names == ["qwen3:8b", "llama3.2:3b"]
+    assert names == ["qwen3:8b", "llama3.2:3b", "tiny:2k", "gemma:2b"]
     missing = httpx.post(f"{server.url}/api/show", json={"model": "nope:1b"})
     assert missing.status_code == 404
     assert missing.json() == {"error": "model 'nope:1b' not found"}

@@ -9,7 +9,7 @@ from langchain_ollama import ChatOllama
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.agent import ModelUsage, stream_agent, summarize
+from oncall_tui.llm.agent import ModelUsage, Summary, stream_agent, summarize
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.tools import build_tools
 from tests.fakes import FakeOllama, Reply
@@ -29,7 +29,7 @@ async def test_tokens_stream_and_usage_comes_last(server: FakeOllama) -> None:
     items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({})))
     deltas = [i for i in items if isinstance(i, TokenDelta)]
     assert [d.text for d in deltas] == ["Check ", "the ", "log ", "volume ", "first."]
-    assert items[-1] == ModelUsage(input_tokens=321, output_tokens=9)
+    assert items[-1] == ModelUsage(input_tokens=321, output_tokens=9, first_input_tokens=321)
     assert sum(isinstance(i, ModelUsage) for i in items) == 1
     (request,) = server.chat_requests
     assert request["messages"] == [
@@ -75,7 +75,7 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
     assert finished.ok is True
     assert finished.duration_ms >= 0
     assert text_of(items) == "Loading.Run df -h."
-    assert items[-1] == ModelUsage(input_tokens=480, output_tokens=10)
+    assert items[-1] == ModelUsage(input_tokens=480, output_tokens=10, first_input_tokens=200)
     first, second = server.chat_requests
     assert {t["function"]["name"] for t in first["tools"]} == {"get_current_time", "load_skill"}
     assistant, tool_result = second["messages"][-2:]
@@ -167,12 +167,12 @@ async def test_cancelling_the_consumer_propagates(server: FakeOllama) -> None:
 # -- summarize ---------------------------------------------------------------------------------
 
 
-async def test_summarize_is_one_non_streamed_call_without_tools(server: FakeOllama) -> None:
+async def test_summarize_is_one_streamed_call_without_tools(server: FakeOllama) -> None:
     server.script(Reply(text="<think>the user wants brevity</think>\nGoal: free disk on db-1."))
     summary = await summarize(model_for(server.url), "Summarise.", "User: disk full")
-    assert summary == "Goal: free disk on db-1."
+    assert summary == Summary("Goal: free disk on db-1.", truncated=False)
     (request,) = server.chat_requests
-    assert request["stream"] is False
+    assert request["stream"] is True
     assert not request.get("tools")
     assert request["options"]["num_ctx"] == 4096
     assert request["messages"] == [
@@ -193,3 +193,9 @@ async def test_summarize_dropped_response_is_stream_failed(server: FakeOllama) -
     with pytest.raises(OncallError) as info:
         await summarize(model_for(server.url), "Summarise.", "x")
     assert info.value.code == "STREAM_FAILED"
+
+
+async def test_a_summary_cut_at_the_length_limit_says_so(server: FakeOllama) -> None:
+    server.script(Reply(text="Goal: free disk on", done_reason="length"))
+    summary = await summarize(model_for(server.url), "Summarise.", "User: disk full")
+    assert summary == Summary("Goal: free disk on", truncated=True)

@@ -51,7 +51,7 @@ async def test_scripted_tool_loop_events_and_usage() -> None:
     assert finished.call_id == "call_1"
     assert finished.summary.startswith("UTC: ")
     assert text_of(items) == "It is noon."
-    assert items[-1] == ModelUsage(input_tokens=140, output_tokens=7)
+    assert items[-1] == ModelUsage(input_tokens=140, output_tokens=7, first_input_tokens=100)
     first_call, second_call = model.calls
     assert [(type(m), m.content) for m in first_call] == [
         (SystemMessage, "SYS"),
@@ -123,7 +123,8 @@ async def test_unknown_history_role_is_rejected() -> None:
 
 async def test_summarize_with_scripted_model_binds_no_tools() -> None:
     model = ScriptedChatModel(["<think>hmm</think> Summary: disk full on db-1."])
-    assert await summarize(model, "Summarise.", "transcript") == "Summary: disk full on db-1."
+    summary = await summarize(model, "Summarise.", "transcript")
+    assert summary.text == "Summary: disk full on db-1."
     assert model.bound_tools == []
     assert model.calls == [[SystemMessage("Summarise."), HumanMessage("transcript")]]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.memory import ContextBudget
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.host import AgentHost
 from oncall_tui.llm.turn import (
@@ -66,7 +68,7 @@ async def test_a_turn_runs_in_the_child_and_ends_with_usage(
     assert host.pid is not None
     assert host.pid != os.getpid()
     assert text_of(items) == reply
-    assert items[-1] == ModelUsage(input_tokens=321, output_tokens=9)
+    assert items[-1] == ModelUsage(input_tokens=321, output_tokens=9, first_input_tokens=321)
     assert len(items) < 100  # pieces are joined on the child's side, not one line per token
     (request,) = server.chat_requests
     assert request["options"]["num_ctx"] == 4096
@@ -159,11 +161,15 @@ async def test_a_child_that_cannot_be_started_fails_the_turn_clearly(
 def test_turns_items_and_errors_survive_the_wire() -> None:
     turn = Turn("SYS", (("user", "q"), ("assistant", "a")), {"k8s": SKILL})
     assert Turn.from_json(turn.to_json()) == turn
+    budgeted = Turn("SYS", (("user", "q"),), tools=False, budget=ContextBudget(2048, 1.25, 900))
+    assert Turn.from_json(json.loads(json.dumps(budgeted.to_json()))) == budgeted
     items: list[AgentStreamItem] = [
         TokenDelta("text"),
         ToolStarted("c1", "load_skill", {"skill_name": "k8s"}),
-        ToolFinished("c1", "load_skill", "Loaded skill: k8s", ok=False, duration_ms=12),
-        ModelUsage(input_tokens=None, output_tokens=7),
+        ToolFinished(
+            "c1", "load_skill", "Skill 'k8s' not loaded", duration_ms=12, status="withheld"
+        ),
+        ModelUsage(input_tokens=None, output_tokens=7, first_input_tokens=5, truncated=True),
     ]
     for item in items:
         assert item_from_json({**item_to_json(item), "id": 3}) == item

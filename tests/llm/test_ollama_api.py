@@ -29,7 +29,7 @@ def settings_for(url: str, model: str = "qwen3:8b", num_ctx: int | None = None) 
 def test_version_and_installed_models(server: FakeOllama) -> None:
     api = OllamaApi(server.url)
     assert api.version() == "0.12.6"
-    assert api.list_models() == ["qwen3:8b", "llama3.2:3b"]
+    assert api.list_models() == ["qwen3:8b", "llama3.2:3b", "tiny:2k", "gemma:2b"]
 
 
 def test_show_reads_trained_length_modelfile_num_ctx_and_capabilities(server: FakeOllama) -> None:

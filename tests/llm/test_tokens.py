@@ -1,42 +1,37 @@
-"""Token estimates: LangChain's approximation, CJK topped up, tool schemas counted."""
+"""Request estimates: every message and its role markers, tool schemas and their template."""
 
 from __future__ import annotations
 
-import time
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langchain_core.messages.utils import count_tokens_approximately
-
-from oncall_tui.llm.tokens import cjk_characters, estimate_text_tokens, estimate_tokens
+from oncall_tui.core.tokens import estimate_text_tokens
+from oncall_tui.llm.tokens import (
+    MESSAGE_OVERHEAD_TOKENS,
+    REQUEST_OVERHEAD_TOKENS,
+    TOOLS_OVERHEAD_TOKENS,
+    as_pairs,
+    estimate_tokens,
+    tool_schema_tokens,
+)
 from oncall_tui.llm.tools import build_tools
 
-CHINESE = "服务器磁盘空间不足请检查日志目录" * 63  # 1,008 characters
 
-
-def test_thousand_chinese_characters_estimate_at_least_900_tokens() -> None:
-    text = CHINESE[:1000]
-    assert cjk_characters(text) == 1000
-    assert estimate_text_tokens(text) >= 900
-    assert estimate_tokens("", [("user", text)]) >= 900
-
-
-def test_japanese_and_korean_count_as_cjk() -> None:
-    assert cjk_characters("ディスク容量") == 6
-    assert cjk_characters("디스크 용량") == 5
-    assert cjk_characters("plain ascii, café") == 0
-
-
-def test_english_matches_langchain_approximation() -> None:
+def test_a_request_is_its_texts_plus_role_markers() -> None:
     messages = [("user", "The disk on db-1 is full."), ("assistant", "Run df -h first.")]
-    expected = count_tokens_approximately([("system", "Be brief."), *messages])
-    assert estimate_tokens("Be brief.", messages) == expected
+    texts = ["Be brief.", *(content for _, content in messages)]
+    assert estimate_tokens("Be brief.", messages) == REQUEST_OVERHEAD_TOKENS + sum(
+        estimate_text_tokens(text) + MESSAGE_OVERHEAD_TOKENS for text in texts
+    )
 
 
-def test_tool_schemas_are_counted() -> None:
+def test_tools_add_their_schemas_and_the_templates_instructions() -> None:
     history = [("user", "what time is it?")]
+    tools = build_tools({"a": "body"})
     without = estimate_tokens("sys", history)
-    with_time = estimate_tokens("sys", history, build_tools({}))
-    with_skills = estimate_tokens("sys", history, build_tools({"a": "body"}))
-    assert without < with_time < with_skills
+    assert estimate_tokens("sys", history, tools) == (
+        without + TOOLS_OVERHEAD_TOKENS + sum(tool_schema_tokens(tool) for tool in tools)
+    )
+    assert estimate_tokens("sys", history, build_tools({})) < estimate_tokens("sys", history, tools)
 
 
 def test_rebuilt_tools_estimate_the_same() -> None:
@@ -46,12 +41,10 @@ def test_rebuilt_tools_estimate_the_same() -> None:
 
 
 def test_estimate_is_monotonic_in_text_length() -> None:
-    for alphabet in ("word ", "字"):
+    for alphabet in ("word ", "字", "10.0.3.17 "):
         counts = [estimate_tokens("s", [("user", alphabet * n)]) for n in range(0, 400, 7)]
         assert counts == sorted(counts)
         assert counts[-1] > counts[0]
-        singles = [estimate_text_tokens(alphabet * n) for n in range(0, 400, 7)]
-        assert singles == sorted(singles)
 
 
 def test_system_prompt_and_every_message_count() -> None:
@@ -60,15 +53,17 @@ def test_system_prompt_and_every_message_count() -> None:
     assert estimate_tokens("s", [("user", "a"), ("assistant", "b")]) > base
 
 
-def test_a_hundred_message_estimate_is_fast() -> None:
-    history = [
-        ("user" if i % 2 == 0 else "assistant", f"message {i} 磁盘 " + "text " * 80)
-        for i in range(100)
+def test_tool_calls_and_results_count_as_the_server_receives_them() -> None:
+    call = {"name": "load_skill", "args": {"skill_name": "log-analysis"}, "id": "c1"}
+    pairs = as_pairs(
+        [
+            HumanMessage("use it"),
+            AIMessage("Loading.", tool_calls=[call]),
+            ToolMessage("Loaded skill: log-analysis", tool_call_id="c1"),
+        ]
+    )
+    assert pairs == [
+        ("human", "use it"),
+        ("ai", 'Loading.[{"name": "load_skill", "arguments": {"skill_name": "log-analysis"}}]'),
+        ("tool", "Loaded skill: log-analysis"),
     ]
-    tools = build_tools({"disk-full": "body"})
-    estimate_tokens("system prompt " * 100, history, tools)
-    started = time.perf_counter()
-    for _ in range(20):
-        estimate_tokens("system prompt " * 100, history, build_tools({"disk-full": "body"}))
-    per_call = (time.perf_counter() - started) / 20
-    assert per_call < 0.02

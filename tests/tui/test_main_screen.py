@@ -12,13 +12,17 @@ from textual.widgets import Select, Static
 
 from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
 from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.session_list import SessionList
-from tests.fakes.chat_model import Turn
+from tests.fakes.chat_model import ScriptedChatModel, Turn
 from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)
@@ -240,7 +244,10 @@ async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:
         assert sum("earlier messages summarised" in line for line in drawn(log)) == 1
 
 
-async def test_a_failed_send_keeps_the_text_to_resend(tmp_path: Path) -> None:
+async def test_a_reply_that_fails_after_the_message_is_stored_leaves_the_composer_empty(
+    tmp_path: Path,
+) -> None:
+    """The message is in the log and the database: Enter must not store it a second time."""
     app, _ = scripted_app(tmp_path / "t.db", [Turn.raises(ConnectionRefusedError("down"))])
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
@@ -249,8 +256,28 @@ async def test_a_failed_send_keeps_the_text_to_resend(tmp_path: Path) -> None:
         await wait_until(
             pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
         )
-        await wait_until(pilot, lambda: app.query_one(Composer).text == "is it up?")
+        await app.workers.wait_for_complete()
+        assert app.query_one(Composer).text == ""
         assert "not reachable" in status_text(screen)
+        assert "retry answers it again" in status_text(screen)
+
+
+async def test_a_send_refused_before_storing_keeps_the_text_to_resend(tmp_path: Path) -> None:
+    class ServerDown(StaticGateway):
+        def check_ready(self) -> ModelReadiness:
+            raise OncallError("MODEL_UNAVAILABLE", url="http://127.0.0.1:11434")
+
+    settings = Settings(db_path=tmp_path / "t.db", user="alice")
+    app = build_app(settings, gateway=ServerDown(ScriptedChatModel(), 8192))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "is it up?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "not reachable" in status_text(screen))
+        await app.workers.wait_for_complete()
+        assert app.query_one(Composer).text == "is it up?"
+        assert blocks(screen) == []
+        assert app.services.sessions.list_sessions("alice") == []
 
 
 async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> None:

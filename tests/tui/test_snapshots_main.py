@@ -46,7 +46,7 @@ class TestGauge:
 
     @pytest.mark.parametrize(
         ("used", "warn", "limit"),
-        [(5734, False, False), (5735, True, False), (7782, True, False), (7783, True, True)],
+        [(5730, False, False), (5731, True, False), (7778, True, False), (7779, True, True)],
     )
     async def test_gauge_style_changes_exactly_at_70_and_95_percent(
         self, used: int, warn: bool, limit: bool

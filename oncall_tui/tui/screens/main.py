@@ -18,6 +18,7 @@ from textual.widgets import Footer
 
 from oncall_tui.core.events import (
     ChatEvent,
+    CompactionFailed,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -25,10 +26,11 @@ from oncall_tui.core.events import (
     TokenDelta,
     ToolFinished,
     ToolStarted,
+    ToolsUnavailable,
     UsageReported,
     UserMessageStored,
 )
-from oncall_tui.core.memory import LIMIT_RATIO, ContextUsage, MemoryState
+from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.collector import Collector
@@ -75,7 +77,6 @@ class MainScreen(MemoryActions):
         self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
         self._runner: ChatRunner | None = None
         self._reply: MessageBlock | None = None
-        self._sent_text = ""
         self._oldest_loaded: int | None = None
         self.collector = collector
         self._tidy_timer: Timer | None = None
@@ -151,11 +152,7 @@ class MainScreen(MemoryActions):
         def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
             configuration = self.services.configuration.get_configuration(owner)
             names = [skill.name for skill in configuration.selected_skills]
-            memory = (
-                None
-                if session_id is None
-                else self.services.memory.refresh_usage(owner, session_id)
-            )
+            memory = None if session_id is None else self.services.memory.state(owner, session_id)
             baseline = self.services.memory.baseline(owner) if memory is None else None
             return configuration.active_prompt.label, names, memory, baseline
 
@@ -200,17 +197,23 @@ class MainScreen(MemoryActions):
         if self._runner is not None:
             self._set_status("A reply is still streaming; Esc cancels it.", error=True)
             return
-        if self.query_one(ContextPanel).gauge.ratio >= LIMIT_RATIO:
-            percent = self.query_one(ContextPanel).gauge.percent
-            message = OncallError("CHAT_CONTEXT_LIMIT_REACHED", percent=percent).message(lang)
-            self._set_status(f"{message} (f9 compacts, ctrl+n starts a new session)", True)
+        gauge = self.query_one(ContextPanel).gauge
+        if gauge.at_limit:
+            full = OncallError(
+                "CHAT_CONTEXT_LIMIT_REACHED",
+                "limit_full",
+                percent=gauge.percent,
+                window=f"{gauge.window:,}",
+            )
+            self._set_status(
+                f"{full.message(lang)} (f9 compacts, ctrl+n starts a new session)", True
+            )
             return
         if self.ollama.reachable is False:
             error = OncallError("MODEL_UNAVAILABLE", url=self.ollama.url)
             self._set_status(error.message(lang), error=True)
             self.check_ollama()
             return
-        self._sent_text = event.text
         self._set_status("Sending…")
         self.collector.stream_started()  # no full garbage collection until the reply is in
         self._start_send(self.session_id, event.text)
@@ -243,13 +246,15 @@ class MainScreen(MemoryActions):
         elif isinstance(event, ToolStarted) and self._reply is not None:
             await self._reply.add_tool(event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolFinished) and self._reply is not None:
-            self._reply.finish_tool(event.call_id, event.summary, event.ok)
+            self._reply.finish_tool(event.call_id, event.summary, event.status)
         elif isinstance(event, UsageReported):
             self.query_one(ContextPanel).gauge.update_usage(
                 event.usage.context_tokens, event.usage.context_window_tokens
             )
         elif isinstance(event, ReplyDone) and self._reply is not None:
-            await self._reply.finish("complete")
+            await self._reply.finish(event.status)
+        elif isinstance(event, CompactionFailed | ToolsUnavailable):
+            self.notify(event.message, severity="warning", timeout=8)
         elif isinstance(event, ReplyFailed):
             await self._failed(event)
         elif isinstance(event, ContextLimitReached):
@@ -260,12 +265,11 @@ class MainScreen(MemoryActions):
             )
 
     async def _failed(self, event: ReplyFailed) -> None:
+        """The message is stored (it is in the log): it is not given back to the composer,
+        where Enter would store it a second time."""
         self._set_status(event.message, error=True)
         if self._reply is not None:
             await self._reply.finish("failed", note=event.message)
-        composer = self.query_one(Composer)
-        if event.message_id is None and not composer.text:
-            composer.text = self._sent_text  # nothing came back: give the text back to resend
         if event.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
             self.check_ollama()
 

@@ -6,8 +6,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-COMPACT_MARK = 0.70
-LIMIT_MARK = 0.95
+from oncall_tui.core.memory import COMPACT_PERCENT, LIMIT_PERCENT, ContextUsage
+
+COMPACT_MARK = COMPACT_PERCENT / 100
+LIMIT_MARK = LIMIT_PERCENT / 100
 
 
 class ContextGauge(Widget):
@@ -27,12 +29,23 @@ class ContextGauge(Widget):
     """The context window the model is asked to use (``num_ctx``); 0 while unknown."""
 
     @property
+    def usage(self) -> ContextUsage | None:
+        return ContextUsage(self.used, self.window) if self.window else None
+
+    @property
     def ratio(self) -> float:
         return self.used / self.window if self.window else 0.0
 
     @property
     def percent(self) -> float:
-        return min(100.0, round(self.ratio * 100, 1))
+        """As the services report it: one decimal, never capped."""
+        usage = self.usage
+        return 0.0 if usage is None else usage.percent
+
+    @property
+    def at_limit(self) -> bool:
+        usage = self.usage
+        return usage is not None and usage.at_limit
 
     def update_usage(self, used: int, window: int) -> None:
         self.used, self.window = used, window
@@ -44,16 +57,18 @@ class ContextGauge(Widget):
         self._restyle()
 
     def _restyle(self) -> None:
-        self.set_class(self.ratio >= COMPACT_MARK, "-warn")
-        self.set_class(self.ratio >= LIMIT_MARK, "-limit")
+        usage = self.usage
+        self.set_class(usage is not None and usage.past_compact_threshold, "-warn")
+        self.set_class(self.at_limit, "-limit")
 
     def render(self) -> Text:
         width = max(10, self.size.width)
         filled = round(min(1.0, self.ratio) * width)
         marks = {round(COMPACT_MARK * width) - 1: "╎", round(LIMIT_MARK * width) - 1: "┃"}
-        if self.ratio >= LIMIT_MARK:
+        usage = self.usage
+        if self.at_limit:
             bar_style = "bold red"
-        elif self.ratio >= COMPACT_MARK:
+        elif usage is not None and usage.past_compact_threshold:
             bar_style = "bold yellow"
         else:
             bar_style = "green"

@@ -46,11 +46,17 @@ SLOW_STEP_PAUSE = 2.0
 is about a millisecond, but on a loaded machine the same work can take ten times as long for a
 few tens of milliseconds at a time; then the steps space out, so that frames, keys and timers
 are not queued behind one slowed step after another."""
-STATUS_MARKS = {"streaming": "…", "interrupted": "⏸ interrupted", "failed": "✗ failed"}
+STATUS_MARKS = {
+    "streaming": "…",
+    "interrupted": "⏸ interrupted",
+    "failed": "✗ failed",
+    "truncated": "✂ truncated",
+}
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
-    mark = {"ok": "→", "error": "✗", "interrupted": "⏸", "running": "…"}.get(status, "→")
+    marks = {"ok": "→", "error": "✗", "withheld": "✗", "interrupted": "⏸", "running": "…"}
+    mark = marks.get(status, "→")
     return f"⚙ {name} {mark} {summary}".rstrip()
 
 
@@ -175,11 +181,15 @@ class MessageBlock:
         """The header, then a line per tool call (and the arguments, when open)."""
         if self._head_key == (width, palette.generation):
             return self._head
-        header = {"interrupted": palette.header_interrupted, "failed": palette.header_failed}
+        header = {
+            "interrupted": palette.header_interrupted,
+            "truncated": palette.header_interrupted,
+            "failed": palette.header_failed,
+        }
         lines = [text_line(self.header, header.get(self.status, palette.header), width)]
         marker = "▼" if self.tools_open else "▶"
         for tool in self.tools:
-            style = palette.tool_failed if tool.status == "error" else palette.tool
+            style = palette.tool_failed if tool.status in ("error", "withheld") else palette.tool
             lines.append(text_line(f"{marker} {tool.title}", style, width))
             if self.tools_open:
                 lines += [
@@ -235,10 +245,10 @@ class MessageBlock:
         self.tools.append(ToolCallLine(call_id, name, arguments))
         self._changed(head=True)
 
-    def finish_tool(self, call_id: str, summary: str, ok: bool) -> None:
+    def finish_tool(self, call_id: str, summary: str, status: str) -> None:
         for tool in self.tools:
             if tool.call_id == call_id:
-                tool.summary, tool.status = summary, "ok" if ok else "error"
+                tool.summary, tool.status = summary, status
         self._changed(head=True)
 
     # -- streaming -------------------------------------------------------------------------------

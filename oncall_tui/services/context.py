@@ -1,0 +1,120 @@
+"""What the model sees of a session, and how full it makes the window.
+
+A request is assembled from the owner's configuration (the system prompt in its fixed order,
+the selected skills) and the session's memory (summary, boundary, the messages after it).
+:class:`SessionSnapshot` is one consistent read of the session; :class:`Assembly` the prompt
+and tools; :func:`budget_of` the :class:`ContextBudget` that turns a raw estimate into the
+gauge's reading. No I/O happens here but through the owner-scoped repositories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from langchain_core.tools import BaseTool
+from sqlmodel import Session
+
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, ContextBudget, MemoryMode
+from oncall_tui.llm.tokens import estimate_tokens
+from oncall_tui.llm.tools import build_tools
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.store.tables import MessageRow, SessionRow
+
+History = list[tuple[str, str]]
+
+UNSENT_STATUSES = frozenset({"failed", "interrupted"})
+"""Replies kept in the history but never sent back to the model: they are not answers."""
+ANSWER_STATUSES = frozenset({"complete", "truncated"})
+
+
+def sendable(message: MessageRow) -> bool:
+    """Does the model see this message again in later requests?"""
+    if not message.content:
+        return False
+    return message.role != "assistant" or message.status not in UNSENT_STATUSES
+
+
+@dataclass(frozen=True, slots=True)
+class Assembly:
+    """What one model request is built from: the system prompt (with summary), the selected
+    skills (name to ``SKILL.md``), and whether the model can call tools at all."""
+
+    system_prompt: str
+    skills: dict[str, str]
+    tools_enabled: bool = True
+
+    @property
+    def tools(self) -> list[BaseTool]:
+        return build_tools(self.skills) if self.tools_enabled else []
+
+    def estimate(self, history: Sequence[tuple[str, str]]) -> int:
+        """The raw estimate of a request of this assembly with ``history``."""
+        return estimate_tokens(self.system_prompt, history, self.tools)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSnapshot:
+    """A session read in one transaction: its row and the messages after the boundary.
+
+    ``row`` is ``None`` for a session that does not exist yet (a first message)."""
+
+    row: SessionRow | None
+    messages: tuple[MessageRow, ...] = ()
+
+    @classmethod
+    def read(cls, session: Session, owner: str, session_id: int | None) -> SessionSnapshot:
+        if session_id is None:
+            return cls(row=None)
+        row = SessionRepository(session).require(owner, session_id)
+        messages = MessageRepository(session).from_position(row, row.compacted_message_count)
+        return cls(row=row, messages=tuple(messages))
+
+    @property
+    def session_id(self) -> int | None:
+        return None if self.row is None else self.row.id
+
+    @property
+    def summary(self) -> str | None:
+        return None if self.row is None else self.row.memory_summary
+
+    @property
+    def boundary(self) -> int:
+        return 0 if self.row is None else self.row.compacted_message_count
+
+    @property
+    def mode(self) -> MemoryMode:
+        return DEFAULT_MEMORY_MODE if self.row is None else MemoryMode(self.row.memory_mode)
+
+    @property
+    def history(self) -> History:
+        """What the model is sent of the messages after the boundary."""
+        return [(m.role, m.content) for m in self.messages if sendable(m)]
+
+    @property
+    def assistant_after_boundary(self) -> int:
+        """Every assistant message after the boundary, empty and failed ones included."""
+        return sum(1 for m in self.messages if m.role == "assistant")
+
+    def unanswered(self) -> MessageRow | None:
+        """The last user message after the boundary, if no answer to it has been stored."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message
+            if message.status in ANSWER_STATUSES:
+                return None
+        return None
+
+    def before(self, position: int | None) -> SessionSnapshot:
+        """The same session with only the messages before ``position`` (all for ``None``)."""
+        if position is None:
+            return self
+        return SessionSnapshot(self.row, tuple(m for m in self.messages if m.position < position))
+
+
+def budget_of(row: SessionRow | None, window: int) -> ContextBudget:
+    """The session's budget: the window, its calibration, and the model's last count of a
+    prompt that the next request starts with."""
+    if row is None:
+        return ContextBudget(window)
+    return ContextBudget(window, row.token_calibration, row.reported_prompt_tokens or 0)
