@@ -281,10 +281,7 @@ class OncallError(Exception):
         return CATALOG[self.code][lang].format_map(_Lenient(values))
 
     def to_json(self, lang: Language = "en") -> dict[str, object]:
-        payload: dict[str, object] = {"code": self.code, "message": self.message(lang)}
-        if self.reason is not None:
-            payload["reason"] = self.reason
-        return payload
+        return {"code": self.code, "message": self.message(lang), "reason": self.reason}
 
 
 def note(key: str, lang: Language = "en", **params: object) -> str:

@@ -1,4 +1,4 @@
-"""DESIGN.md "Configuration rules" and owner isolation, through the service layer."""
+"""docs/ARCHITECTURE.md "Configuration rules" and owner isolation, through the service layer."""
 
 from __future__ import annotations
 

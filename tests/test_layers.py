@@ -1,4 +1,5 @@
-"""DESIGN.md layering: dependencies point one way, heavy imports stay off the start-up path."""
+"""The layering of docs/ARCHITECTURE.md: dependencies point one way, heavy imports stay off the
+start-up path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Each branch of DESIGN.md "Session memory", through the real services and a scripted model."""
+"""Each branch of docs/ARCHITECTURE.md "Session memory", through the real services and a
+scripted model."""
 
 from __future__ import annotations
 

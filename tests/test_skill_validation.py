@@ -1,4 +1,4 @@
-"""Every rule of DESIGN.md "Skill upload validation", at and one past each bound."""
+"""Every rule of docs/ARCHITECTURE.md "Skill upload validation", at and one past each bound."""
 
 from __future__ import annotations
 

@@ -190,7 +190,7 @@ def skills_show(ctx: Services, args: argparse.Namespace) -> int:
 def skills_delete(ctx: Services, args: argparse.Namespace) -> int:
     skill = ctx.configuration.delete_skill(ctx.owner, args.ref)
     if args.json:
-        emit_json({"deleted": {"kind": "skill", "id": skill.id, "name": skill.name}})
+        emit_json({"deleted": {"kind": "skill", "id": skill.id}})
     else:
         emit_line(f"Deleted skill {skill.id} ({skill.name}).")
     return 0

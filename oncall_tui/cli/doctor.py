@@ -39,7 +39,7 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         f"Context   {report.context_window_tokens:,} tokens (from {report.context_window_source})"
     )
     database = report.database
-    extra = f", mode {database['mode']}" if "mode" in database else " (created on first use)"
+    extra = " (created on first use)" if database["mode"] is None else f", mode {database['mode']}"
     emit_line(f"Database  {database['path']}{extra}")
     emit_line(f"User      {report.user}")
     for problem in report.problems:

@@ -1,4 +1,4 @@
-"""The typed events a chat send yields, in order (DESIGN.md "Events").
+"""The typed events a chat send yields, in order (docs/ARCHITECTURE.md "Events").
 
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).

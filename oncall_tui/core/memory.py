@@ -1,6 +1,6 @@
 """Session memory policy: when to compact, when to refuse, and how usage is reported.
 
-Pure rules (DESIGN.md "Session memory"); the service applies them to stored sessions.
+Pure rules (docs/ARCHITECTURE.md "Session memory"); the service applies them to stored sessions.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """System prompts: validation of user prompts and the fixed-order assembly of the chat prompt.
 
-Assembly order (DESIGN.md "System prompt assembly"): mandatory instructions, the user's
+Assembly order (docs/ARCHITECTURE.md "System prompt assembly"): mandatory instructions, the user's
 selected prompt, the skill catalog (names and descriptions only), the memory summary.
 """
 

@@ -1,6 +1,6 @@
 """SKILL.md upload validation: structure, not meaning.
 
-A skill that passes is still untrusted text. The rules are those of DESIGN.md
+A skill that passes is still untrusted text. The rules are those of docs/ARCHITECTURE.md
 "Skill upload validation", checked in order, and every failure names the rule.
 """
 

@@ -133,7 +133,7 @@ def _positive_int(value: object) -> int | None:
 
 def resolve_context_window(configured: int | None, details: ModelDetails | None) -> int:
     """The ``num_ctx`` to send: the user's setting, else the Modelfile's, else the capped
-    trained length, else :data:`DEFAULT_WINDOW_CAP` (DESIGN.md "Session memory").
+    trained length, else :data:`DEFAULT_WINDOW_CAP` (docs/ARCHITECTURE.md "Session memory").
     """
     return explain_context_window(configured, details)[0]
 

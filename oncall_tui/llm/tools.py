@@ -1,8 +1,8 @@
 """The tools a model may call, and the one-line summary clients show of a tool's result.
 
-Tools exist only because this code registers them (DESIGN.md "Tools"): skill text can name a
-tool but never create one. ``load_skill`` reads from the skills selected for *this* request
-and nothing else.
+Tools exist only because this code registers them (docs/ARCHITECTURE.md "Tools"): skill text
+can name a tool but never create one. ``load_skill`` reads from the skills selected for *this*
+request and nothing else.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Configuration use cases: prompts, skills and the selection the agent will use.
 
 Each public method is one unit of work (one transaction) scoped to ``owner``. Rules
-are those of DESIGN.md "Configuration rules"; errors come from the catalog.
+are those of docs/ARCHITECTURE.md "Configuration rules"; errors come from the catalog.
 """
 
 from __future__ import annotations

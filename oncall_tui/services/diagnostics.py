@@ -36,27 +36,22 @@ class Diagnosis:
         return f"ollama pull {self.model}" if self.model_pulled is False else None
 
     def to_json(self) -> dict[str, object]:
-        document: dict[str, object] = {
+        """Every key always; ``null`` for what could not be asked."""
+        return {
             "ollama_url": self.ollama_url,
             "model": self.model,
             "ollama_reachable": self.ollama_reachable,
+            "ollama_version": self.ollama_version,
+            "installed_models": list(self.installed_models) if self.ollama_reachable else None,
+            "model_pulled": self.model_pulled,
+            "model_supports_tools": self.model_tools,
+            "pull_command": self.pull_command,
             "context_window_tokens": self.context_window_tokens,
             "context_window_source": self.context_window_source,
             "database": self.database,
             "user": self.user,
             "ok": self.ok,
         }
-        if self.ollama_reachable:
-            document.update(
-                ollama_version=self.ollama_version,
-                installed_models=list(self.installed_models),
-                model_pulled=self.model_pulled,
-            )
-        if self.model_tools is not None:
-            document["model_supports_tools"] = self.model_tools
-        if self.pull_command is not None:
-            document["pull_command"] = self.pull_command
-        return document
 
 
 def diagnose(settings: Settings) -> Diagnosis:

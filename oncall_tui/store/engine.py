@@ -53,8 +53,14 @@ class Database:
 
 
 def describe_database(path: Path) -> dict[str, object]:
-    """Facts about the file, read without opening it for writing (``doctor``)."""
-    info: dict[str, object] = {"path": str(path), "exists": path.exists()}
+    """Facts about the file, read without opening it for writing (``doctor``); ``mode`` and
+    ``schema_version`` are ``None`` while it does not exist."""
+    info: dict[str, object] = {
+        "path": str(path),
+        "exists": path.exists(),
+        "mode": None,
+        "schema_version": None,
+    }
     if path.exists():
         info["mode"] = oct(stat.S_IMODE(path.stat().st_mode))
         with (

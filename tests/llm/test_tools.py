@@ -43,6 +43,13 @@ def test_load_skill_unknown_name_is_not_available_and_lists_the_selection() -> N
     assert DISK not in result
 
 
+def test_not_available_lists_the_names_in_selection_order() -> None:
+    """As the catalog does, and as the seed joins the registry: not sorted."""
+    load_skill = build_tools({"dns-debug": DNS, "disk-full": DISK})[1]
+    result = load_skill.invoke({"skill_name": "kube-restart"})
+    assert result == "Skill 'kube-restart' is not available. Available skills: dns-debug, disk-full"
+
+
 def test_load_skill_registry_is_only_the_given_mapping() -> None:
     first = build_tools({"disk-full": DISK})[1]
     second = build_tools({"dns-debug": DNS})[1]
