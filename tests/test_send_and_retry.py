@@ -266,3 +266,21 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
     }
     assert isinstance(events[1], UserMessageStored)
     assert isinstance(events[-1], ReplyDone)
+
+
+async def test_a_summary_cut_at_the_length_limit_is_kept_and_marked(
+    on_ollama: OnOllama, server: FakeOllama
+) -> None:
+    services = on_ollama(server, model="qwen3:8b")
+    done = (await collect(services.chat.send("alice", None, "hello")))[-1]
+    assert isinstance(done, ReplyDone)
+    server.script(Reply("Goal: api-7. Facts: OOM at", done_reason="length"))
+    state = await services.memory.compact("alice", done.session_id)
+    assert (state.memory_summary, state.memory_summary_status) == (
+        "Goal: api-7. Facts: OOM at",
+        "truncated",
+    )
+    server.script("ok", "Goal: api-7, fixed.")
+    await collect(services.chat.send("alice", done.session_id, "thanks"))
+    again = await services.memory.compact("alice", done.session_id)
+    assert again.memory_summary_status == "complete"

@@ -129,3 +129,17 @@ def test_num_ctx_bounds() -> None:
     for bad in (NUM_CTX_MIN - 1, NUM_CTX_MAX + 1, "lots", "8k"):
         with pytest.raises(OncallError):
             parse_num_ctx(bad)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_message_inside_another_does_not_double_its_stop(lang: str) -> None:
+    for inner in (
+        OncallError("MODEL_UNAVAILABLE", url="http://127.0.0.1:11434"),
+        OncallError("MODEL_NOT_FOUND", model="qwen3:8b"),
+        OncallError("STREAM_FAILED", detail="the connection to Ollama dropped"),
+    ):
+        for outer in ("MEMORY_COMPACTION_FAILED", "VALIDATION_INVALID_ARGUMENT"):
+            message = OncallError(outer, detail=inner).message(lang)  # type: ignore[arg-type]
+            assert ".." not in message
+            assert "。。" not in message
+            assert "。." not in message

@@ -174,7 +174,12 @@ def _print_memory(state: MemoryState) -> None:
         f"{state.compacted_message_count} messages summarised"
     )
     if state.memory_summary:
-        emit_line(f"Summary ({state.last_compacted_at:%Y-%m-%d %H:%M} UTC):")
+        cut = (
+            ", cut off at the model's length limit"
+            if state.memory_summary_status == "truncated"
+            else ""
+        )
+        emit_line(f"Summary ({state.last_compacted_at:%Y-%m-%d %H:%M} UTC{cut}):")
         emit_line(state.memory_summary)
 
 

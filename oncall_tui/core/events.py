@@ -43,6 +43,8 @@ class MemoryCompacted(_Event):
     session_id: int
     compacted_message_count: int
     summary: str
+    summary_status: str = "complete"
+    """``truncated`` when the model stopped writing it at its length limit."""
 
 
 @dataclass(frozen=True, slots=True)

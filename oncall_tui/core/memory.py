@@ -76,6 +76,8 @@ class MemoryState:
     session_id: int
     memory_mode: MemoryMode
     memory_summary: str | None
+    memory_summary_status: str
+    """``complete``, or ``truncated`` when the model stopped at its length limit."""
     compacted_message_count: int
     usage: ContextUsage
     can_compact: bool
@@ -86,6 +88,7 @@ class MemoryState:
             "session_id": self.session_id,
             "memory_mode": self.memory_mode.value,
             "memory_summary": self.memory_summary,
+            "memory_summary_status": self.memory_summary_status,
             "compacted_message_count": self.compacted_message_count,
             **self.usage.to_json(),
             "can_compact": self.can_compact,

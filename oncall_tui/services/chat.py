@@ -169,7 +169,10 @@ class ChatService:
             state = prepared.compacted
             return [
                 MemoryCompacted(
-                    state.session_id, state.compacted_message_count, state.memory_summary or ""
+                    state.session_id,
+                    state.compacted_message_count,
+                    state.memory_summary or "",
+                    state.memory_summary_status,
                 )
             ]
         if prepared.compaction_error is not None:

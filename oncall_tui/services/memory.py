@@ -236,6 +236,7 @@ class MemoryService:
             session_id=row.id,
             memory_mode=MemoryMode(row.memory_mode),
             memory_summary=row.memory_summary,
+            memory_summary_status=row.memory_summary_status,
             compacted_message_count=row.compacted_message_count,
             usage=usage,
             can_compact=can_compact,
@@ -304,6 +305,7 @@ class MemoryService:
                     "MEMORY_COMPACTION_FAILED", detail="the session was compacted meanwhile"
                 )
             current.memory_summary = summary
+            current.memory_summary_status = "truncated" if written.truncated else "complete"
             current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
             current.last_compacted_at = utcnow()
             current.reported_prompt_tokens = None  # that count was of the old, longer context

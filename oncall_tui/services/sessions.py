@@ -216,6 +216,7 @@ class SessionService:
             row = sessions.require(owner, session_id)
             MessageRepository(session).clear(row)
             row.memory_summary = None
+            row.memory_summary_status = "complete"
             row.compacted_message_count = 0
             row.context_tokens = 0
             row.reported_prompt_tokens = None

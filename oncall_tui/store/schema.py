@@ -88,6 +88,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX ix_tool_audit_session_id ON tool_audit (session_id)",
         "CREATE INDEX ix_tool_audit_message_id ON tool_audit (message_id)",
     ),
+    # 3: whether the summary is whole, or was cut at the model's length limit.
+    (
+        "ALTER TABLE chat_session ADD COLUMN memory_summary_status VARCHAR NOT NULL "
+        "DEFAULT 'complete'",
+    ),
 )
 
 LATEST_VERSION = len(MIGRATIONS)

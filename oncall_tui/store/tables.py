@@ -64,6 +64,8 @@ class SessionRow(SQLModel, table=True):
     title: str
     memory_mode: str = "every_30_turns"
     memory_summary: str | None = None
+    memory_summary_status: str = "complete"
+    """``truncated`` when the model stopped writing the summary at its length limit."""
     compacted_message_count: int = 0
     """The boundary: messages at positions below it are summarised (and kept)."""
     context_tokens: int = 0

@@ -114,6 +114,11 @@ class OncallApp(App[None]):
                 "Stop the streaming reply, keeping what arrived",
                 main.action_cancel_reply,
             ),
+            (
+                "Retry",
+                "Answer the session's last message again (its reply failed or was cut off)",
+                main.action_retry,
+            ),
             ("Toggle context panel", "Show or hide the right-hand panel", main.action_toggle_panel),
             ("Prompts", "Create, edit and choose system prompts", self.action_prompts),
             ("Skills", "Upload, view, select and delete SKILL.md skills", self.action_skills),

@@ -46,8 +46,10 @@ class ChatRunner:
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
     _task: asyncio.Task[None] | None = field(default=None, init=False)
 
-    def run(self, session_id: int | None, text: str) -> None:
-        """Blocking: call from a thread worker. Returns when the send has ended."""
+    def run(self, session_id: int | None, text: str | None) -> None:
+        """Blocking: call from a thread worker. Returns when the send has ended.
+
+        ``text=None`` retries the session's unanswered last message instead of sending."""
         loop = asyncio.new_event_loop()
         self._loop = loop
         self._task = loop.create_task(self._consume(session_id, text))
@@ -74,7 +76,7 @@ class ChatRunner:
         if loop is not None and task is not None and not loop.is_closed():
             loop.call_soon_threadsafe(task.cancel)
 
-    async def _consume(self, session_id: int | None, text: str) -> None:
+    async def _consume(self, session_id: int | None, text: str | None) -> None:
         pending: list[ChatEvent] = []
 
         def join_tokens() -> None:
@@ -89,7 +91,13 @@ class ChatRunner:
 
         tokens = TextJoiner(FLUSH_SECONDS, flush)  # posted within FLUSH_SECONDS, even alone
         try:
-            async for event in self.services.chat.send(self.services.owner, session_id, text):
+            chat, owner = self.services.chat, self.services.owner
+            if text is None:
+                assert session_id is not None
+                events = chat.retry(owner, session_id)
+            else:
+                events = chat.send(owner, session_id, text)
+            async for event in events:
                 if isinstance(event, TokenDelta):
                     tokens.add(event.text)
                     continue

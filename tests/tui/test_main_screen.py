@@ -262,6 +262,30 @@ async def test_a_reply_that_fails_after_the_message_is_stored_leaves_the_compose
         assert "retry answers it again" in status_text(screen)
 
 
+async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:
+    turns = [Turn.raises(ConnectionRefusedError("down"), after=1), "Upstream timeouts."]
+    app, model = scripted_app(tmp_path / "t.db", turns)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "why 502s?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].ended)
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: len(blocks(screen)) == 3 and blocks(screen)[2].ended)
+        assert [(b.role, b.status) for b in blocks(screen)] == [
+            ("user", "complete"),
+            ("assistant", "failed"),
+            ("assistant", "complete"),
+        ]
+        assert blocks(screen)[2].content == "Upstream timeouts."
+        assert [m.content for m in model.calls[1][1:]] == ["why 502s?"]  # the partial is not sent
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+r")  # answered now: nothing to retry, and it says so
+        await wait_until(pilot, lambda: "no unanswered message" in status_text(screen))
+        assert len(blocks(screen)) == 3
+
+
 async def test_a_send_refused_before_storing_keeps_the_text_to_resend(tmp_path: Path) -> None:
     class ServerDown(StaticGateway):
         def check_ready(self) -> ModelReadiness:

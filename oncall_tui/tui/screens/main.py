@@ -67,6 +67,7 @@ class MainScreen(MemoryActions):
         Binding("ctrl+b", "toggle_panel", "Panel"),
         Binding("ctrl+f", "find_session", "Find", show=False),
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
+        Binding("ctrl+r", "retry", "Retry", show=False),
     ]
 
     def __init__(self, services: Services, collector: Collector, draft: str = "") -> None:
@@ -219,7 +220,7 @@ class MainScreen(MemoryActions):
         self._start_send(self.session_id, event.text)
 
     @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
-    def _start_send(self, session_id: int | None, text: str) -> None:
+    def _start_send(self, session_id: int | None, text: str | None) -> None:
         runner = ChatRunner(self.services, self)
         self._runner = runner
         runner.run(session_id, text)
@@ -241,10 +242,10 @@ class MainScreen(MemoryActions):
                 self.load_sessions(select=None)
                 self.query_one(SessionList).current = event.session_id
             self._reply = await log.add_exchange(event.content)
-        elif isinstance(event, TokenDelta) and self._reply is not None:
-            await self._reply.append(event.text)
-        elif isinstance(event, ToolStarted) and self._reply is not None:
-            await self._reply.add_tool(event.call_id, event.name, event.arguments)
+        elif isinstance(event, TokenDelta):
+            await (await self._replying()).append(event.text)
+        elif isinstance(event, ToolStarted):
+            await (await self._replying()).add_tool(event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolFinished) and self._reply is not None:
             self._reply.finish_tool(event.call_id, event.summary, event.status)
         elif isinstance(event, UsageReported):
@@ -263,6 +264,13 @@ class MainScreen(MemoryActions):
             self.query_one(ContextPanel).gauge.update_usage(
                 usage.context_tokens, usage.context_window_tokens
             )
+
+    async def _replying(self) -> MessageBlock:
+        """The streaming reply; a retry's first piece starts it (it stores no user message)."""
+        if self._reply is None:
+            self._set_status("")
+            self._reply = await self.query_one(ChatLog).add_reply()
+        return self._reply
 
     async def _failed(self, event: ReplyFailed) -> None:
         """The message is stored (it is in the log): it is not given back to the composer,
@@ -318,6 +326,15 @@ class MainScreen(MemoryActions):
     def on_unmount(self) -> None:
         if self._runner is not None:  # quitting mid-reply keeps it, marked interrupted
             self._runner.cancel()
+
+    def action_retry(self) -> None:
+        """Answer the open session's last message again; the service says if there is none."""
+        if self._runner is not None:
+            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
+        elif self.session_id is not None:
+            self._set_status("Retrying…")
+            self.collector.stream_started()
+            self._start_send(self.session_id, None)
 
     def action_cancel_reply(self) -> None:
         if self._runner is not None:

@@ -26,6 +26,8 @@ class SummaryScreen(ModalScreen[None]):
                 return
             when = memory.last_compacted_at
             stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else "unknown time"
+            if memory.memory_summary_status == "truncated":
+                stamp += ", cut off at the model's length limit"
             yield Label(
                 f"Model-written summary of {memory.compacted_message_count:,} earlier messages"
                 f" ({stamp}). Every message is still in the log above the divider.",

@@ -142,6 +142,14 @@ class ChatLog(ScrollView, can_focus=True):
         self.anchor()
         return reply
 
+    async def add_reply(self) -> MessageBlock:
+        """A reply about to stream, to the last message (a retry)."""
+        reply = MessageBlock("assistant", "", status="streaming")
+        self._insert(len(self.entries), [reply])
+        self._relayout()
+        self.anchor()
+        return reply
+
     async def mark_boundary(self, count: int) -> None:
         """After a compaction: move the divider to stand above message ``count``."""
         self.entries = [entry for entry in self.entries if not isinstance(entry, Divider)]

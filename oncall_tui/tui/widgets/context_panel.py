@@ -87,6 +87,8 @@ class ContextPanel(VerticalScroll):
         if state.memory_summary:
             when = state.last_compacted_at
             stamp = f" ({when:%Y-%m-%d %H:%M} UTC)" if when else ""
+            if state.memory_summary_status == "truncated":
+                stamp += " (cut off)"
             summary.show(
                 f"{state.compacted_message_count:,} messages summarised{stamp}:\n"
                 f"{state.memory_summary}"
