@@ -179,7 +179,7 @@ class MemoryService:
         """Summarise everything after the boundary now; with nothing there, no model call."""
         snapshot = self._snapshot(owner, session_id)
         if snapshot.history:
-            await self._compact(owner, snapshot)
+            return await self._compact(owner, snapshot)
         return self.refresh_usage(owner, session_id)
 
     async def set_mode(self, owner: str, session_id: int, mode: MemoryMode) -> MemoryState:
