@@ -69,6 +69,13 @@ CATALOG: dict[str, dict[Language, str]] = {
         "en": "The model stream failed: {detail}.",
         "zh": "模型输出中断：{detail}。",
     },
+    "DATABASE_BUSY": {
+        "en": (
+            "The database at {path} stayed busy (another oncall-tui is writing to it). "
+            "Nothing was changed; try again."
+        ),
+        "zh": "数据库 {path} 一直被占用（另一个 oncall-tui 正在写入）。未做任何更改，请重试。",
+    },
     "DATABASE_UNAVAILABLE": {
         "en": "Cannot open the database at {path}: {detail}",
         "zh": "无法打开数据库 {path}：{detail}",
@@ -118,6 +125,10 @@ REASONS: dict[str, dict[Language, str]] = {
             "本次回复的下一个模型请求会使上下文达到 {window} 个 token 的 {percent}%，因此未发送。"
             "请压缩会话记忆或新建会话。"
         ),
+    },
+    "session_changed": {
+        "en": "the session changed while the summary was written ({what}), so it was discarded",
+        "zh": "生成摘要期间会话已改变（{what}），摘要已丢弃",
     },
     "nothing_to_retry": {
         "en": "session {ref} has no unanswered message to retry",
@@ -228,6 +239,10 @@ NOTES: dict[str, dict[Language, str]] = {
     "partial_kept": {
         "en": "The partial reply was kept, marked {status}.",
         "zh": "已保留部分回复，标记为 {status}。",
+    },
+    "reply_cut": {
+        "en": "The reply passed {limit} characters and was cut there, marked truncated.",
+        "zh": "回复超过 {limit} 个字符，已在此截断并标记为 truncated。",
     },
     "retry_hint": {
         "en": "Your message is stored; retry answers it again.",

@@ -23,6 +23,8 @@ DEFAULT_MODEL = "llama3.1:8b"
 NUM_CTX_MIN = 512
 NUM_CTX_MAX = 1_048_576
 DEFAULT_REQUEST_TIMEOUT = 120.0
+DEFAULT_DEADLINE = 600.0
+"""Seconds a single model call may take in all, however steadily its data trickles in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,8 @@ class Settings:
     """Context window forced by the user; ``None`` means discover it from Ollama."""
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT
     """Seconds without data from Ollama before a model call fails instead of hanging."""
+    deadline: float = DEFAULT_DEADLINE
+    """Seconds a whole model call may take: a server that trickles still ends."""
 
     @classmethod
     def resolve(
@@ -48,6 +52,7 @@ class Settings:
         model: str | None = None,
         num_ctx: str | int | None = None,
         request_timeout: str | float | None = None,
+        deadline: str | float | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = os.environ if environ is None else environ
@@ -61,6 +66,7 @@ class Settings:
             if request_timeout is not None
             else env.get("ONCALL_TUI_TIMEOUT") or None
         )
+        deadline_value = deadline if deadline is not None else env.get("ONCALL_TUI_DEADLINE")
         return cls(
             db_path=Path(db_value).expanduser(),
             user=user_value,
@@ -69,6 +75,7 @@ class Settings:
             model=(model or env.get("ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
             num_ctx=parse_num_ctx(ctx_value),
             request_timeout=parse_request_timeout(timeout_value),
+            deadline=parse_seconds(deadline_value, "deadline", DEFAULT_DEADLINE),
         )
 
 
@@ -131,16 +138,21 @@ def parse_num_ctx(value: str | int | None) -> int | None:
 
 def parse_request_timeout(value: str | float | None) -> float:
     """Seconds, a positive number; unset means :data:`DEFAULT_REQUEST_TIMEOUT`."""
+    return parse_seconds(value, "timeout", DEFAULT_REQUEST_TIMEOUT)
+
+
+def parse_seconds(value: str | float | None, name: str, default: float) -> float:
+    """A positive, finite number of seconds; unset means ``default``."""
     if value is None or value == "":
-        return DEFAULT_REQUEST_TIMEOUT
+        return default
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"timeout '{value}' is not a number of seconds"
+            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not a number of seconds"
         ) from None
     if not 0 < seconds < float("inf"):
         raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"timeout must be positive (got {value})"
+            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be positive (got {value})"
         )
     return seconds

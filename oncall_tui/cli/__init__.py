@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", metavar="SECONDS", help="fail a model call after this long without data"
     )
+    parser.add_argument(
+        "--deadline",
+        metavar="SECONDS",
+        help="fail a model call that takes this long in all (env ONCALL_TUI_DEADLINE)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     assets.register(commands)
     chat.register(commands)
@@ -83,6 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             model=args.model,
             num_ctx=args.num_ctx,
             request_timeout=args.timeout,
+            deadline=args.deadline,
         )
     except OncallError as error:
         return report_error(error, lang, as_json)

@@ -227,7 +227,7 @@ class MemoryService:
         return self._request(owner, snapshot, snapshot.history).usage
 
     def _snapshot(self, owner: str, session_id: int | None) -> SessionSnapshot:
-        with self._database.session() as session:
+        with self._database.read() as session:
             return SessionSnapshot.read(session, owner, session_id)
 
     def _state(self, row: SessionRow, usage: ContextUsage, *, can_compact: bool) -> MemoryState:

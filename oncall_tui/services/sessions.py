@@ -164,12 +164,12 @@ class SessionService:
             return SessionView.of(row, 0)
 
     def list_sessions(self, owner: str) -> list[SessionView]:
-        with self._database.session() as session:
+        with self._database.read() as session:
             listings: list[SessionListing] = SessionRepository(session).list(owner)
             return [SessionView.of(item.row, item.message_count) for item in listings]
 
     def get(self, owner: str, session_id: int) -> SessionView:
-        with self._database.session() as session:
+        with self._database.read() as session:
             row = SessionRepository(session).require(owner, session_id)
             return SessionView.of(row, MessageRepository(session).count(row))
 
@@ -194,7 +194,7 @@ class SessionService:
         self, owner: str, session_id: int, *, before: int | None = None, limit: int | None = None
     ) -> list[MessageView]:
         """The session's messages oldest first: all of them, or one page ending at ``before``."""
-        with self._database.session() as session:
+        with self._database.read() as session:
             row = SessionRepository(session).require(owner, session_id)
             repository = MessageRepository(session)
             rows = (

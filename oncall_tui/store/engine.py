@@ -1,4 +1,12 @@
-"""The SQLite database: a private file, WAL mode, a busy timeout and an up-to-date schema."""
+"""The SQLite database: a private file, WAL mode, a busy timeout and an up-to-date schema.
+
+Concurrency: every unit of work that may write begins with ``BEGIN IMMEDIATE``, so it holds
+SQLite's write lock from its first statement and what it reads (the next message position,
+the boundary, whether a default prompt exists) cannot change under it. Another writer waits
+for the busy timeout, and a unit of work that still cannot begin is retried a few times
+before the catalogued ``DATABASE_BUSY``. Pure reads (:meth:`Database.read`) begin deferred
+and never wait for writers (WAL).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +18,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from oncall_tui.errors import OncallError
 from oncall_tui.store.schema import upgrade
 
 BUSY_TIMEOUT_MS = 5_000
+BEGIN_ATTEMPTS = 3
+"""Tries to begin a write, each waiting up to the busy timeout."""
 FILE_MODE = 0o600
 DIR_MODE = 0o700
+_BEGIN = "oncall_begin"
+"""The execution option that says how a connection's transactions begin."""
 
 
 class Database:
@@ -36,17 +49,38 @@ class Database:
             f"sqlite:///{path}", connect_args={"check_same_thread": False}
         )
         event.listen(self.engine, "connect", _configure_connection)
+        event.listen(self.engine, "connect", _take_over_transactions)
+        event.listen(self.engine, "begin", _begin)
+        self._reader = self.engine.execution_options(**{_BEGIN: "DEFERRED"})
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
-        """A unit of work: committed when the block ends normally, rolled back otherwise."""
+        """A unit of work that may write: it holds the write lock from its start, and is
+        committed when the block ends normally, rolled back otherwise."""
         with Session(self.engine, expire_on_commit=False) as session:
+            self._begin(session)
             try:
                 yield session
                 session.commit()
             except BaseException:
                 session.rollback()
                 raise
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[Session]:
+        """A unit of work that only reads: one consistent snapshot, no lock on writers."""
+        with Session(self._reader, expire_on_commit=False) as session:
+            yield session  # closing ends the transaction and keeps what was loaded
+
+    def _begin(self, session: Session) -> None:
+        for attempt in range(1, BEGIN_ATTEMPTS + 1):
+            try:
+                session.connection()
+                return
+            except OperationalError as exc:
+                session.rollback()
+                if "locked" not in str(exc.orig) or attempt == BEGIN_ATTEMPTS:
+                    raise OncallError("DATABASE_BUSY", path=str(self.path)) from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -92,6 +126,16 @@ def _raw_connection(path: Path) -> sqlite3.Connection:
     connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     _configure_connection(connection, None)
     return connection
+
+
+def _take_over_transactions(connection: Any, _record: object) -> None:
+    """pysqlite would begin its own (deferred) transactions; :func:`_begin` does instead."""
+    connection.isolation_level = None
+
+
+def _begin(connection: Connection) -> None:
+    mode = connection.get_execution_options().get(_BEGIN, "IMMEDIATE")
+    connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def _configure_connection(connection: Any, _record: object) -> None:
