@@ -69,7 +69,9 @@ async def consume(url: str) -> int:
     try:
         turn = Turn("", (("user", "walk me through the whole runbook"),))
         tokens = 0
-        stream = host.stream(turn, url=url, model="llama3.1:8b", num_ctx=131072, timeout=60)
+        stream = host.stream(
+            turn, url=url, model="llama3.1:8b", num_ctx=131072, timeout=60, deadline=600
+        )
         async for item in stream:
             if isinstance(item, TokenDelta):
                 tokens += len(item.text.split())

@@ -48,14 +48,9 @@ CATALOG: dict[str, dict[Language, str]] = {
         "zh": "记忆压缩失败：{detail}。摘要与历史均未改变。",
     },
     "MEMORY_MODE_UNCHANGED": {
-        "en": (
-            "The memory mode is still {mode}: switching to manual compacts at once, and the "
-            "compaction failed: {detail}. The summary and history are unchanged."
-        ),
-        "zh": (
-            "记忆模式仍为 {mode}：切换到 manual 会立即压缩，而压缩失败：{detail}。"
-            "摘要与历史均未改变。"
-        ),
+        "en": "The memory mode is still {mode}, because switching to manual compacts at once: "
+        "{detail}.",
+        "zh": "记忆模式仍为 {mode}，因为切换到 manual 会立即压缩：{detail}。",
     },
     "MODEL_UNAVAILABLE": {
         "en": "Ollama is not reachable at {url}. Start it with `ollama serve` or set OLLAMA_HOST.",
@@ -231,6 +226,62 @@ REASONS: dict[str, dict[Language, str]] = {
     "engine_error": {
         "en": "the model client failed ({problem})",
         "zh": "模型客户端出错（{problem}）",
+    },
+    "not_regular_file": {
+        "en": "'{path}' is not a regular file (a directory, named pipe or device cannot be read)",
+        "zh": "'{path}' 不是普通文件（目录、命名管道或设备无法读取）",
+    },
+    "file_too_large": {
+        "en": "'{path}' is larger than {limit} bytes",
+        "zh": "'{path}' 超过 {limit} 字节",
+    },
+    "stdin_too_long": {
+        "en": "standard input holds more than {limit} characters, the limit for a message",
+        "zh": "标准输入超过 {limit} 个字符，这是一条消息的上限",
+    },
+    "stdin_not_utf8": {
+        "en": "standard input is not valid UTF-8 (byte {position})",
+        "zh": "标准输入不是有效的 UTF-8 编码（第 {position} 字节）",
+    },
+    "value_not_utf8": {
+        "en": "{name} is not valid UTF-8",
+        "zh": "{name} 不是有效的 UTF-8 编码",
+    },
+    "bad_id": {
+        "en": "{name} must be an id, a whole number from 1 to {limit} (got '{value}')",
+        "zh": "{name} 必须是 id，即 1 到 {limit} 之间的整数（收到 '{value}'）",
+    },
+    "bad_ollama_address": {
+        "en": "'{value}' is not an Ollama address: give host, host:port or http(s)://host:port",
+        "zh": "'{value}' 不是有效的 Ollama 地址：请使用 host、host:port 或 http(s)://host:port",
+    },
+    "skill_frontmatter_duplicate_key": {
+        "en": "the frontmatter has the field '{field}' more than once (line {line})",
+        "zh": "frontmatter 中字段 '{field}' 出现了不止一次（第 {line} 行）",
+    },
+    "skill_frontmatter_too_deep": {
+        "en": "the frontmatter is nested more than {limit} levels deep (line {line})",
+        "zh": "frontmatter 嵌套超过 {limit} 层（第 {line} 行）",
+    },
+    "skill_frontmatter_number": {
+        "en": "the frontmatter holds a number of more than {limit} digits (line {line})",
+        "zh": "frontmatter 中有超过 {limit} 位的数字（第 {line} 行）",
+    },
+    "database_not_sqlite": {
+        "en": "the file is not a SQLite database; it was left as it was",
+        "zh": "该文件不是 SQLite 数据库，未做任何改动",
+    },
+    "database_not_regular": {
+        "en": "it is not a regular file (a directory, named pipe or device cannot hold a database)",
+        "zh": "它不是普通文件（目录、命名管道或设备无法存放数据库）",
+    },
+    "database_damaged": {
+        "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
+        "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",
+    },
+    "disk_full": {
+        "en": "the disk is full ({problem}); free some space and try again",
+        "zh": "磁盘已满（{problem}）；请释放空间后重试",
     },
 }
 

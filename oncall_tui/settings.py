@@ -7,8 +7,10 @@ The object is built once by the entry point and passed down explicitly.
 from __future__ import annotations
 
 import getpass
+import ipaddress
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,6 +18,7 @@ from urllib.parse import urlsplit
 from platformdirs import user_data_path
 
 from oncall_tui.errors import Language, OncallError, resolve_language
+from oncall_tui.inputs import require_utf8
 
 APP_NAME = "oncall-tui"
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
@@ -23,6 +26,9 @@ DEFAULT_MODEL = "llama3.1:8b"
 NUM_CTX_MIN = 512
 NUM_CTX_MAX = 1_048_576
 DEFAULT_REQUEST_TIMEOUT = 120.0
+DEFAULT_MAX_REPLY_CHARS = 200_000
+"""A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
+the database, and every later request, with one answer."""
 DEFAULT_DEADLINE = 600.0
 """Seconds a single model call may take in all, however steadily its data trickles in."""
 
@@ -40,6 +46,7 @@ class Settings:
     """Seconds without data from Ollama before a model call fails instead of hanging."""
     deadline: float = DEFAULT_DEADLINE
     """Seconds a whole model call may take: a server that trickles still ends."""
+    max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS
 
     @classmethod
     def resolve(
@@ -55,9 +62,9 @@ class Settings:
         deadline: str | float | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
-        env = os.environ if environ is None else environ
-        db_value = db or env.get("ONCALL_TUI_DB") or str(default_db_path())
-        user_value = (user or env.get("ONCALL_TUI_USER") or _os_login()).strip()
+        env = _Utf8Environ(os.environ if environ is None else environ)
+        db_value = db or env.get("ONCALL_TUI_DB") or _default_db_value()
+        user_value = (user or env.get("ONCALL_TUI_USER") or _os_login(env)).strip()
         if not user_value:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
         ctx_value = num_ctx if num_ctx is not None else env.get("ONCALL_TUI_NUM_CTX") or None
@@ -83,26 +90,61 @@ def default_db_path() -> Path:
     return user_data_path(APP_NAME, appauthor=False) / "oncall.db"
 
 
-def _os_login() -> str:
+def _default_db_value() -> str:
+    return require_utf8(str(default_db_path()), "XDG_DATA_HOME or HOME")
+
+
+def _os_login(env: Mapping[str, str]) -> str:
+    """The login name, as ``getpass.getuser`` finds it: the first of its variables that is
+    set (read through ``env``, so a value that is not UTF-8 is refused by its name), else
+    the password database."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        value = env.get(name)
+        if value:
+            return value
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return "user"
 
 
+class _Utf8Environ(Mapping[str, str]):
+    """The environment as the settings read it: a variable whose value is not UTF-8 (Python
+    hands such bytes over as surrogates, which SQLite and the terminal refuse) is refused by
+    name as soon as it is read, instead of failing later with a traceback."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+
+    def __getitem__(self, name: str) -> str:
+        return require_utf8(self._environ[name], name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._environ)
+
+    def __len__(self) -> int:
+        return len(self._environ)
+
+
 def normalize_ollama_url(raw: str) -> str:
     """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
 
     Without a scheme the port defaults to 11434 like the Ollama CLI; a bind-all
-    address (``0.0.0.0``) is reached through loopback.
+    address (``0.0.0.0``) is reached through loopback. Surrounding spaces are trimmed. A host
+    that cannot be one (``[::1`` unclosed, ``256.256.256.256``, spaces or symbols inside) is
+    refused here, with the catalog's message, rather than by the HTTP client later.
     """
     value = raw.strip()
     if not value:
         return DEFAULT_OLLAMA_URL
     has_scheme = "://" in value
-    parts = urlsplit(value if has_scheme else f"http://{value}")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' is not an Ollama address")
+    try:
+        parts = urlsplit(value if has_scheme else f"http://{value}")
+        host = parts.hostname
+    except ValueError:  # an unclosed or invalid [IPv6] address
+        raise _bad_address(value) from None
+    if parts.scheme not in ("http", "https") or not host or not _valid_host(host):
+        raise _bad_address(value)
     try:
         explicit_port = parts.port
     except ValueError:
@@ -111,12 +153,37 @@ def normalize_ollama_url(raw: str) -> str:
         ) from None
     default_port = 11434 if not has_scheme else (443 if parts.scheme == "https" else 80)
     port = explicit_port or default_port
-    host = parts.hostname
     if host in ("0.0.0.0", "::"):
         host = "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+_HOST_NAME = re.compile(r"[\w-]+(\.[\w-]+)*\.?")
+"""A host name: letters (any script), digits, hyphens and underscores, in dotted labels."""
+_NUMERIC_HOST = re.compile(r"[0-9.]+")
+
+
+def _valid_host(host: str) -> bool:
+    """An IPv6 address, a dotted-quad IPv4 address, or a name that is not all digits."""
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        return True
+    if _NUMERIC_HOST.fullmatch(host):  # digits and dots: it means an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return False
+        return True
+    return _HOST_NAME.fullmatch(host) is not None
+
+
+def _bad_address(value: str) -> OncallError:
+    return OncallError("VALIDATION_INVALID_ARGUMENT", "bad_ollama_address", value=value)
 
 
 def parse_num_ctx(value: str | int | None) -> int | None:

@@ -129,6 +129,19 @@ def on_ollama(db_path: Path, built: list[Services]) -> Callable[..., Services]:
 
 
 @pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    """A loopback server speaking Ollama's wire protocol, with the default models."""
+    with FakeOllama() as fake:
+        yield fake
+
+
+@pytest.fixture
+def ollama(server: FakeOllama) -> FakeOllama:
+    """The same server, under the name the CLI tests use."""
+    return server
+
+
+@pytest.fixture
 def closed_url() -> str:
     """A loopback address nothing listens on: connecting is refused at once."""
     with socket.socket() as probe:

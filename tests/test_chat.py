@@ -194,12 +194,16 @@ async def test_cancelling_keeps_the_partial_reply_marked_interrupted(engine: Eng
     assert messages[1].content == "".join(received)
 
 
-async def test_another_owners_session_is_forbidden_and_nothing_is_stored(engine: Engine) -> None:
+async def test_another_owners_session_looks_missing_and_nothing_is_stored(engine: Engine) -> None:
+    """The same answer as for an id that does not exist: nothing tells which ids do."""
     services = engine(ScriptedChatModel())
     bobs = services.sessions.create("bob", "bob's incident")
     with pytest.raises(OncallError) as caught:
         await collect(services.chat.send("alice", bobs.id, "let me in"))
-    assert caught.value.code == "FORBIDDEN"
+    with pytest.raises(OncallError) as absent:
+        await collect(services.chat.send("alice", 99_999, "let me in"))
+    assert caught.value.code == absent.value.code == "NOT_FOUND"
+    assert caught.value.message() == f"No session '{bobs.id}' found."
     assert services.sessions.messages("bob", bobs.id) == []
     for action in (
         lambda: services.sessions.messages("alice", bobs.id),
@@ -208,7 +212,7 @@ async def test_another_owners_session_is_forbidden_and_nothing_is_stored(engine:
         lambda: services.sessions.clear("alice", bobs.id),
         lambda: services.memory.refresh_usage("alice", bobs.id),
     ):
-        with pytest.raises(OncallError, match="another user"):
+        with pytest.raises(OncallError, match=f"No session '{bobs.id}' found"):
             action()
     assert services.sessions.get("bob", bobs.id).title == "bob's incident"
     with pytest.raises(OncallError) as missing:

@@ -269,17 +269,19 @@ def test_sessions_and_memory_commands(chat: RunCli, ollama: FakeOllama) -> None:
     assert chat("sessions", "show", sid, "--json").error()["code"] == "NOT_FOUND"
 
 
-def test_other_users_session_is_forbidden(chat: RunCli) -> None:
+def test_other_users_session_answers_as_a_missing_one(chat: RunCli) -> None:
     created = chat("sessions", "new", "--json").json()
     assert isinstance(created, dict)
-    for args in (
-        ("sessions", "show", str(created["id"])),
-        ("memory", "show", str(created["id"])),
-        ("chat", "--session", str(created["id"]), "hi"),
-    ):
-        result = chat(*args, "--json", user="mallory")
-        assert result.code == 2
-        assert result.error()["code"] == "FORBIDDEN"
+    missing = str(int(created["id"]) + 1)
+    for args in (("sessions", "show"), ("memory", "show"), ("chat", "hi", "--session")):
+        theirs = chat(*args, str(created["id"]), "--json", user="mallory")
+        absent = chat(*args, missing, "--json", user="mallory")
+        assert (theirs.code, absent.code) == (2, 2)
+        assert theirs.error()["code"] == absent.error()["code"] == "NOT_FOUND"
+        assert (
+            theirs.error()["message"].replace(str(created["id"]), missing)
+            == (absent.error()["message"])
+        )
 
 
 def test_doctor_reports_a_healthy_setup(chat: RunCli) -> None:

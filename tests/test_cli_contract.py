@@ -4,28 +4,16 @@ failure, read-only show commands."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, event
 
-from oncall_tui.services.container import Services
-from tests.conftest import RunCli, make_settings, skill_text
+from tests.conftest import RunCli, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 MODEL = "qwen3:8b"
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
 
 
 @pytest.fixture
@@ -171,33 +159,3 @@ def test_show_commands_do_not_write(chat: RunCli, ollama: FakeOllama, writes: li
         for output in ((), ("--json",)):
             assert chat(*args, *output).code == 0
     assert writes == []
-
-
-def test_ctrl_c_keeps_the_partial_reply_and_exits_130(tmp_path: Path, ollama: FakeOllama) -> None:
-    ollama.script(Reply("one two three four five six seven eight", delay_per_chunk=0.4))
-    database = tmp_path / "oncall.db"
-    env = {**os.environ, "ONCALL_TUI_DB": str(database), "ONCALL_TUI_USER": "alice", "LANG": "C"}
-    command = [sys.executable, "-m", "oncall_tui", "--ollama-url", ollama.url]
-    process = subprocess.Popen(
-        [*command, "--model", MODEL, "chat", "count slowly"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    first = process.stdout.read(4)  # "one ": the reply is streaming
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline and len(ollama.chat_requests) == 0:
-        time.sleep(0.01)
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 130, err
-    assert (first + out).decode().endswith("\n")  # the answer's line is ended
-    assert err.decode().splitlines()[-2:] == ["[interrupted]", "[session 1]"]
-    services = Services(make_settings(database))
-    try:
-        reply = services.sessions.messages("alice", 1)[-1]
-    finally:
-        services.close()
-    assert (reply.role, reply.status) == ("assistant", "interrupted")
-    assert reply.content.startswith("one ")

@@ -256,7 +256,7 @@ class TestHardLimit:
         probe = engine(ScriptedChatModel())
         session_id = seed(probe, 30)
         assembly = probe.memory.assemble("alice", "a summary")
-        candidate = "too long " * 200
+        candidate = "too long " * 2000  # a window big enough to summarise in
         alone = estimate_tokens(assembly.system_prompt, [("user", candidate)], assembly.tools)
         services = engine(model, window=math.floor(alone / 0.95))
         before = message_count(services, session_id)

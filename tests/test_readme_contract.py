@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -60,12 +59,6 @@ def documented() -> dict[str, tuple[set[str], set[str]]]:
         else:
             result[name] = (names(keys), set())
     return result
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
-        yield server
 
 
 def test_every_document_has_exactly_the_keys_the_readme_lists(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -24,12 +24,6 @@ from tests.conftest import collect, make_settings
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOllama]:
-    with FakeOllama() as fake:
-        yield fake
 
 
 def stored(services: Services, session_id: int) -> list[tuple[str, str, str]]:
@@ -204,8 +198,11 @@ async def test_mode_manual_with_ollama_down_changes_nothing_and_says_so(
         await down.memory.set_mode("alice", done.session_id, MemoryMode.MANUAL)
     assert unchanged.value.code == "MEMORY_MODE_UNCHANGED"
     message = unchanged.value.message()
-    assert message.startswith("The memory mode is still every_30_turns: switching to manual ")
-    assert "OLLAMA_HOST. The summary and history are unchanged." in message
+    assert message.startswith(
+        "The memory mode is still every_30_turns, because switching to manual compacts at "
+        "once: Memory compaction failed: Ollama is not reachable at "
+    )
+    assert message.endswith("OLLAMA_HOST. The summary and history are unchanged.")
     assert ".." not in message
     state = services.memory.state("alice", done.session_id)
     assert (state.memory_mode, state.compacted_message_count) == (MemoryMode.EVERY_30_TURNS, 0)

@@ -7,9 +7,7 @@ loaded skill took a session at 90% to 2,732 / 2,048 tokens inside one turn.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-
-import pytest
+from collections.abc import Callable
 
 from oncall_tui.core.events import (
     ContextLimitReached,
@@ -31,12 +29,6 @@ PARAGRAPH = (
     "The api-7 pods restarted three times in ten minutes; the readiness probe failed "
     "with a 502 from the upstream, and the node's memory pressure rose at the same time. "
 )
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOllama]:
-    with FakeOllama() as fake:
-        yield fake
 
 
 def select_log_analysis(services: Services) -> None:

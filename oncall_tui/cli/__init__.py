@@ -1,18 +1,37 @@
 """Entry point ``oncall-tui``: no subcommand opens the TUI; subcommands are headless clients
 of the same services, for scripts and checks. Exit status 0 on success, 2 for any
-user-facing error (message from the catalog on stderr, JSON with ``--json``)."""
+user-facing error (message from the catalog on stderr, JSON with ``--json``).
+
+No input makes it print a traceback: an argument that is not UTF-8 is refused by name, and a
+database that fails under a command (damaged pages, a full disk) is reported once, here,
+through the catalog (``DATABASE_UNAVAILABLE``). A reader of the output that goes away
+(``| head -1``) ends the command quietly with :data:`EXIT_BROKEN_PIPE` once its work is done.
+The console script starts in :mod:`oncall_tui.entry`, which also covers Ctrl-C while this
+package is still being imported."""
 
 from __future__ import annotations
 
 import argparse
+import errno
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor
-from oncall_tui.cli.output import EXIT_USER_ERROR, report_error
+from oncall_tui.cli.output import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USER_ERROR,
+    reader_safe_output,
+    report_error,
+)
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, resolve_language
+from oncall_tui.inputs import require_utf8
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 
@@ -68,15 +87,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
+    with reader_safe_output() as stdout_gone:
+        status = _run(arguments)
+    return EXIT_BROKEN_PIPE if status == EXIT_OK and stdout_gone() else status
+
+
+def _run(arguments: list[str]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(arguments)
+        _require_utf8_arguments(parser, args)
     except _UsageError as usage:
         as_json = "--json" in arguments
-        if not as_json:
-            parser.print_usage(sys.stderr)
-        error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=str(usage))
+        error = _misencoded(arguments)
+        if error is None:
+            if not as_json:
+                parser.print_usage(sys.stderr)
+            error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=str(usage))
         return report_error(error, resolve_language(_peek_lang(arguments)), as_json)
+    except OncallError as error:  # an argument's own type refused it (an id, a skill ref)
+        lang = resolve_language(_peek_lang(arguments))
+        return report_error(error, lang, "--json" in arguments)
     lang = resolve_language(args.lang)
     as_json = bool(getattr(args, "json", False))
     try:
@@ -104,9 +135,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OncallError as error:
         return report_error(error, settings.lang, as_json)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        failure = database_failure(exc, settings.db_path)
+        if failure is None:
+            raise
+        return report_error(failure, settings.lang, as_json)
     finally:
         context.close()
+
+
+def database_failure(exc: BaseException, path: Path) -> OncallError | None:
+    """The catalog's account of ``exc`` if the database failed under a command (SQLite's
+    own error, SQLAlchemy's wrapping of it, or a full disk), else ``None``.
+
+    Found once, here, rather than around every query: whatever the command was doing, the
+    unit of work it was in has been rolled back."""
+    for candidate in (exc, getattr(exc, "orig", None), exc.__cause__):
+        if isinstance(candidate, OSError) and candidate.errno in (errno.ENOSPC, errno.EDQUOT):
+            problem = candidate.strerror or str(candidate)
+            return OncallError("DATABASE_UNAVAILABLE", "disk_full", path=str(path), problem=problem)
+        if isinstance(candidate, sqlite3.DatabaseError):
+            problem = str(candidate) or type(candidate).__name__
+            code = getattr(candidate, "sqlite_errorcode", None)
+            if code == sqlite3.SQLITE_FULL or "disk is full" in problem:
+                reason = "disk_full"
+            elif code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or any(
+                sign in problem for sign in ("malformed", "not a database")
+            ):
+                reason = "database_damaged"
+            else:
+                return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
+            return OncallError("DATABASE_UNAVAILABLE", reason, path=str(path), problem=problem)
+    return None
+
+
+def _require_utf8_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, by its option or argument name, a value that came from bytes that are not
+    UTF-8: Python hands them over as surrogates, which SQLite and the terminal refuse."""
+    names = _argument_names(parser, args)
+    for dest, value in vars(args).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                require_utf8(item, names.get(dest, dest))
+
+
+def _argument_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """How the user wrote each argument of the parsed command: ``--title`` or ``TITLE``."""
+    names: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                names.update(_argument_names(chosen, args))
+        elif action.option_strings:
+            names[action.dest] = max(action.option_strings, key=len)
+        else:
+            metavar = action.metavar if isinstance(action.metavar, str) else None
+            names[action.dest] = metavar or action.dest.upper()
+    return names
+
+
+def _misencoded(arguments: Sequence[str]) -> OncallError | None:
+    """For a command line argparse refused: the first argument that is not UTF-8, named by
+    its option if it has one, else shown (its bad bytes as U+FFFD)."""
+    for index, token in enumerate(arguments):
+        if _is_utf8(token):
+            continue
+        option = token.split("=", 1)[0] if token.startswith("--") else ""
+        previous = arguments[index - 1] if index else ""
+        if option and option != token and _is_utf8(option):
+            name = option
+        elif previous.startswith("-") and "=" not in previous and _is_utf8(previous):
+            name = previous
+        else:
+            name = f"'{terminal_safe(token)}'"
+        return OncallError("VALIDATION_INVALID_ARGUMENT", "value_not_utf8", name=name)
+    return None
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 __all__ = ["EXIT_USER_ERROR", "build_parser", "main"]

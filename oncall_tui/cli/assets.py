@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line
-from oncall_tui.core.skills import SKILL_FILENAME
+from oncall_tui.core.prompts import MAX_CONTENT_CHARS
+from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
 
@@ -23,12 +25,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     _content_options(p, required=True)
     add_json_flag(p).set_defaults(handler=prompts_add)
     p = prompt_actions.add_parser("edit", help="change a prompt's label and/or content")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     p.add_argument("--label")
     _content_options(p, required=False)
     add_json_flag(p).set_defaults(handler=prompts_edit)
     p = prompt_actions.add_parser("delete", help="delete a prompt")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     add_json_flag(p).set_defaults(handler=prompts_delete)
 
     skills = commands.add_parser("skills", help="manage your SKILL.md skills")
@@ -56,7 +58,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p = config_actions.add_parser("show", help="show the active prompt and selected skills")
     add_json_flag(p).set_defaults(handler=config_show)
     p = config_actions.add_parser("set", help="choose the active prompt and/or skills")
-    p.add_argument("--prompt", type=int, metavar="ID")
+    p.add_argument("--prompt", type=id_type("--prompt"), metavar="ID")
     p.add_argument(
         "--skills", metavar="SKILL[,SKILL...]", help='comma-separated names or ids; "" clears'
     )
@@ -69,27 +71,17 @@ def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None
     group.add_argument("--file", metavar="PATH", help="read the content from a UTF-8 file")
 
 
+PROMPT_FILE_BYTES = 4 * MAX_CONTENT_CHARS + 4
+"""The most a ``--file`` is read: the content's limit in UTF-8 (up to 4 bytes a character) and
+a little surrounding whitespace. Trimming and the exact length in characters are the prompt
+rule's to judge; past this the file is refused unread."""
+
+
 def _read_content(args: argparse.Namespace) -> str | None:
     if args.file is None:
         value: str | None = args.content
         return value
-    return read_text_file(Path(args.file))
-
-
-def read_text_file(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=path, problem="not UTF-8"
-        ) from None
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-
-
-def unreadable(path: Path, exc: OSError) -> OncallError:
-    problem = exc.strerror or type(exc).__name__
-    return OncallError("VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=path, problem=problem)
+    return read_text_file(Path(args.file), PROMPT_FILE_BYTES)
 
 
 def prompts_list(ctx: Services, args: argparse.Namespace) -> int:
@@ -149,14 +141,10 @@ def _print_skill(skill: SkillView) -> None:
 
 
 def skills_add(ctx: Services, args: argparse.Namespace) -> int:
-    path = Path(args.path).expanduser()
-    if path.is_dir():
-        path = path / SKILL_FILENAME
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    skill = ctx.configuration.add_skill(ctx.owner, path.name, data)
+    path = find_named_file(args.path, SKILL_FILENAME)
+    upload = read_file(path, MAX_SKILL_BYTES)
+    check_upload_size(path.name, upload.size)
+    skill = ctx.configuration.add_skill(ctx.owner, path.name, upload.data)
     if args.json:
         emit_json(skill.to_json())
     else:

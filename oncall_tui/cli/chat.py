@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
+from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -22,6 +24,7 @@ from oncall_tui.cli.output import (
     emit_json,
     emit_line,
     emit_table,
+    emit_text,
     exit_status,
     one_line,
 )
@@ -40,6 +43,7 @@ from oncall_tui.core.events import (
 )
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import id_type, read_stdin_text
 from oncall_tui.services.container import Services
 
 
@@ -52,34 +56,36 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--title")
     add_json_flag(p).set_defaults(handler=sessions_new)
     p = actions.add_parser("show", help="a session's full history and memory")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     add_json_flag(p).set_defaults(handler=sessions_show)
     p = actions.add_parser("delete", help="delete a session and its messages")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     add_json_flag(p).set_defaults(handler=sessions_delete)
     p = actions.add_parser("rename", help="give a session a title")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     p.add_argument("title")
     add_json_flag(p).set_defaults(handler=sessions_rename)
     p = actions.add_parser("clear", help="delete a session's messages and reset its memory")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=id_type("ID"))
     add_json_flag(p).set_defaults(handler=sessions_clear)
 
     memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = actions.add_parser("show", help="summary, boundary and context gauge")
-    p.add_argument("session", type=int)
+    p.add_argument("session", type=id_type("SESSION"))
     add_json_flag(p).set_defaults(handler=memory_show)
     p = actions.add_parser("mode", help="set when the session compacts")
-    p.add_argument("session", type=int)
+    p.add_argument("session", type=id_type("SESSION"))
     p.add_argument("mode", choices=[mode.value for mode in MemoryMode])
     add_json_flag(p).set_defaults(handler=memory_mode)
     p = actions.add_parser("compact", help="summarise everything after the boundary now")
-    p.add_argument("session", type=int)
+    p.add_argument("session", type=id_type("SESSION"))
     add_json_flag(p).set_defaults(handler=memory_compact)
 
     chat = commands.add_parser("chat", help="send one message and stream the answer")
-    chat.add_argument("--session", type=int, metavar="ID", help="default: a new session")
+    chat.add_argument(
+        "--session", type=id_type("--session"), metavar="ID", help="default: a new session"
+    )
     chat.add_argument(
         "--retry",
         action="store_true",
@@ -205,8 +211,12 @@ def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
 
 
 def read_message(parts: list[str]) -> str:
+    """The message: its words, or with ``-`` standard input, read to at most a message's
+    limit (an endless or huge input is refused without being read whole)."""
     if parts == ["-"]:
-        return sys.stdin.read()
+        from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
+
+        return read_stdin_text(MAX_MESSAGE_CHARS)
     return " ".join(parts)
 
 
@@ -221,13 +231,17 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     else:
         if not args.message:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the message is empty")
-        events = ctx.chat.send(ctx.owner, args.session, read_message(args.message))
+        text = read_message(args.message)  # bad input is refused before the engine loads
+        events = ctx.chat.send(ctx.owner, args.session, text)
     output = _ChatOutput(args.json, args.session)
     try:
-        return asyncio.run(output.consume(events))
+        return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
         output.interrupted()
         return EXIT_INTERRUPTED
+    except SignalInterruptError as signalled:  # SIGTERM, SIGHUP: the partial reply is stored
+        output.interrupted()
+        return signalled.exit_status
 
 
 class _ChatOutput:
@@ -254,15 +268,17 @@ class _ChatOutput:
         return status
 
     def interrupted(self) -> None:
-        if self.as_json:
-            document = {"type": "interrupted", "session_id": self.session_id}
-            sys.stdout.write(json.dumps(document) + "\n")
-            sys.stdout.flush()
-            return
-        self._end_answer()
-        sys.stderr.write("[interrupted]\n")
-        if self.session_id is not None:
-            sys.stderr.write(f"[session {self.session_id}]\n")
+        """Say so, where anyone still listens: after SIGHUP the terminal may be gone."""
+        with contextlib.suppress(OSError):
+            if self.as_json:
+                document = {"type": "interrupted", "session_id": self.session_id}
+                sys.stdout.write(json.dumps(document) + "\n")
+                sys.stdout.flush()
+                return
+            self._end_answer()
+            sys.stderr.write("[interrupted]\n")
+            if self.session_id is not None:
+                sys.stderr.write(f"[session {self.session_id}]\n")
 
     def _end_answer(self) -> None:
         if self.answer_open:
@@ -271,31 +287,32 @@ class _ChatOutput:
             self.answer_open = False
 
     def _render(self, event: ChatEvent) -> None:
-        err = sys.stderr
+        """Human output, every write through :func:`emit_text`, which makes it terminal-safe."""
+        out, err = sys.stdout, sys.stderr
         match event:
             case TokenDelta(text=text):
-                sys.stdout.write(text)
-                sys.stdout.flush()
+                emit_text(text, out, flush=True)
                 self.answer_open = self.answer_open or bool(text)
             case ToolStarted(name=name, arguments=arguments):
                 shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
                 self._end_answer()
-                err.write(f"· {name}({shown})\n")
+                emit_text(f"· {name}({shown})\n", err)
             case ToolFinished(summary=summary, ok=ok):
-                err.write(f"  {'→' if ok else '✗'} {summary}\n")
+                emit_text(f"  {'→' if ok else '✗'} {summary}\n", err)
             case ToolsUnavailable(message=message) | CompactionFailed(message=message):
-                err.write(f"oncall-tui: {message}\n")
+                emit_text(f"oncall-tui: {message}\n", err)
             case UsageReported(usage=usage):
                 self._end_answer()
-                err.write(f"[context {usage.percent}% of {usage.context_window_tokens:,} tokens]\n")
+                tokens = usage.context_window_tokens
+                emit_text(f"[context {usage.percent}% of {tokens:,} tokens]\n", err)
             case ReplyDone(session_id=session_id, status=status):
                 if status != "complete":
-                    err.write(f"[{status}: the model stopped at its length limit]\n")
-                err.write(f"[session {session_id}]\n")
+                    emit_text(f"[{status}: the model stopped at its length limit]\n", err)
+                emit_text(f"[session {session_id}]\n", err)
             case ReplyFailed(message=message, session_id=session_id):
                 self._end_answer()
-                err.write(f"oncall-tui: {message}\n[session {session_id}]\n")
+                emit_text(f"oncall-tui: {message}\n[session {session_id}]\n", err)
             case ContextLimitReached(message=message):
-                err.write(f"oncall-tui: {message}\n")
+                emit_text(f"oncall-tui: {message}\n", err)
             case _:
                 pass

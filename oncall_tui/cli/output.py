@@ -1,13 +1,25 @@
-"""How the headless CLI prints: one JSON document with ``--json``, aligned text otherwise."""
+"""How the headless CLI prints: one JSON document with ``--json``, aligned text otherwise.
+
+Every human (non-JSON) line goes through :func:`oncall_tui.core.text.terminal_safe`, so text
+from the database or a model never reaches the terminal as control sequences; JSON escapes
+control characters itself and is printed exactly. A reader that goes away (``| head -1``)
+ends nothing: while :func:`reader_safe_output` is in force the rest of the output is dropped
+quietly, the command finishes its work (a chat stores its whole reply), and then exits with
+:data:`EXIT_BROKEN_PIPE`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TextIO, cast
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 
 EXIT_OK = 0
@@ -16,6 +28,8 @@ EXIT_CONTEXT_LIMIT = 3
 EXIT_MODEL_ERROR = 4
 EXIT_INTERRUPTED = 130
 """Ctrl-C, as shells report a process ended by SIGINT."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of standard output went away, as shells report a process ended by SIGPIPE."""
 
 _EXIT_BY_CODE = {
     "CHAT_CONTEXT_LIMIT_REACHED": EXIT_CONTEXT_LIMIT,
@@ -39,26 +53,108 @@ def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def emit_json(document: object, stream: TextIO | None = None) -> None:
-    out = stream or sys.stdout
-    out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    (stream or sys.stdout).write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
 
 
 def emit_line(text: str = "", stream: TextIO | None = None) -> None:
-    (stream or sys.stdout).write(text + "\n")
+    (stream or sys.stdout).write(terminal_safe(text) + "\n")
 
 
 def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    cells = [[str(c) for c in headers], *([str(c) for c in row] for row in rows)]
+    cells = [
+        [terminal_safe(str(c)) for c in headers],
+        *([terminal_safe(str(c)) for c in row] for row in rows),
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     for row in cells:
         emit_line("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+
+
+def emit_text(text: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
+    """Human text as it streams (a reply's tokens, tool lines), made terminal-safe."""
+    out = stream or sys.stdout
+    out.write(terminal_safe(text))
+    if flush:
+        out.flush()
+
+
+@contextlib.contextmanager
+def reader_safe_output() -> Iterator[Callable[[], bool]]:
+    """Standard output and error, for the block, as streams whose reader may go away.
+
+    Yields a function that tells whether standard output's reader went away meanwhile."""
+    out, err = _ReaderSafeStream(sys.stdout), _ReaderSafeStream(sys.stderr)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = cast(TextIO, out), cast(TextIO, err)
+    try:
+        yield lambda: out.gone
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+class _ReaderSafeStream(io.TextIOBase):
+    """A standard stream that drops what it is given once its reader has gone away (a
+    closed pipe), instead of raising ``BrokenPipeError`` into whatever was writing: a chat
+    piped into ``head -1`` goes on to store its reply, a listing simply ends.
+
+    The descriptor behind it is then pointed at /dev/null, so what the stream had buffered
+    for the gone reader is dropped at exit too, without Python's "Exception ignored"."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        super().__init__()
+        self._stream = stream
+        self.gone = stream is None
+        """Whether the reader went away (or there was no stream at all: its descriptor was
+        closed when the program started)."""
+
+    def write(self, text: str) -> int:
+        if self._stream is not None and not self.gone:
+            try:
+                self._stream.write(text)
+            except BrokenPipeError:
+                self._reader_gone()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None and not self.gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._reader_gone()
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._stream is not None and self._stream.isatty()
+
+    def fileno(self) -> int:
+        if self._stream is None:
+            raise io.UnsupportedOperation("no stream")
+        return self._stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8" if self._stream is None else self._stream.encoding
+
+    def _reader_gone(self) -> None:
+        self.gone = True
+        if self._stream is None:
+            return
+        with contextlib.suppress(OSError, ValueError):  # no descriptor: a test's capture
+            descriptor = self._stream.fileno()
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, descriptor)
+            finally:
+                os.close(null)
 
 
 def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
     if as_json:
         sys.stderr.write(json.dumps({"error": error.to_json(lang)}, ensure_ascii=False) + "\n")
     else:
-        sys.stderr.write(f"oncall-tui: {error.message(lang)}\n")
+        sys.stderr.write(f"oncall-tui: {terminal_safe(error.message(lang))}\n")
     return exit_status(error.code)
 
 

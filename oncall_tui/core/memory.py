@@ -6,9 +6,12 @@ Pure rules (docs/ARCHITECTURE.md "Session memory"); the service applies them to 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+
+from oncall_tui.core.tokens import estimate_text_tokens
 
 AUTO_COMPACT_TURNS = 30
 """``every_30_turns``: compact once this many assistant messages lie after the boundary."""
@@ -17,6 +20,8 @@ COMPACT_PERCENT = 70.0
 LIMIT_PERCENT = 95.0
 """No request at or above this percent of the window, whatever the mode."""
 MAX_SUMMARY_CHARS = 1200
+SUMMARY_ROOM_TOKENS = 500
+"""What a summary request leaves of the window for the summary the model writes."""
 
 SUMMARY_INSTRUCTIONS = f"""\
 You maintain the running memory of an on-call chat session. Merge the existing summary (if any)
@@ -155,13 +160,57 @@ def clean_summary(text: str) -> str:
     return cut.rstrip()
 
 
-def render_transcript(messages: list[tuple[str, str]]) -> str:
+_LABELS = {"user": "User", "assistant": "Assistant"}
+
+
+def render_transcript(messages: Sequence[tuple[str, str]]) -> str:
     """The transcript handed to the summariser: one block per message, role first."""
-    labels = {"user": "User", "assistant": "Assistant"}
-    return "\n\n".join(f"{labels.get(role, role)}: {content}" for role, content in messages)
+    return "\n\n".join(_block(role, content) for role, content in messages)
 
 
-def summary_request(existing_summary: str | None, messages: list[tuple[str, str]]) -> str:
+def _block(role: str, content: str) -> str:
+    return f"{_LABELS.get(role, role)}: {content}"
+
+
+def take_transcript(
+    messages: Sequence[tuple[str, str]], room: int
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The leading messages whose transcript fits in ``room`` tokens, and the rest.
+
+    A compaction request must itself fit the window, so a long transcript is summarised a part
+    at a time. At least one message is taken: one that does not fit alone is cut to fit, and
+    says how much of it was left out.
+    """
+    taken: list[tuple[str, str]] = []
+    used = 0
+    for index, (role, content) in enumerate(messages):
+        tokens = estimate_text_tokens(_block(role, content)) + 1  # and the blank line
+        if used + tokens > room:
+            if not taken:
+                return [(role, _cut_to_fit(role, content, room))], list(messages[index + 1 :])
+            return taken, list(messages[index:])
+        taken.append((role, content))
+        used += tokens
+    return taken, []
+
+
+def _cut_to_fit(role: str, content: str, room: int) -> str:
+    """The longest start of ``content`` that fits in ``room`` with a note of what was cut."""
+
+    def cut(length: int) -> str:
+        return f"{content[:length]}\n[… {len(content) - length:,} more characters not summarised]"
+
+    low, high = 0, len(content)
+    while low < high:  # the longest length whose cut fits
+        middle = (low + high + 1) // 2
+        if estimate_text_tokens(_block(role, cut(middle))) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return cut(low)
+
+
+def summary_request(existing_summary: str | None, messages: Sequence[tuple[str, str]]) -> str:
     previous = existing_summary.strip() if existing_summary else "(none yet)"
     return (
         f"Existing summary:\n{previous}\n\nNew transcript to merge:\n{render_transcript(messages)}"

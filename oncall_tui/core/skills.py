@@ -2,6 +2,11 @@
 
 A skill that passes is still untrusted text. The rules are those of docs/ARCHITECTURE.md
 "Skill upload validation", checked in order, and every failure names the rule.
+
+The frontmatter is read by a strict YAML loader: a field given twice is refused (a reader
+would not know which one counts), and so are nesting deeper than
+:data:`MAX_FRONTMATTER_DEPTH` and whole numbers longer than :data:`MAX_NUMBER_DIGITS`, which
+would otherwise end the parse with Python's own errors instead of a catalog message.
 """
 
 from __future__ import annotations
@@ -9,8 +14,10 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from oncall_tui.errors import OncallError
 
@@ -18,7 +25,13 @@ SKILL_FILENAME = "SKILL.md"
 MAX_SKILL_BYTES = 65_536
 MAX_NAME_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
+MAX_FRONTMATTER_DEPTH = 32
+"""Lists and mappings nested deeper than this in a frontmatter are refused."""
+MAX_NUMBER_DIGITS = 4300
+"""A whole number in a frontmatter may have this many digits (Python's own limit for reading
+one from text)."""
 _UTF8_BOM = b"\xef\xbb\xbf"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _NAME_CHARSET = re.compile(r"[a-z0-9-]+")
 
 
@@ -52,6 +65,14 @@ def validate_skill_upload(filename: str, data: bytes) -> SkillDocument:
 
 def _invalid(reason: str, **params: object) -> OncallError:
     return OncallError("SKILL_INVALID", reason, **params)
+
+
+def check_upload_size(filename: str, size: int) -> None:
+    """Refuse a file past :data:`MAX_SKILL_BYTES` by its real size, for a reader that read no
+    more than the limit and a byte; the name is checked first, as validation orders it."""
+    _check_filename(filename)
+    if size > MAX_SKILL_BYTES:
+        raise _invalid("skill_too_large", size=size, limit=MAX_SKILL_BYTES)
 
 
 def _check_filename(filename: str) -> None:
@@ -89,12 +110,19 @@ def _parse_frontmatter(text: str) -> dict[object, object]:
     except StopIteration:
         raise _invalid("skill_no_frontmatter") from None
     try:
-        parsed = yaml.safe_load("\n".join(lines[1:end]))
+        parsed = yaml.load("\n".join(lines[1:end]), Loader=_FrontmatterLoader)
+    except _RefusedError as refused:
+        line = refused.mark.line + first_line + 1
+        raise _invalid(refused.reason, line=line, **refused.params) from None
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or type(exc).__name__
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + first_line + 1}" if mark is not None else ""
         raise _invalid("skill_frontmatter_yaml", problem=f"{problem}{where}") from None
+    except RecursionError:  # a chain of merged mappings, each into the next
+        raise _invalid("skill_frontmatter_yaml", problem="nested too deeply") from None
+    except (ValueError, OverflowError) as exc:  # a value YAML matched but Python cannot hold
+        raise _invalid("skill_frontmatter_yaml", problem=str(exc)) from None
     if not isinstance(parsed, dict):
         raise _invalid("skill_frontmatter_not_mapping", kind=_kind(parsed))
     return parsed
@@ -138,3 +166,70 @@ def _kind(value: object) -> str:
         return "empty"
     names = {bool: "a boolean", int: "a number", float: "a number", list: "a list", str: "text"}
     return names.get(type(value), type(value).__name__)
+
+
+class _RefusedError(Exception):
+    """A frontmatter the strict loader refuses: the rule (a reason key), where, and its
+    parameters."""
+
+    def __init__(self, reason: str, mark: yaml.Mark, **params: object) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.mark = mark
+        self.params = params
+
+
+class _FrontmatterLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses what it would take silently (a key given twice: the
+    last one wins) or fail on with a Python error (deep nesting, huge numbers)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
+        opening = self.check_event(yaml.SequenceStartEvent, yaml.MappingStartEvent)
+        if opening:
+            self._depth += 1
+            if self._depth > MAX_FRONTMATTER_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise _RefusedError("skill_frontmatter_too_deep", mark, limit=MAX_FRONTMATTER_DEPTH)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            if opening:
+                self._depth -= 1
+
+    def compose_mapping_node(self, anchor: dict[Any, Node]) -> MappingNode:
+        # (typed as the stubs have it; PyYAML passes the anchor's name, or None)
+        node = super().compose_mapping_node(anchor)
+        seen: set[tuple[str, str]] = set()
+        for key, _ in node.value:
+            if not isinstance(key, ScalarNode) or key.tag == _MERGE_TAG:
+                continue  # a merge (<<) may override keys; other keys are compared as text
+            identity = (key.tag, key.value)
+            if identity in seen:
+                field = " ".join(str(key.value).split())[:MAX_NAME_CHARS]
+                raise _RefusedError("skill_frontmatter_duplicate_key", key.start_mark, field=field)
+            seen.add(identity)
+        return node
+
+    def construct_bounded_int(self, node: ScalarNode) -> int:
+        digits = sum(character.isalnum() for character in str(node.value))
+        if digits > MAX_NUMBER_DIGITS:
+            raise _RefusedError(
+                "skill_frontmatter_number", node.start_mark, limit=MAX_NUMBER_DIGITS
+            )
+        try:
+            value: int = self.construct_yaml_int(node)
+        except ValueError:  # the interpreter's own digit limit may be set lower
+            raise _RefusedError(
+                "skill_frontmatter_number", node.start_mark, limit=MAX_NUMBER_DIGITS
+            ) from None
+        return value
+
+
+_FrontmatterLoader.add_constructor(
+    "tag:yaml.org,2002:int",
+    _FrontmatterLoader.construct_bounded_int,
+)

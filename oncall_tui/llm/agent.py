@@ -8,9 +8,9 @@ compaction makes. Cancellation (task cancel, ``aclose``) passes straight through
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from langchain.agents import create_agent
@@ -31,9 +31,9 @@ from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
-from oncall_tui.llm.guard import ContextGuard, is_withheld
+from oncall_tui.llm.guard import ContextGuard, Deadline, is_withheld, past_deadline
 from oncall_tui.llm.tools import build_tools, tool_summary
-from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn
+from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Summary, Turn
 
 __all__ = [
     "RECURSION_LIMIT",
@@ -97,12 +97,22 @@ async def stream_agent(
 
 
 def run_turn(
-    model: BaseChatModel, turn: Turn, *, url: str = "", model_name: str = ""
+    model: BaseChatModel,
+    turn: Turn,
+    *,
+    url: str = "",
+    model_name: str = "",
+    deadline: float | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """:func:`stream_agent` for a :class:`Turn`: the tools its skills call for (none for a
-    model without tool support), every request held to its budget."""
+    model without tool support), every request held to its budget, every model call to
+    ``deadline`` seconds."""
     tools = build_tools(turn.skills) if turn.tools else []
-    guard = [] if turn.budget is None else [ContextGuard(turn.budget, turn.system_prompt, tools)]
+    guard: list[AgentMiddleware[Any, Any, Any]] = []
+    if turn.budget is not None:
+        guard.append(ContextGuard(turn.budget, turn.system_prompt, tools))
+    if deadline is not None:
+        guard.append(Deadline(deadline))
     return stream_agent(
         model,
         turn.system_prompt,
@@ -195,28 +205,25 @@ class _RunState:
         )
 
 
-@dataclass(frozen=True)
-class Summary:
-    """A model-written summary, and whether the server cut it at its length limit."""
-
-    text: str
-    truncated: bool = False
-
-
-async def summarize(model: BaseChatModel, instructions: str, request: str) -> Summary:
+async def summarize(
+    model: BaseChatModel, instructions: str, request: str, *, deadline: float | None = None
+) -> Summary:
     """One streamed call without tools; the reply text with any thinking removed.
 
     Streamed so that the read timeout applies between chunks: a CPU model may take longer than
-    the timeout to write a whole summary, but not to write its next words.
-    Failures raise :class:`OncallError` (see :func:`map_model_error`).
+    the timeout to write a whole summary, but not to write its next words. ``deadline`` bounds
+    the whole call. Failures raise :class:`OncallError` (see :func:`map_model_error`).
     """
     messages: list[BaseMessage] = [SystemMessage(instructions), HumanMessage(request)]
     parts: list[str] = []
     truncated = False
     try:
-        async for chunk in model.astream(messages):
-            parts.append(str(chunk.text))
-            truncated = truncated or chunk.response_metadata.get("done_reason") == "length"
+        async with asyncio.timeout(deadline):
+            async for chunk in model.astream(messages):
+                parts.append(str(chunk.text))
+                truncated = truncated or chunk.response_metadata.get("done_reason") == "length"
+    except TimeoutError:
+        raise past_deadline(deadline) from None
     except Exception as exc:
         raise map_model_error(
             exc, url=_model_url(model), model=_model_name(model), timeout=read_timeout_of(model)

@@ -20,7 +20,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.host import AgentHost
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
-from oncall_tui.llm.turn import AgentStreamItem, Turn
+from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
 READY_SECONDS = 5.0
@@ -64,6 +64,10 @@ class ModelGateway(Protocol):
 
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         """Run one turn (see :func:`oncall_tui.llm.agent.stream_agent`)."""
+        ...
+
+    async def summarize(self, instructions: str, request: str) -> Summary:
+        """One call without tools (see :func:`oncall_tui.llm.agent.summarize`)."""
         ...
 
 
@@ -149,17 +153,27 @@ class OllamaGateway:
         )
 
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        deadline = self._settings.deadline
         if self._host is None:
             from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
 
-            return run_turn(self.chat_model(), turn, url=self.url, model_name=self.model_name)
+            return run_turn(
+                self.chat_model(), turn, url=self.url, model_name=self.model_name, deadline=deadline
+            )
         return self._host.stream(
             turn,
             url=self.url,
             model=self.model_name,
             num_ctx=self.context_window(),
             timeout=self.request_timeout,
+            deadline=deadline,
         )
+
+    async def summarize(self, instructions: str, request: str) -> Summary:
+        from oncall_tui.llm.agent import summarize  # LangChain's stack, only now
+
+        model = self.chat_model()
+        return await summarize(model, instructions, request, deadline=self._settings.deadline)
 
 
 class StaticGateway:
@@ -203,3 +217,8 @@ class StaticGateway:
         from oncall_tui.llm.agent import run_turn
 
         return run_turn(self._model, turn, url=self._url, model_name=self._model_name)
+
+    async def summarize(self, instructions: str, request: str) -> Summary:
+        from oncall_tui.llm.agent import summarize
+
+        return await summarize(self._model, instructions, request)

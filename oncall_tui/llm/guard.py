@@ -1,4 +1,6 @@
-"""The 95% rule inside a turn: every request after the first is measured before it is sent.
+"""What every model call of a turn is held to: the 95% rule, and a deadline.
+
+The 95% rule inside a turn: every request after the first is measured before it is sent.
 
 The memory rules measure a send's first request before the user's message is stored. Within
 the turn the request grows: each tool result is appended and the model is asked again. A
@@ -17,6 +19,7 @@ first one, so the guard and the memory rules agree about the same text.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -116,3 +119,28 @@ def withheld(
 
 def is_withheld(message: ToolMessage | AIMessage) -> bool:
     return bool(message.response_metadata.get(WITHHELD))
+
+
+class Deadline(AgentMiddleware[Any, Any, Any]):
+    """Each model call of a turn ends within ``seconds``, however steadily its data trickles:
+    the read timeout alone lets a server that sends a chunk every few seconds run on for ever.
+    What arrived before the deadline stays in the reply."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self._seconds = seconds
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: _ModelHandler
+    ) -> ModelResponse[Any]:
+        try:
+            async with asyncio.timeout(self._seconds):
+                return await handler(request)
+        except TimeoutError:
+            raise past_deadline(self._seconds) from None
+
+
+def past_deadline(seconds: float | None) -> OncallError:
+    return OncallError(
+        "STREAM_FAILED", detail=f"the model took longer than the {seconds or 0:g} s deadline"
+    )

@@ -95,7 +95,7 @@ class AgentHost:
         return process
 
     async def stream(
-        self, turn: Turn, *, url: str, model: str, num_ctx: int, timeout: float
+        self, turn: Turn, *, url: str, model: str, num_ctx: int, timeout: float, deadline: float
     ) -> AsyncGenerator[AgentStreamItem, None]:
         """Run ``turn`` in the child and yield its items; raises only ``OncallError``."""
         loop = asyncio.get_running_loop()
@@ -115,6 +115,7 @@ class AgentHost:
             "model": model,
             "num_ctx": num_ctx,
             "timeout": timeout,
+            "deadline": deadline,
             "turn": turn.to_json(),
         }
         ended = False

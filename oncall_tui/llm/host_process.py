@@ -3,7 +3,8 @@
 It reads requests from stdin, one JSON object per line, and answers on stdout the same way;
 every answer carries the ``id`` of its turn. Requests:
 
-- ``{"op": "turn", "id", "url", "model", "num_ctx", "timeout", "turn"}`` runs a turn;
+- ``{"op": "turn", "id", "url", "model", "num_ctx", "timeout", "deadline", "turn"}`` runs a
+  turn;
 - ``{"op": "cancel", "id"}`` cancels one.
 
 A turn answers with its items (``token``, ``tool_start``, ``tool_end``, ``usage``), at most one
@@ -71,7 +72,8 @@ async def _turn(turn_id: int, request: Mapping[str, Any], write: Write) -> None:
         url, name = str(request["url"]), str(request["model"])
         model = build_chat_model(url, name, int(request["num_ctx"]), float(request["timeout"]))
         turn = Turn.from_json(request["turn"])
-        async for item in run_turn(model, turn, url=url, model_name=name):
+        deadline = float(request["deadline"])
+        async for item in run_turn(model, turn, url=url, model_name=name, deadline=deadline):
             if isinstance(item, TokenDelta):
                 joiner.add(item.text)
                 continue

@@ -40,6 +40,14 @@ AgentStreamItem = TokenDelta | ToolStarted | ToolFinished | ModelUsage
 
 
 @dataclass(frozen=True)
+class Summary:
+    """A model-written summary, and whether the server cut it at its length limit."""
+
+    text: str
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
 class Turn:
     """One user turn: ``history`` holds ``("user" | "assistant", content)`` pairs ending with
     the new user message; ``skills`` maps each selected skill's name to its ``SKILL.md``.

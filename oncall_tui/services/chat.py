@@ -38,6 +38,7 @@ from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import ContextLimitError, MemoryService, PreparedSend
+from oncall_tui.settings import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import ToolAuditRow, utcnow
@@ -71,12 +72,19 @@ class _Reply:
     """The reply as it streams in: text, tool calls and the model's usage report."""
 
     parts: list[str] = field(default_factory=list)
+    chars: int = 0
     calls: dict[str, _ToolCall] = field(default_factory=dict)
     usage: ModelUsage | None = None
+    cut: bool = False
+    """The reply reached the size limit and was stopped there."""
 
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+    @property
+    def truncated(self) -> bool:
+        return self.cut or (self.usage is not None and self.usage.truncated)
 
     @property
     def worth_keeping(self) -> bool:
@@ -91,11 +99,13 @@ class ChatService:
         gateway: ModelGateway,
         *,
         lang: Language = "en",
+        max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
     ) -> None:
         self._database = database
         self._memory = memory
         self._gateway = gateway
         self._lang = lang
+        self._max_reply_chars = max_reply_chars
 
     async def send(self, owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
         """Send ``text`` to the session (a new one when ``session_id`` is ``None``).
@@ -197,13 +207,17 @@ class ChatService:
                 budget=request.budget,
             )
             stream = self._gateway.stream_turn(turn)
-            async with aclosing(stream):
+            async with aclosing(stream):  # leaving early (a cut) stops the model
                 async for event in stream:
                     if isinstance(event, ModelUsage):
                         reply.usage = event
                         continue
+                    if isinstance(event, TokenDelta):
+                        event = self._within_limit(reply, event)
                     _track(reply, event)
                     yield event
+                    if reply.cut:
+                        break
         except OncallError as error:
             message_id = self._store_reply(owner, prepared, reply, "failed")
             self._memory.refresh_usage(owner, prepared.session_id)
@@ -216,12 +230,19 @@ class ChatService:
             raise
 
         usage = reply.usage or ModelUsage(input_tokens=None, output_tokens=None)
-        status = "truncated" if usage.truncated else "complete"
+        status = "truncated" if reply.truncated else "complete"
         message_id = self._store_reply(owner, prepared, reply, status)
         reading = self._memory.record_reply(owner, prepared, reply.text, usage)
         yield UsageReported(reading, usage.input_tokens, usage.output_tokens)
         assert message_id is not None
         yield ReplyDone(prepared.session_id, message_id, status)
+
+    def _within_limit(self, reply: _Reply, delta: TokenDelta) -> TokenDelta:
+        room = self._max_reply_chars - reply.chars
+        if len(delta.text) <= room:
+            return delta
+        reply.cut = True
+        return TokenDelta(delta.text[:room])
 
     def _failure(self, error: OncallError, message_id: int | None) -> str:
         """What a failed reply tells the user: the error, what was kept, that retry works."""
@@ -275,6 +296,7 @@ class ChatService:
 def _track(reply: _Reply, event: TokenDelta | ToolStarted | ToolFinished) -> None:
     if isinstance(event, TokenDelta):
         reply.parts.append(event.text)
+        reply.chars += len(event.text)
     elif isinstance(event, ToolStarted):
         reply.calls[event.call_id] = _ToolCall(event, utcnow(), time.monotonic())
     elif event.call_id in reply.calls:

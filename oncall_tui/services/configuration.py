@@ -15,6 +15,7 @@ from sqlmodel import Session
 from oncall_tui.core.prompts import validate_content, validate_label, validate_prompt
 from oncall_tui.core.skills import validate_skill_upload
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import is_storable_id
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillDetail, SkillView
 from oncall_tui.store.engine import Database
 from oncall_tui.store.repositories import (
@@ -229,10 +230,11 @@ def _require_prompt(session: Session, owner: str, prompt_id: int) -> PromptRow:
 
 
 def _require_skill(session: Session, owner: str, ref: str | int) -> SkillRow:
-    """Find a skill by id or by name; a digits-only reference is tried as an id first."""
+    """Find a skill by id or by name; a reference that could be an id is tried as one first
+    (a name of digits too long for an id, or of other scripts' digits, is only a name)."""
     repository = SkillRepository(session)
     text = str(ref).strip()
-    row = repository.get(owner, int(text)) if text.isdigit() else None
+    row = repository.get(owner, int(text)) if is_storable_id(text) else None
     if row is None:
         row = repository.get_by_name(owner, text)
     if row is None:

@@ -79,6 +79,7 @@ class Services:
             self.memory,
             self.gateway,
             lang=self.settings.lang,
+            max_reply_chars=self.settings.max_reply_chars,
         )
 
     def server_version(self) -> str:

@@ -61,6 +61,8 @@ class SessionSnapshot:
 
     row: SessionRow | None
     messages: tuple[MessageRow, ...] = ()
+    stored: int = 0
+    """How many messages the session held when it was read."""
 
     @classmethod
     def read(cls, session: Session, owner: str, session_id: int | None) -> SessionSnapshot:
@@ -68,7 +70,19 @@ class SessionSnapshot:
             return cls(row=None)
         row = SessionRepository(session).require(owner, session_id)
         messages = MessageRepository(session).from_position(row, row.compacted_message_count)
-        return cls(row=row, messages=tuple(messages))
+        return cls(row, tuple(messages), row.compacted_message_count + len(messages))
+
+    def changed_in(self, row: SessionRow, message_count: int) -> str | None:
+        """How ``row`` (read again, holding ``message_count`` messages) differs from the session
+        this snapshot read, in words; ``None`` when it is the same."""
+        assert self.row is not None
+        if row.clear_generation != self.row.clear_generation:
+            return "its messages were cleared"
+        if row.compacted_message_count != self.boundary:
+            return "it was compacted meanwhile"
+        if message_count != self.stored:
+            return "messages were added"
+        return None
 
     @property
     def session_id(self) -> int | None:
@@ -109,7 +123,8 @@ class SessionSnapshot:
         """The same session with only the messages before ``position`` (all for ``None``)."""
         if position is None:
             return self
-        return SessionSnapshot(self.row, tuple(m for m in self.messages if m.position < position))
+        kept = tuple(m for m in self.messages if m.position < position)
+        return SessionSnapshot(self.row, kept, self.stored)
 
 
 def budget_of(row: SessionRow | None, window: int) -> ContextBudget:

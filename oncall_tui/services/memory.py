@@ -11,11 +11,13 @@ is held open across a model call.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 from oncall_tui.core.memory import (
     DEFAULT_MEMORY_MODE,
     SUMMARY_INSTRUCTIONS,
+    SUMMARY_ROOM_TOKENS,
     ContextBudget,
     ContextUsage,
     MemoryMode,
@@ -23,12 +25,14 @@ from oncall_tui.core.memory import (
     clean_summary,
     should_auto_compact,
     summary_request,
+    take_transcript,
 )
 from oncall_tui.core.prompts import build_chat_system_prompt
 from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
-from oncall_tui.llm.turn import ModelUsage
+from oncall_tui.llm.tokens import estimate_tokens
+from oncall_tui.llm.turn import ModelUsage, Summary
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.context import Assembly, History, SessionSnapshot, budget_of, sendable
 from oncall_tui.services.sessions import title_from_message
@@ -37,6 +41,9 @@ from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import SessionRow, utcnow
 
 log = logging.getLogger(__name__)
+
+MIN_TRANSCRIPT_ROOM = 64
+"""Fewer tokens than this for the transcript, and a summary request is pointless."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,9 +198,7 @@ class MemoryService:
                 await self._compact(owner, snapshot)
             except OncallError as error:
                 raise OncallError(
-                    "MEMORY_MODE_UNCHANGED",
-                    mode=snapshot.mode.value,
-                    detail=error.params.get("detail", error),
+                    "MEMORY_MODE_UNCHANGED", mode=snapshot.mode.value, detail=error
                 ) from None
         with self._database.session() as session:
             sessions = SessionRepository(session)
@@ -279,31 +284,29 @@ class MemoryService:
         return self._request(owner, after, [*after.history, candidate]), compacted, None
 
     async def _compact(self, owner: str, snapshot: SessionSnapshot) -> MemoryState:
-        """Summarise ``snapshot``'s messages into the summary and move the boundary past them."""
+        """Summarise ``snapshot``'s messages into the summary and move the boundary past them.
+
+        The summary commits only if the session is still as it was read (see
+        :meth:`SessionSnapshot.changed_in`); otherwise it is discarded and the error says why.
+        """
         row = snapshot.row
         assert row is not None
         assert row.id is not None
         transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
-        request = summary_request(snapshot.summary, transcript)
-        try:
-            from oncall_tui.llm.agent import summarize  # LangChain's stack, only now
-
-            written = await summarize(self._gateway.chat_model(), SUMMARY_INSTRUCTIONS, request)
-        except OncallError as error:
-            raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
-        summary = clean_summary(written.text)
-        if not summary:
-            raise OncallError("MEMORY_COMPACTION_FAILED", detail="the model returned no summary")
+        written = await self._summarise(snapshot.summary, transcript, row.token_calibration)
+        summary = written.text
         if written.truncated:
             log.warning("the summary of session %s was cut at the model's length limit", row.id)
         assembly = self.assemble(owner, summary)  # before the write: it reads the configuration
         with self._database.session() as session:
             sessions = SessionRepository(session)
-            current = sessions.require(owner, row.id)
-            if current.compacted_message_count != snapshot.boundary:
-                raise OncallError(
-                    "MEMORY_COMPACTION_FAILED", detail="the session was compacted meanwhile"
-                )
+            try:
+                current = sessions.require(owner, row.id)
+            except OncallError:
+                raise _discarded("it was deleted") from None
+            changed = snapshot.changed_in(current, MessageRepository(session).count(current))
+            if changed is not None:
+                raise _discarded(changed)
             current.memory_summary = summary
             current.memory_summary_status = "truncated" if written.truncated else "complete"
             current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
@@ -318,6 +321,38 @@ class MemoryService:
                 "session %s compacted through message %d", row.id, current.compacted_message_count
             )
             return self._state(current, usage, can_compact=bool(after.history))
+
+    async def _summarise(
+        self, summary: str | None, transcript: History, calibration: float
+    ) -> Summary:
+        """The merged summary of ``summary`` and ``transcript``, a part of the transcript per
+        model call so that every request fits under the 95% limit with room for the answer."""
+        window = self._gateway.context_window()
+        limit = math.floor(ContextBudget(window).limit_tokens / max(1.0, calibration))
+        truncated = False
+        while True:
+            fixed = estimate_tokens(SUMMARY_INSTRUCTIONS, [("user", summary_request(summary, []))])
+            room = limit - fixed - SUMMARY_ROOM_TOKENS
+            if room < MIN_TRANSCRIPT_ROOM:
+                raise OncallError(
+                    "MEMORY_COMPACTION_FAILED",
+                    detail=f"the {window:,}-token window leaves no room to summarise in",
+                )
+            part, transcript = take_transcript(transcript, room)
+            try:
+                written = await self._gateway.summarize(
+                    SUMMARY_INSTRUCTIONS, summary_request(summary, part)
+                )
+            except OncallError as error:
+                raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
+            summary = clean_summary(written.text)
+            if not summary:
+                raise OncallError(
+                    "MEMORY_COMPACTION_FAILED", detail="the model returned no summary"
+                )
+            truncated = truncated or written.truncated
+            if not transcript:
+                return Summary(summary, truncated)
 
     def _store_user_message(
         self, owner: str, snapshot: SessionSnapshot, text: str, request: Request
@@ -336,3 +371,9 @@ class MemoryService:
             assert row.id is not None
             assert message.id is not None
             return row.id, message.id
+
+
+def _discarded(what: str) -> OncallError:
+    """The session is no longer as the compaction read it: its summary must not commit."""
+    log.warning("a compaction was discarded: %s", what)
+    return OncallError("MEMORY_COMPACTION_FAILED", "session_changed", what=what)

@@ -1,6 +1,6 @@
 """Session use cases: create, list, rename, delete, show the full history, clear.
 
-Acting on another owner's session is ``FORBIDDEN``. Showing a session returns every
+Another owner's session is ``NOT_FOUND``, as a missing one is. Showing a session returns every
 message, regardless of the compaction boundary: compaction never deletes history.
 """
 
@@ -217,6 +217,7 @@ class SessionService:
             MessageRepository(session).clear(row)
             row.memory_summary = None
             row.memory_summary_status = "complete"
+            row.clear_generation += 1
             row.compacted_message_count = 0
             row.context_tokens = 0
             row.reported_prompt_tokens = None

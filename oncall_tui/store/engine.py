@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from oncall_tui.errors import OncallError
-from oncall_tui.store.schema import upgrade
+from oncall_tui.store.schema import LATEST_VERSION, schema_version, upgrade
 
 BUSY_TIMEOUT_MS = 5_000
 BEGIN_ATTEMPTS = 3
@@ -39,6 +39,7 @@ class Database:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        _refuse_unusable(path)  # before anything is created, tightened or upgraded
         _prepare_private_file(path)
         try:
             with contextlib.closing(_raw_connection(path)) as connection:
@@ -88,7 +89,8 @@ class Database:
 
 def describe_database(path: Path) -> dict[str, object]:
     """Facts about the file, read without opening it for writing (``doctor``); ``mode`` and
-    ``schema_version`` are ``None`` while it does not exist."""
+    ``schema_version`` are ``None`` while it does not exist, and the version is ``None`` too
+    for what is not a regular file (a named pipe is never opened: it would block)."""
     info: dict[str, object] = {
         "path": str(path),
         "exists": path.exists(),
@@ -96,30 +98,106 @@ def describe_database(path: Path) -> dict[str, object]:
         "schema_version": None,
     }
     if path.exists():
-        info["mode"] = oct(stat.S_IMODE(path.stat().st_mode))
-        with (
-            contextlib.suppress(sqlite3.Error),
-            contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection,
-        ):
-            info["schema_version"] = connection.execute("PRAGMA user_version").fetchone()[0]
+        facts = path.stat()
+        info["mode"] = oct(stat.S_IMODE(facts.st_mode))
+        if stat.S_ISREG(facts.st_mode):
+            with (
+                contextlib.suppress(sqlite3.Error),
+                contextlib.closing(_read_only_connection(path)) as connection,
+            ):
+                info["schema_version"] = connection.execute("PRAGMA user_version").fetchone()[0]
     return info
 
 
-def _prepare_private_file(path: Path) -> None:
-    """Create the parent directory (0700) and the file (0600); tighten an existing file."""
+SQLITE_HEADER = b"SQLite format 3\x00"
+"""How every SQLite database file begins."""
+
+
+def _refuse_unusable(path: Path) -> None:
+    """Refuse an existing ``path`` that cannot be this program's database, changing nothing:
+    not a regular file, not SQLite, or written by a newer version. Only after this may the
+    file be created, tightened, switched to WAL or upgraded.
+
+    An absent or empty file is a new database. The version is read through a read-only
+    connection, which leaves the journal mode as it is; a database that connection cannot
+    read is left to the ordinary open, which reports it."""
     try:
-        if not path.parent.exists():
-            path.parent.mkdir(mode=DIR_MODE, parents=True)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+        facts = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _unavailable(path, exc) from None
+    if not stat.S_ISREG(facts.st_mode):
+        raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
+    if facts.st_size == 0:
+        return
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
-            if stat.S_IMODE(os.fstat(descriptor).st_mode) != FILE_MODE:
+            regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+            header = os.read(descriptor, len(SQLITE_HEADER)) if regular else b""
+        finally:
+            os.close(descriptor)
+    except OSError as exc:
+        raise _unavailable(path, exc) from None
+    if not regular:
+        raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
+    if header != SQLITE_HEADER:
+        raise OncallError("DATABASE_UNAVAILABLE", "database_not_sqlite", path=str(path))
+    try:
+        with contextlib.closing(_read_only_connection(path)) as connection:
+            version = schema_version(connection)
+            if version > LATEST_VERSION:
+                upgrade(connection)  # refuses a newer version, with the catalog's message
+    except sqlite3.Error:
+        return
+
+
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """A connection that can only read (``mode=ro``): it changes neither the file nor its
+    journal mode. The path is given as a URI, its special characters escaped."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+
+
+def _prepare_private_file(path: Path) -> None:
+    """Create the missing directories (0700 each) and the file (0600); tighten an existing
+    file. Called only once :func:`_refuse_unusable` has let the path through."""
+    try:
+        _make_private_directories(path.parent)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
+        try:
+            facts = os.fstat(descriptor)
+            if not stat.S_ISREG(facts.st_mode):  # swapped since it was looked at
+                raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
+            if stat.S_IMODE(facts.st_mode) != FILE_MODE:
                 os.fchmod(descriptor, FILE_MODE)
         finally:
             os.close(descriptor)
     except OSError as exc:
-        raise OncallError(
-            "DATABASE_UNAVAILABLE", path=str(path), detail=exc.strerror or str(exc)
-        ) from None
+        raise _unavailable(path, exc) from None
+
+
+def _make_private_directories(directory: Path) -> None:
+    """Create each missing level of ``directory`` with mode 0700, set explicitly: ``mkdir``'s
+    mode is filtered by the umask, and ``parents=True`` would give the intermediate levels the
+    default mode. Directories that exist are not the program's and are left as they are."""
+    missing: list[Path] = []
+    current = directory
+    while not current.exists() and not current.is_symlink():  # a dangling link: mkdir fails
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for level in reversed(missing):
+        try:
+            os.mkdir(level, DIR_MODE)
+        except FileExistsError:  # made meanwhile, by someone else: not ours to change
+            continue
+        os.chmod(level, DIR_MODE)
+
+
+def _unavailable(path: Path, exc: OSError) -> OncallError:
+    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=exc.strerror or str(exc))
 
 
 def _raw_connection(path: Path) -> sqlite3.Connection:

@@ -3,17 +3,45 @@
 The database records its schema version in ``PRAGMA user_version``. Each entry of
 :data:`MIGRATIONS` upgrades version ``n - 1`` to ``n`` and runs in one ``BEGIN IMMEDIATE``
 transaction, so two processes opening an old database at once upgrade it exactly once.
-Migrations are plain SQL on purpose: they describe the past and must not change when
-the table classes do.
+Migrations are plain SQL on purpose (a step that must look at the data is a function of
+the raw connection): they describe the past and must not change when the table classes do.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from oncall_tui.errors import OncallError
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+Step = str | Callable[[sqlite3.Connection], None]
+
+
+def _one_default_prompt_per_owner(connection: sqlite3.Connection) -> None:
+    """Merge the default prompts that processes starting at once created for one owner: the
+    oldest stays; an untouched copy of it goes (a selection of it moves to the oldest); an
+    edited one stays as an ordinary prompt, which can be deleted."""
+    owners = connection.execute(
+        "SELECT owner FROM prompt WHERE is_default GROUP BY owner HAVING COUNT(*) > 1"
+    ).fetchall()
+    for (owner,) in owners:
+        keep, *extra = connection.execute(
+            "SELECT id, label, content FROM prompt WHERE owner = ? AND is_default ORDER BY id",
+            (owner,),
+        ).fetchall()
+        for prompt_id, label, content in extra:
+            if (label, content) == (keep[1], keep[2]):
+                connection.execute(
+                    "UPDATE configuration SET system_prompt_id = ? "
+                    "WHERE owner = ? AND system_prompt_id = ?",
+                    (keep[0], owner, prompt_id),
+                )
+                connection.execute("DELETE FROM prompt WHERE id = ?", (prompt_id,))
+            else:
+                connection.execute("UPDATE prompt SET is_default = 0 WHERE id = ?", (prompt_id,))
+
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: prompts, skills, per-owner configuration.
     (
         """CREATE TABLE prompt (
@@ -88,10 +116,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX ix_tool_audit_session_id ON tool_audit (session_id)",
         "CREATE INDEX ix_tool_audit_message_id ON tool_audit (message_id)",
     ),
-    # 3: whether the summary is whole, or was cut at the model's length limit.
+    # 3: whether the summary is whole or was cut at the model's length limit; a counter of
+    # clears, so that a compaction can tell the session it read was cleared meanwhile; exactly
+    # one default prompt per owner.
     (
         "ALTER TABLE chat_session ADD COLUMN memory_summary_status VARCHAR NOT NULL "
         "DEFAULT 'complete'",
+        "ALTER TABLE chat_session ADD COLUMN clear_generation INTEGER NOT NULL DEFAULT 0",
+        _one_default_prompt_per_owner,
+        "CREATE UNIQUE INDEX uq_prompt_one_default ON prompt (owner) WHERE is_default",
     ),
 )
 
@@ -124,8 +157,11 @@ def upgrade(connection: sqlite3.Connection, target: int = LATEST_VERSION) -> int
     try:
         current = schema_version(connection)  # re-read under the write lock
         for version in range(current + 1, target + 1):
-            for statement in MIGRATIONS[version - 1]:
-                connection.execute(statement)
+            for step in MIGRATIONS[version - 1]:
+                if isinstance(step, str):
+                    connection.execute(step)
+                else:
+                    step(connection)
             connection.execute(f"PRAGMA user_version = {version}")
         connection.execute("COMMIT")
     except BaseException:

@@ -36,12 +36,11 @@ class SessionRepository:
         return row
 
     def require(self, owner: str, session_id: int) -> SessionRow:
-        """The owner's session; another owner's is ``FORBIDDEN``, a missing one ``NOT_FOUND``."""
+        """The owner's session, else ``NOT_FOUND``: another owner's session answers exactly as
+        a missing one does, so no answer tells which ids exist."""
         row = self._session.get(SessionRow, session_id)
-        if row is None:
+        if row is None or row.owner != owner:
             raise OncallError("NOT_FOUND", kind="session", ref=session_id)
-        if row.owner != owner:
-            raise OncallError("FORBIDDEN", kind="session")
         return row
 
     def list(self, owner: str) -> list[SessionListing]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, Column, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -20,6 +20,9 @@ def utcnow() -> datetime:
 
 class PromptRow(SQLModel, table=True):
     __tablename__ = "prompt"
+    __table_args__ = (
+        Index("uq_prompt_one_default", "owner", unique=True, sqlite_where=text("is_default")),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     owner: str = Field(index=True)
@@ -66,6 +69,9 @@ class SessionRow(SQLModel, table=True):
     memory_summary: str | None = None
     memory_summary_status: str = "complete"
     """``truncated`` when the model stopped writing the summary at its length limit."""
+    clear_generation: int = 0
+    """How many times the messages were cleared: a compaction that read the session before a
+    clear must not commit after it."""
     compacted_message_count: int = 0
     """The boundary: messages at positions below it are summarised (and kept)."""
     context_tokens: int = 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.collector import Collector
@@ -21,6 +24,10 @@ from oncall_tui.tui.warmup import warm_up_rendering
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
+
+
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""``kill`` and a dropped SSH connection (or a closed terminal) quit the app as ctrl+q does."""
 
 
 class OncallApp(App[None]):
@@ -43,6 +50,9 @@ class OncallApp(App[None]):
         # short (during a reply there are none: see tui/collector.py).
         gc.freeze()
         self.run_worker(warm_up_rendering, thread=True, group="warm-up", exit_on_error=False)
+        loop = asyncio.get_running_loop()
+        for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
+            loop.add_signal_handler(number, self.exit)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
@@ -79,7 +89,7 @@ class OncallApp(App[None]):
         def picked(model: str | None) -> None:
             if model and model != self.services.settings.model:
                 self.services.use_model(model)
-                self.notify(f"Chatting with {model}")
+                self.notify(terminal_safe(f"Chatting with {model}"), markup=False)
                 self.main.check_ollama()
                 self.main.refresh_context()
 

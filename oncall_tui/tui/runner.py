@@ -8,6 +8,7 @@ are posted: a fast model produces far more tokens per second than is useful to r
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass, field
 
 from textual.message import Message
@@ -19,6 +20,8 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 
 FLUSH_SECONDS = 0.03
+STOP_SECONDS = 5.0
+"""How long quitting waits for a cancelled send to store its partial reply."""
 
 
 class ChatEventsArrived(Message):
@@ -45,6 +48,7 @@ class ChatRunner:
     target: MessagePump
     _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False)
     _task: asyncio.Task[None] | None = field(default=None, init=False)
+    _ended: threading.Event = field(default_factory=threading.Event, init=False)
 
     def run(self, session_id: int | None, text: str | None) -> None:
         """Blocking: call from a thread worker. Returns when the send has ended.
@@ -69,12 +73,19 @@ class ChatRunner:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
             self._loop = None
+            self._ended.set()
 
     def cancel(self) -> None:
         """Thread-safe: stop the running send; the partial reply is kept as interrupted."""
         loop, task = self._loop, self._task
         if loop is not None and task is not None and not loop.is_closed():
             loop.call_soon_threadsafe(task.cancel)
+
+    def stop(self, timeout: float = STOP_SECONDS) -> None:
+        """Cancel the send and wait until what arrived is stored: the app is quitting (ctrl+q,
+        SIGTERM, SIGHUP), and the process must not end before the partial reply is kept."""
+        self.cancel()
+        self._ended.wait(timeout)
 
     async def _consume(self, session_id: int | None, text: str | None) -> None:
         pending: list[ChatEvent] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -30,12 +30,6 @@ TIME = "2025-01-01T12:00:00Z"
 def get_current_time() -> str:
     """Return the current time as an ISO-8601 string."""
     return TIME
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOllama]:
-    with FakeOllama() as fake:
-        yield fake
 
 
 def llm(server: FakeOllama, **kw: Any) -> ChatOllama:

@@ -43,7 +43,7 @@ def host() -> Iterator[AgentHost]:
 def run(
     host: AgentHost, server: FakeOllama, turn: Turn = TURN, model: str = "qwen3:8b"
 ) -> AsyncGenerator[AgentStreamItem, None]:
-    return host.stream(turn, url=server.url, model=model, num_ctx=4096, timeout=10.0)
+    return host.stream(turn, url=server.url, model=model, num_ctx=4096, timeout=10.0, deadline=60.0)
 
 
 async def slow_turn_then(
@@ -104,7 +104,9 @@ async def test_errors_come_back_catalogued(
     items, error = await collect_until_error(run(host, server, model="missing:1b"))
     assert (items, error.code) == ([], "MODEL_NOT_FOUND")
     assert "ollama pull missing:1b" in error.message()
-    stream = host.stream(TURN, url=closed_url, model="qwen3:8b", num_ctx=4096, timeout=5.0)
+    stream = host.stream(
+        TURN, url=closed_url, model="qwen3:8b", num_ctx=4096, timeout=5.0, deadline=60.0
+    )
     _, down = await collect_until_error(stream)
     assert down.code == "MODEL_UNAVAILABLE"
     assert closed_url in down.message()

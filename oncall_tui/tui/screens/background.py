@@ -9,6 +9,7 @@ from textual import on
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -46,5 +47,5 @@ class BackgroundScreen(Screen[None]):
 
     def _set_status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#status", PlainText)
-        status.show(text)
+        status.show(terminal_safe(text))
         status.set_class(error, "-error")

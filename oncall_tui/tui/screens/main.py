@@ -31,6 +31,7 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import ContextUsage, MemoryState
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
 from oncall_tui.tui.collector import Collector
@@ -255,7 +256,7 @@ class MainScreen(MemoryActions):
         elif isinstance(event, ReplyDone) and self._reply is not None:
             await self._reply.finish(event.status)
         elif isinstance(event, CompactionFailed | ToolsUnavailable):
-            self.notify(event.message, severity="warning", timeout=8)
+            self.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
         elif isinstance(event, ReplyFailed):
             await self._failed(event)
         elif isinstance(event, ContextLimitReached):
@@ -325,7 +326,7 @@ class MainScreen(MemoryActions):
 
     def on_unmount(self) -> None:
         if self._runner is not None:  # quitting mid-reply keeps it, marked interrupted
-            self._runner.cancel()
+            self._runner.stop()
 
     def action_retry(self) -> None:
         """Answer the open session's last message again; the service says if there is none."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.services.container import Services
 
@@ -28,7 +31,8 @@ class ModelPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-dialog"):
-            yield Label(f"Models on {self.url} (current: {self.current})", classes="dialog-title")
+            title = terminal_safe(f"Models on {self.url} (current: {self.current})")
+            yield Label(title, classes="dialog-title", markup=False)
             yield OptionList(id="models")
             yield Label("Loading…", id="model-note")
 
@@ -49,16 +53,16 @@ class ModelPicker(ModalScreen[str | None]):
     def _show(self, names: list[str], note: str) -> None:
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options(names)
+        options.add_options([Option(Text(terminal_safe(name)), id=name) for name in names])
         if self.current in names:
             options.highlighted = names.index(self.current)
         label = self.query_one("#model-note", Label)
-        label.update(note)
+        label.update(Text(terminal_safe(note)))
         label.display = bool(note)
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(str(event.option.prompt))
+        self.dismiss(event.option.id)
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)

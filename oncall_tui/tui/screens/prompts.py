@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView
@@ -131,7 +132,7 @@ class PromptEditorScreen(FlowScreen):
 
     def _option_prompt(self, prompt: PromptView) -> Text:
         marker = f"{ACTIVE_MARK} " if prompt.id == self._active_id else "  "
-        text = Text.assemble(marker, prompt.label)
+        text = Text.assemble(marker, terminal_safe(prompt.label))
         if prompt.is_default:
             text.append(" (default)", style="dim")
         return text
@@ -156,7 +157,7 @@ class PromptEditorScreen(FlowScreen):
                 parts.append("active")
         if self.is_dirty:
             parts.append("modified")
-        self.query_one("#editor-title", Static).update(" · ".join(parts))
+        self.query_one("#editor-title", Static).update(terminal_safe(" · ".join(parts)))
 
     def _update_counters(self) -> None:
         label, content = self._editor_text()
@@ -262,7 +263,7 @@ class PromptEditorScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(f"Saved “{saved.label}”.", timeout=3)
+        self.notify(terminal_safe(f"Saved “{saved.label}”."), timeout=3, markup=False)
         return True
 
     async def _resolve_unsaved(self) -> bool:
@@ -315,7 +316,8 @@ class PromptEditorScreen(FlowScreen):
         self._apply(view)
         self.app.post_message(ConfigurationChanged())
         note = " Unsaved edits are not used until you save them." if self.is_dirty else ""
-        self.notify(f"“{self._prompts[prompt_id].label}” is now the active prompt.{note}")
+        active = f"“{self._prompts[prompt_id].label}” is now the active prompt.{note}"
+        self.notify(terminal_safe(active), markup=False)
 
     async def _delete_flow(self) -> None:
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
@@ -355,4 +357,4 @@ class PromptEditorScreen(FlowScreen):
             return
         self._apply(view)
         self._load_into_editor(view.active_prompt)
-        self.notify(f"Deleted “{prompt.label}”.", timeout=3)
+        self.notify(terminal_safe(f"Deleted “{prompt.label}”."), timeout=3, markup=False)

@@ -20,8 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 from textual.widgets import DataTable, Footer, Input, Static
 
-from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME
+from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import find_named_file, read_file
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.tui.messages import ConfigurationChanged
@@ -91,30 +93,18 @@ def read_skill_file(raw: str) -> tuple[str, bytes]:
     """Read the file the user named: its base name and bytes, for ``add_skill``.
 
     ``~`` is expanded and a directory means the ``SKILL.md`` inside it. A huge file is not
-    read whole: its real size is reported with the catalog's size rule.
+    read whole: its real size is reported with the catalog's size rule. A named pipe or a
+    device is refused without being waited on (see :mod:`oncall_tui.inputs`).
     """
-    path = Path(raw.strip()).expanduser()
-    if path.is_dir():
-        path = path / SKILL_FILENAME
-    try:
-        if not path.is_file():
-            raise FileNotFoundError(2, "not a regular file" if path.exists() else "no such file")
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SKILL_BYTES + 1)
-        if len(data) > MAX_SKILL_BYTES and path.name == SKILL_FILENAME:
-            size = path.stat().st_size
-            raise OncallError("SKILL_INVALID", "skill_too_large", size=size, limit=MAX_SKILL_BYTES)
-    except OSError as exc:
-        problem = exc.strerror or type(exc).__name__
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", "unreadable_file", path=str(path), problem=problem
-        ) from None
-    return path.name, data
+    path = find_named_file(raw.strip(), SKILL_FILENAME)
+    upload = read_file(path, MAX_SKILL_BYTES)
+    check_upload_size(path.name, upload.size)
+    return path.name, upload.data
 
 
 def _clipped(text: str, cells: int) -> Text:
     """One line of at most ``cells`` terminal cells (wide CJK characters count twice)."""
-    line = Text(" ".join(text.split()))
+    line = Text(" ".join(terminal_safe(text).split()))
     line.truncate(cells, overflow="ellipsis")
     return line
 
@@ -208,7 +198,7 @@ class SkillLibraryScreen(FlowScreen):
         current = self._current_row_id()
         focus_id = focus_id if focus_id is not None else current
         skills = [] if self._configuration is None else list(self._configuration.skills)
-        name_cells = max((cell_len(skill.name) for skill in skills), default=4)
+        name_cells = max((cell_len(terminal_safe(skill.name)) for skill in skills), default=4)
         # Fixed widths, computed here: the table's own auto-sizing lags a re-fill by a frame.
         # Margins and scrollbar, then the use and size columns, then each column's padding.
         cells = max(MIN_DESCRIPTION_CELLS, self.size.width - 4 - 3 - name_cells - 8 - 4 * 2)
@@ -220,7 +210,7 @@ class SkillLibraryScreen(FlowScreen):
         for skill in skills:
             table.add_row(
                 Text("[x]" if skill.id in self._selected else "[ ]"),
-                Text(skill.name),
+                Text(terminal_safe(skill.name)),
                 Text(format_size(skill.size_bytes), justify="right"),
                 _clipped(skill.description, cells),
                 key=str(skill.id),
@@ -238,7 +228,7 @@ class SkillLibraryScreen(FlowScreen):
         text = "No skills yet: add a SKILL.md above." if not self._skills else ""
         if skill is not None:
             text = f"{skill.name}: {' '.join(skill.description.split())}"
-        self.query_one("#skill-description", Static).update(text)
+        self.query_one("#skill-description", Static).update(terminal_safe(text))
 
     @on(Input.Submitted, "#skill-path")
     def _path_submitted(self, event: Input.Submitted) -> None:
@@ -312,7 +302,8 @@ class SkillLibraryScreen(FlowScreen):
             path_input.value = ""
         self.app.post_message(ConfigurationChanged())
         await self._reload(focus_id=skill.id)
-        self.notify(f"Added skill {skill.name} ({format_size(skill.size_bytes)}).", timeout=3)
+        added = f"Added skill {skill.name} ({format_size(skill.size_bytes)})."
+        self.notify(terminal_safe(added), markup=False, timeout=3)
 
     async def _toggle(self) -> None:
         skill = self._current()
@@ -378,4 +369,4 @@ class SkillLibraryScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(f"Deleted skill {skill.name}.", timeout=3)
+        self.notify(terminal_safe(f"Deleted skill {skill.name}."), markup=False, timeout=3)

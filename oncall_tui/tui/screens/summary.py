@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
 from oncall_tui.core.memory import MemoryState
+from oncall_tui.core.text import terminal_safe
 
 
 class SummaryScreen(ModalScreen[None]):
@@ -33,7 +34,7 @@ class SummaryScreen(ModalScreen[None]):
                 f" ({stamp}). Every message is still in the log above the divider.",
                 classes="dialog-title",
             )
-            yield Markdown(memory.memory_summary)
+            yield Markdown(terminal_safe(memory.memory_summary))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import Button, Label, Select
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 
@@ -91,18 +92,19 @@ class ContextPanel(VerticalScroll):
                 stamp += " (cut off)"
             summary.show(
                 f"{state.compacted_message_count:,} messages summarised{stamp}:\n"
-                f"{state.memory_summary}"
+                f"{terminal_safe(state.memory_summary)}"
             )
         else:
             summary.show("No summary yet.")
 
     def show_selection(self, prompt_label: str, skill_names: list[str]) -> None:
-        self.query_one("#prompt", PlainText).show(prompt_label)
-        self.query_one("#skills", PlainText).show(", ".join(skill_names) or "none selected")
+        self.query_one("#prompt", PlainText).show(terminal_safe(prompt_label))
+        shown = terminal_safe(", ".join(skill_names)) or "none selected"
+        self.query_one("#skills", PlainText).show(shown)
 
     def show_ollama(self, status: OllamaStatus) -> None:
         model = self.query_one("#model", PlainText)
-        model.show(f"{status.model}\n{status.describe()}")
+        model.show(terminal_safe(f"{status.model}\n{status.describe()}"))
         model.set_class(status.reachable is False, "-error")
 
     @on(Select.Changed, "#mode-select")

@@ -1,7 +1,9 @@
 """Small reusable modal dialogs and an inline error line.
 
 Every dialog is driven entirely from the keyboard and says which keys it takes. Texts shown
-here may carry user data (labels, file names), so none of them is parsed as markup.
+here may carry user data (labels, file names, skill bodies), so none of them is parsed as
+markup, and each is made terminal-safe (:func:`oncall_tui.core.text.terminal_safe`) as it
+enters.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
+
+from oncall_tui.core.text import terminal_safe
 
 UnsavedChoice = Literal["save", "discard", "cancel"]
 """What to do with unsaved edits before an action that would replace them."""
@@ -62,7 +66,7 @@ class ErrorText(Static):
     def show_error(self, message: str | None) -> None:
         """Show ``message``; ``None`` (or an empty message) hides the line."""
         self.message = message or None
-        self.update(message or "")
+        self.update(terminal_safe(message or ""))
         self.set_class(bool(message), "-shown")
 
 
@@ -89,8 +93,8 @@ class ConfirmDialog(ModalScreen[bool]):
         destructive: bool = False,
     ) -> None:
         super().__init__()
-        self._title = title
-        self._message = message
+        self._title = terminal_safe(title)
+        self._message = terminal_safe(message)
         self._yes_label = yes_label
         self._no_label = no_label
         self._destructive = destructive
@@ -135,8 +139,8 @@ class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
 
     def __init__(self, message: str, *, title: str = "Unsaved changes") -> None:
         super().__init__()
-        self._title = title
-        self._message = message
+        self._title = terminal_safe(title)
+        self._message = terminal_safe(message)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -187,8 +191,8 @@ class TextDialog(ModalScreen[str | None]):
         max_length: int = 0,
     ) -> None:
         super().__init__()
-        self._title = title
-        self._prompt = prompt
+        self._title = terminal_safe(title)
+        self._prompt = terminal_safe(prompt)
         self._value = value
         self._placeholder = placeholder
         self._max_length = max_length
@@ -238,8 +242,8 @@ class TextViewerDialog(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
-        self._title = title
-        self._text = text
+        self._title = terminal_safe(title)
+        self._text = terminal_safe(text)  # shown and copied as shown: read-only
 
     def compose(self) -> ComposeResult:
         with Vertical():

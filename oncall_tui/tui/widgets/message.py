@@ -23,6 +23,7 @@ from textual.app import App
 from textual.strip import Strip
 from textual.timer import Timer
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.services.sessions import ToolCallView
 from oncall_tui.tui.widgets.markdown import MarkdownLines, split_point, split_segments
 
@@ -98,11 +99,12 @@ class ToolCallLine:
 
     def detail(self) -> list[str]:
         shown = json.dumps(self.arguments, ensure_ascii=False, indent=2) if self.arguments else "{}"
-        return f"arguments: {shown}".splitlines()
+        return terminal_safe(f"arguments: {shown}").splitlines()  # JSON leaves C1 controls
 
     @classmethod
     def of(cls, call: ToolCallView) -> ToolCallLine:
-        return cls(call.call_id, call.name, dict(call.arguments), call.summary, call.status)
+        name, summary = terminal_safe(call.name), terminal_safe(call.summary)
+        return cls(call.call_id, name, dict(call.arguments), summary, call.status)
 
 
 class MessageBlock:
@@ -129,7 +131,9 @@ class MessageBlock:
         self.position = position
         self.tools = [ToolCallLine.of(call) for call in tool_calls]
         self.tools_open = False
-        segments = split_segments(content)
+        # ``content`` is the message as stored (copied as it is); what is drawn is made
+        # terminal-safe as it enters, here and in ``append``.
+        segments = split_segments(terminal_safe(content))
         self.body = (
             MarkdownLines(segments[:-1], tail=segments[-1])
             if status == "streaming"
@@ -242,13 +246,13 @@ class MessageBlock:
         self._changed(head=True)
 
     async def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
-        self.tools.append(ToolCallLine(call_id, name, arguments))
+        self.tools.append(ToolCallLine(call_id, terminal_safe(name), arguments))
         self._changed(head=True)
 
     def finish_tool(self, call_id: str, summary: str, status: str) -> None:
         for tool in self.tools:
             if tool.call_id == call_id:
-                tool.summary, tool.status = summary, status
+                tool.summary, tool.status = terminal_safe(summary), status
         self._changed(head=True)
 
     # -- streaming -------------------------------------------------------------------------------
@@ -258,7 +262,7 @@ class MessageBlock:
         if not text:
             return
         self.content += text
-        self._pending.append(text)
+        self._pending.append(terminal_safe(text))
         self._schedule()
 
     def _schedule(self, delay: float = FLUSH_SECONDS) -> None:

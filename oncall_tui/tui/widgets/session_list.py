@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.services.sessions import NEW_SESSION, SessionView
 
 
@@ -93,7 +94,7 @@ class SessionList(Vertical):
         options = self.query_one(OptionList)
         current = None if self.current is None else str(self.current)
         shown: list[tuple[str | None, str]] = [
-            (str(s.id), f"{'▸ ' if s.id == self.current else '  '}{s.display_title}")
+            (str(s.id), ("▸ " if s.id == self.current else "  ") + terminal_safe(s.display_title))
             for s in self.sessions
             if needle in s.display_title.lower()
         ]

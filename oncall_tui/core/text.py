@@ -1,0 +1,42 @@
+"""Text made safe to show on a terminal.
+
+Stored text (skill descriptions, titles, prompts, messages, summaries, tool results) comes
+from users and models, and may hold control characters: an escape sequence can recolour or
+clear the screen, move the cursor, set the window title, or write the clipboard (OSC 52).
+Clients pass such text through :func:`terminal_safe` before they print or draw it; JSON
+output does not need to (JSON escapes control characters itself).
+"""
+
+from __future__ import annotations
+
+REPLACEMENT = "\ufffd"
+"""What a C1 control character or a lone surrogate becomes."""
+
+_KEPT = {"\n", "\t"}
+
+
+def _table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        if chr(code) not in _KEPT:
+            table[code] = chr(0x2400 + code)  # its Control Picture: ESC is ␛, BEL is ␇
+    table[0x7F] = "\u2421"  # DEL is ␡
+    for code in range(0x80, 0xA0):
+        table[code] = REPLACEMENT
+    for code in range(0xD800, 0xE000):
+        table[code] = REPLACEMENT
+    return table
+
+
+_TABLE = _table()
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character but newline and tab made visible and inert.
+
+    A C0 control becomes its Unicode Control Picture (``ESC`` → ``␛``, ``BEL`` → ``␇``,
+    ``CR`` → ``␍``), ``DEL`` becomes ``␡``, and a C1 control (U+0080–U+009F, which some
+    terminals also read as ``ESC`` sequences) becomes U+FFFD, as does a lone surrogate, which
+    no terminal encoding can carry. Everything else, and the length, is unchanged: one
+    character for one character, so widths computed on the result hold."""
+    return text.translate(_TABLE)

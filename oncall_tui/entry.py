@@ -1,0 +1,32 @@
+"""The console script's entry point: as little as possible before Ctrl-C is handled.
+
+``oncall-tui`` imports the whole CLI (SQLAlchemy, SQLModel, the services) before its ``main``
+could catch anything; Ctrl-C pressed meanwhile would print a ``KeyboardInterrupt``
+traceback. This module imports nothing of its own at load, so the import happens inside
+:func:`main`, where Ctrl-C ends the program quietly with exit status 130 as it does later.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as shells report a process ended by SIGINT (the CLI's own constant, restated
+here so that nothing needs importing first)."""
+
+
+def main() -> int:
+    """Run the CLI on ``sys.argv``; 130 if Ctrl-C comes at any point, start-up included.
+
+    Once the CLI has returned, Ctrl-C is given back its default action: one pressed while the
+    interpreter shuts down ends the process by the signal (a shell reports 130) rather than
+    with a traceback from wherever shutdown stood."""
+    try:
+        from oncall_tui.cli import main as cli_main
+
+        status = cli_main(sys.argv[1:])
+    except KeyboardInterrupt:
+        status = EXIT_INTERRUPTED
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    return status

@@ -1,0 +1,95 @@
+"""Exactly one default prompt per owner: enforced by the schema, kept under concurrent first
+use, and duplicates from older versions merged by the upgrade."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
+from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.store import schema
+from oncall_tui.store.engine import Database
+
+PROCESSES = 5
+
+
+def defaults(path: Path, owner: str) -> list[tuple[int, str]]:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        return connection.execute(
+            "SELECT id, content FROM prompt WHERE owner = ? AND is_default ORDER BY id", (owner,)
+        ).fetchall()
+
+
+def test_first_use_by_several_processes_at_once_makes_one_default(tmp_path: Path) -> None:
+    path = tmp_path / "oncall.db"
+    Database(path).close()  # the schema exists; the user has nothing yet
+    env = {**os.environ, "ONCALL_TUI_DB": str(path), "ONCALL_TUI_USER": "dana", "LANG": "C"}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "oncall_tui", "prompts", "list", "--json"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(PROCESSES)
+    ]
+    for process in processes:
+        assert process.wait(timeout=60) == 0, process.communicate()[1]
+    assert len(defaults(path, "dana")) == 1
+
+
+def test_the_schema_refuses_a_second_default(database: Database, db_path: Path) -> None:
+    ConfigurationService(database).list_prompts("alice")
+    with (
+        contextlib.closing(sqlite3.connect(db_path)) as connection,
+        pytest.raises(sqlite3.IntegrityError),
+    ):
+        connection.execute(
+            "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
+            "VALUES ('alice', 'x', 'y', 1, '2026-01-01', '2026-01-01')"
+        )
+    with contextlib.closing(sqlite3.connect(db_path)) as connection:  # another owner may
+        connection.execute(
+            "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
+            "VALUES ('bob', 'x', 'y', 1, '2026-01-01', '2026-01-01')"
+        )
+        connection.commit()
+
+
+def test_the_upgrade_merges_the_duplicates_an_older_version_made(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
+        schema.upgrade(connection, target=2)
+
+        def prompt(owner: str, label: str, content: str) -> int:
+            cursor = connection.execute(
+                "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
+                "VALUES (?, ?, ?, 1, '2026-01-01', '2026-01-01')",
+                (owner, label, content),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+        kept = prompt("erin", DEFAULT_PROMPT_LABEL, DEFAULT_PROMPT_CONTENT)
+        copy = prompt("erin", DEFAULT_PROMPT_LABEL, DEFAULT_PROMPT_CONTENT)
+        edited = prompt("erin", DEFAULT_PROMPT_LABEL, "Edited by hand: keep me.")
+        connection.execute(
+            "INSERT INTO configuration (owner, system_prompt_id, skill_ids, updated_at) "
+            "VALUES ('erin', ?, '[]', '2026-01-01')",
+            (copy,),
+        )
+    Database(path).close()
+    assert defaults(path, "erin") == [(kept, DEFAULT_PROMPT_CONTENT)]
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        remaining = connection.execute("SELECT id FROM prompt WHERE owner = 'erin'").fetchall()
+        selected = connection.execute("SELECT system_prompt_id FROM configuration").fetchone()
+    assert sorted(r[0] for r in remaining) == [kept, edited]  # the untouched copy is gone
+    assert selected == (kept,)  # and its selection moved to the one that stays
