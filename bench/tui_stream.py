@@ -34,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.widgets import Footer
 
-from oncall_tui.llm.host import NICENESS
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
@@ -42,6 +41,8 @@ from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from tests.tui.harness import bulk_seed, wait_until
 
+NICENESS = 10
+"""The niceness the loopback server runs at: it stands in for a model on its own hardware."""
 TICK = 0.005
 
 

@@ -219,10 +219,6 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "nothing to change: give {options}",
         "zh": "没有要修改的内容：请提供 {options}",
     },
-    "engine_stopped": {
-        "en": "the model client process stopped ({status}); the next send starts a new one",
-        "zh": "模型客户端进程已停止（{status}）；下次发送会启动新的进程",
-    },
     "engine_error": {
         "en": "the model client failed ({problem})",
         "zh": "模型客户端出错（{problem}）",

@@ -156,14 +156,3 @@ def langchain_loaded_by(modules: str, path: Path | None = None) -> str:
 
 def test_the_tui_starts_without_importing_langchain() -> None:
     assert langchain_loaded_by("oncall_tui.tui.app") == ""
-
-
-def test_the_agent_hosts_client_side_imports_no_langchain() -> None:
-    """The TUI runs model streams in a child; its own side of that pipe must stay light."""
-    assert langchain_loaded_by("oncall_tui.llm.host, oncall_tui.llm.turn") == ""
-
-
-def test_the_stream_bench_measures_a_ui_process_without_langchain() -> None:
-    """The bench's own imports must not load into the app's process what the app keeps out."""
-    bench = PACKAGE.parent / "bench"
-    assert langchain_loaded_by("tui_stream, loop_floor", path=bench) == ""

@@ -1,7 +1,7 @@
 """The seam services use to run a turn, get a chat model, and know the window they run with.
 
 Services never build models themselves: they ask a :class:`ModelGateway`. Production uses
-:class:`OllamaGateway` (turns in this process, or in an :class:`AgentHost` child process);
+:class:`OllamaGateway`;
 tests, benchmarks and screenshots use :class:`StaticGateway`.
 """
 
@@ -18,7 +18,6 @@ from langchain_core.language_models import BaseChatModel
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import build_chat_model
-from oncall_tui.llm.host import AgentHost
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
@@ -72,7 +71,7 @@ class ModelGateway(Protocol):
 
 
 class OllamaGateway:
-    """Models from the configured Ollama server; turns run in ``host`` when one is given.
+    """Models from the configured Ollama server.
 
     The window is discovered from the model's details (``/api/show``) and then fixed for the
     gateway's life. Discovery never raises: when Ollama is down or the model is missing the
@@ -85,13 +84,10 @@ class OllamaGateway:
         self,
         settings: Settings,
         api: OllamaApi | None = None,
-        host: AgentHost | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._settings = settings
         self._api = api if api is not None else OllamaApi(settings.ollama_url)
-        self._host = host
-        """Where turns run; ``None`` runs them in this process."""
         self._clock = clock
         self._window: int | None = None
         self._window_known = False
@@ -153,20 +149,11 @@ class OllamaGateway:
         )
 
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
-        deadline = self._settings.deadline
-        if self._host is None:
-            from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
+        from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
 
-            return run_turn(
-                self.chat_model(), turn, url=self.url, model_name=self.model_name, deadline=deadline
-            )
-        return self._host.stream(
-            turn,
-            url=self.url,
-            model=self.model_name,
-            num_ctx=self.context_window(),
-            timeout=self.request_timeout,
-            deadline=deadline,
+        deadline = self._settings.deadline
+        return run_turn(
+            self.chat_model(), turn, url=self.url, model_name=self.model_name, deadline=deadline
         )
 
     async def summarize(self, instructions: str, request: str) -> Summary:

@@ -19,26 +19,16 @@ from oncall_tui.store.engine import Database
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
-    from oncall_tui.llm.host import AgentHost
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.memory import MemoryService
 
 
 class Services:
-    """Everything a client needs. With ``isolated``, model streams run in a child process
-    (:class:`oncall_tui.llm.host.AgentHost`): what the TUI wants, so its event loop never
-    shares the interpreter with a fast stream. The CLI streams in its own process."""
+    """Everything a client needs, built on first use."""
 
-    def __init__(
-        self, settings: Settings, gateway: ModelGateway | None = None, *, isolated: bool = False
-    ) -> None:
+    def __init__(self, settings: Settings, gateway: ModelGateway | None = None) -> None:
         self.settings = settings
         self._gateway = gateway
-        self._host: AgentHost | None = None
-        if isolated and gateway is None:
-            from oncall_tui.llm.host import AgentHost
-
-            self._host = AgentHost()
 
     @property
     def owner(self) -> str:
@@ -61,7 +51,7 @@ class Services:
         if self._gateway is None:
             from oncall_tui.llm.gateway import OllamaGateway
 
-            self._gateway = OllamaGateway(self.settings, host=self._host)
+            self._gateway = OllamaGateway(self.settings)
         return self._gateway
 
     @cached_property
@@ -99,18 +89,11 @@ class Services:
             self.__dict__.pop(name, None)
         self._gateway = None
 
-    @property
-    def model_process_id(self) -> int | None:
-        """The agent host's process while it runs (``isolated`` only), else ``None``."""
-        return self._host.pid if self._host is not None else None
-
     def warm_up(self) -> None:
-        """Start what the first send needs (the agent host), so it does not wait for it."""
-        if self._host is not None:
-            self._host.start()
+        """Blocking: import the model stack (LangChain, about a second of CPU), so that the
+        first send does not wait for it. Clients call it off their event loop, after start-up."""
+        import oncall_tui.llm.agent  # noqa: F401
 
     def close(self) -> None:
-        if self._host is not None:
-            self._host.close()
         if "database" in self.__dict__:
             self.database.close()

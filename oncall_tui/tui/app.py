@@ -60,7 +60,7 @@ class OncallApp(App[None]):
         await super().on_event(event)
 
     def on_unmount(self) -> None:
-        self.services.close()  # ends the agent host's process with the app
+        self.services.close()
 
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(self.services, self.collector, draft=self.draft)
@@ -142,9 +142,8 @@ class OncallApp(App[None]):
 def build_app(
     settings: Settings, gateway: ModelGateway | None = None, *, draft: str = ""
 ) -> OncallApp:
-    """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``;
-    without one, model streams run in a child process (see :class:`Services`)."""
-    return OncallApp(Services(settings, gateway=gateway, isolated=True), draft=draft)
+    """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
+    return OncallApp(Services(settings, gateway=gateway), draft=draft)
 
 
 def run_tui(settings: Settings) -> None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
@@ -76,21 +74,15 @@ async def test_chat_through_the_real_ollama_client_updates_the_gauge(tmp_path: P
             assert gauge.window == 8192 == server.chat_requests[-1]["options"]["num_ctx"]
 
 
-async def test_replies_stream_from_a_child_process_and_esc_keeps_the_partial(
-    tmp_path: Path,
-) -> None:
+async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Path) -> None:
     with FakeOllama(models=[FakeModel("llama3.1:8b")]) as server:
         server.script(Reply("first " * 300, delay_per_chunk=0.02), Reply("Second answer."))
         app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=server.url))
         async with app.run_test(size=SIZE) as pilot:
             screen = await send_when_ready(app, pilot, "walk me through it")
             await wait_until(pilot, lambda: "first" in reply_text(screen), timeout=30)
-            child = app.services.model_process_id
-            assert child not in (None, os.getpid())
-            assert screen.collector.streams == 1  # no full garbage collection meanwhile
             await pilot.press("escape")
             await wait_until(pilot, lambda: screen._runner is None, timeout=30)
-            assert screen.collector.streams == 0
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)
@@ -103,10 +95,6 @@ async def test_replies_stream_from_a_child_process_and_esc_keeps_the_partial(
             await pilot.press("enter")
             await wait_until(pilot, lambda: "Second answer." in reply_text(screen), timeout=30)
             await wait_until(pilot, lambda: screen._runner is None)
-            assert app.services.model_process_id == child  # the same warm process
-            await wait_until(pilot, lambda: screen.collector.tidied >= 1)  # once quiet
-        with pytest.raises(ProcessLookupError):  # it ends with the app
-            os.kill(child, 0)
 
 
 def reply_text(screen: MainScreen) -> str:

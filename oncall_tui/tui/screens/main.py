@@ -178,7 +178,7 @@ class MainScreen(MemoryActions):
                 version = services.server_version()
             except OncallError:
                 return None
-            services.warm_up()  # the first send should not wait for the model client to start
+            services.warm_up()  # the first send should not wait for the model stack to load
             return version
 
         def show(version: str | None) -> None:
