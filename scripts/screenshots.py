@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
-from oncall_tui.tui.widgets.chat_log import ChatLog  # noqa: E402
+from oncall_tui.tui.chat_log import ChatLog  # noqa: E402
 from tests.tui.demo import GaugeApp, build_demo, demo_app  # noqa: E402
 from tests.tui.harness import wait_until  # noqa: E402
 

@@ -156,3 +156,13 @@ def langchain_loaded_by(modules: str, path: Path | None = None) -> str:
 
 def test_the_tui_starts_without_importing_langchain() -> None:
     assert langchain_loaded_by("oncall_tui.tui.app") == ""
+
+
+def test_the_engine_and_its_estimates_load_without_langchain() -> None:
+    """A context gauge measures the tools' schemas (plain data), not the tools: the memory and
+    chat services, the gateway and the estimates import the model stack only to run a turn."""
+    modules = (
+        "oncall_tui.services.memory, oncall_tui.services.chat, oncall_tui.llm.gateway, "
+        "oncall_tui.llm.tokens, oncall_tui.llm.tool_specs"
+    )
+    assert langchain_loaded_by(modules) == ""

@@ -7,17 +7,21 @@ database that fails under a command (damaged pages, a full disk) is reported onc
 through the catalog (``DATABASE_UNAVAILABLE``). A reader of the output that goes away
 (``| head -1``) ends the command quietly with :data:`EXIT_BROKEN_PIPE` once its work is done.
 The console script starts in :mod:`oncall_tui.entry`, which also covers Ctrl-C while this
-package is still being imported."""
+package is still being imported.
+
+Quick for scripts: importing the CLI and parsing its arguments loads neither the database
+layer (SQLAlchemy, SQLModel) nor the model stack (LangChain): ``--version`` and ``--help`` end
+there. The settings, the services and the store are imported once a command is known, inside
+:func:`main`; the model stack only by a command that talks to a model."""
 
 from __future__ import annotations
 
 import argparse
 import errno
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor
@@ -32,10 +36,11 @@ from oncall_tui.cli.output import (
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
-from oncall_tui.services.container import Services
-from oncall_tui.settings import Settings
 
-Handler = Callable[[Services, argparse.Namespace], int]
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+Handler = Callable[["Services", argparse.Namespace], int]
 
 
 class _UsageError(Exception):
@@ -110,6 +115,8 @@ def _run(arguments: list[str]) -> int:
         return report_error(error, lang, "--json" in arguments)
     lang = resolve_language(args.lang)
     as_json = bool(getattr(args, "json", False))
+    from oncall_tui.settings import Settings  # a command is known: now load what it needs
+
     try:
         settings = Settings.resolve(
             db=args.db,
@@ -129,6 +136,8 @@ def _run(arguments: list[str]) -> int:
 
         run_tui(settings)
         return 0
+    from oncall_tui.services.container import Services
+
     context = Services(settings)
     try:
         return handler(context, args)
@@ -151,6 +160,8 @@ def database_failure(exc: BaseException, path: Path) -> OncallError | None:
 
     Found once, here, rather than around every query: whatever the command was doing, the
     unit of work it was in has been rolled back."""
+    import sqlite3  # loaded already wherever SQLite raised
+
     for candidate in (exc, getattr(exc, "orig", None), exc.__cause__):
         if isinstance(candidate, OSError) and candidate.errno in (errno.ENOSPC, errno.EDQUOT):
             problem = candidate.strerror or str(candidate)

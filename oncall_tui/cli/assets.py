@@ -1,18 +1,21 @@
-"""CLI commands for prompts, skills and the selection (``prompts``, ``skills``, ``config``)."""
+"""CLI commands for prompts, skills and the selection (``prompts``, ``skills``, ``config``).
+
+The prompt and skill rules (and the YAML parser they bring) are imported by the handlers that
+use them, so registering these commands costs ``--version`` and ``--help`` nothing."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line
-from oncall_tui.core.prompts import MAX_CONTENT_CHARS
-from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
-from oncall_tui.services.container import Services
-from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+    from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -71,17 +74,20 @@ def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None
     group.add_argument("--file", metavar="PATH", help="read the content from a UTF-8 file")
 
 
-PROMPT_FILE_BYTES = 4 * MAX_CONTENT_CHARS + 4
-"""The most a ``--file`` is read: the content's limit in UTF-8 (up to 4 bytes a character) and
-a little surrounding whitespace. Trimming and the exact length in characters are the prompt
-rule's to judge; past this the file is refused unread."""
+def prompt_file_bytes() -> int:
+    """The most a ``--file`` is read: the content's limit in UTF-8 (up to 4 bytes a character)
+    and a little surrounding whitespace. Trimming and the exact length in characters are the
+    prompt rule's to judge; past this the file is refused unread."""
+    from oncall_tui.core.prompts import MAX_CONTENT_CHARS
+
+    return 4 * MAX_CONTENT_CHARS + 4
 
 
 def _read_content(args: argparse.Namespace) -> str | None:
     if args.file is None:
         value: str | None = args.content
         return value
-    return read_text_file(Path(args.file), PROMPT_FILE_BYTES)
+    return read_text_file(Path(args.file), prompt_file_bytes())
 
 
 def prompts_list(ctx: Services, args: argparse.Namespace) -> int:
@@ -141,6 +147,8 @@ def _print_skill(skill: SkillView) -> None:
 
 
 def skills_add(ctx: Services, args: argparse.Namespace) -> int:
+    from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
+
     path = find_named_file(args.path, SKILL_FILENAME)
     upload = read_file(path, MAX_SKILL_BYTES)
     check_upload_size(path.name, upload.size)

@@ -9,14 +9,12 @@ line, keeps the partial reply (marked interrupted) and exits 130.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -44,7 +42,9 @@ from oncall_tui.core.events import (
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import id_type, read_stdin_text
-from oncall_tui.services.container import Services
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -202,11 +202,15 @@ def memory_show(ctx: Services, args: argparse.Namespace) -> int:
 
 
 def memory_mode(ctx: Services, args: argparse.Namespace) -> int:
+    import asyncio
+
     state = asyncio.run(ctx.memory.set_mode(ctx.owner, args.session, MemoryMode(args.mode)))
     return _emit_memory(state, args.json)
 
 
 def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
+    import asyncio
+
     return _emit_memory(asyncio.run(ctx.memory.compact(ctx.owner, args.session)), args.json)
 
 
@@ -221,6 +225,8 @@ def read_message(parts: list[str]) -> str:
 
 
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
+    from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
+
     if args.retry:
         if args.session is None or args.message:
             raise OncallError(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import EXIT_MODEL_ERROR, EXIT_OK, add_json_flag, emit_json, emit_line
 from oncall_tui.errors import note
-from oncall_tui.services.container import Services
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:

@@ -1,8 +1,13 @@
 """The seam services use to run a turn, get a chat model, and know the window they run with.
 
 Services never build models themselves: they ask a :class:`ModelGateway`. Production uses
-:class:`OllamaGateway`;
-tests, benchmarks and screenshots use :class:`StaticGateway`.
+:class:`OllamaGateway`; tests, benchmarks and screenshots use :class:`StaticGateway`.
+
+Importing this module loads no LangChain: the model client (``langchain-ollama``, through
+:mod:`oncall_tui.llm.factory`) and the agent are imported by the methods that use them
+(:meth:`~ModelGateway.chat_model`, :meth:`~ModelGateway.stream_turn`,
+:meth:`~ModelGateway.summarize`), so commands that only read the window (a context gauge) stay
+light.
 """
 
 from __future__ import annotations
@@ -12,15 +17,15 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Protocol
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Protocol
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 READY_SECONDS = 5.0
 """How long a successful readiness check is trusted: a burst of sends asks the server once."""
@@ -141,6 +146,8 @@ class OllamaGateway:
 
     def chat_model(self) -> BaseChatModel:
         """A fresh model per call: its async HTTP pool belongs to the event loop that uses it."""
+        from oncall_tui.llm.factory import build_chat_model  # langchain-ollama, only now
+
         return build_chat_model(
             self._settings.ollama_url,
             self._settings.model,

@@ -20,18 +20,20 @@ first one, so the guard and the memory rules agree about the same text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from oncall_tui.core.memory import LIMIT_PERCENT, ContextBudget
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.tokens import as_pairs, estimate_tokens, message_tokens
+from oncall_tui.llm.tokens import estimate_tokens, message_tokens
 
 WITHHELD = "oncall_withheld"
 """Set in a replaced tool message's ``response_metadata``."""
@@ -46,7 +48,8 @@ class ContextGuard(AgentMiddleware[Any, Any, Any]):
     def __init__(self, budget: ContextBudget, system_prompt: str, tools: Sequence[BaseTool]):
         super().__init__()
         self._budget = budget
-        self._fixed = estimate_tokens(system_prompt, [], tools)
+        schemas = [convert_to_openai_tool(tool) for tool in tools]  # what the server receives
+        self._fixed = estimate_tokens(system_prompt, [], schemas)
         """System prompt, tool schemas and the request's own overhead: the same every request."""
         self._step: AnyMessage | None = None
         self._passed_on = 0
@@ -90,6 +93,22 @@ class ContextGuard(AgentMiddleware[Any, Any, Any]):
             needed = message_tokens(str(result.text))
         self._passed_on += needed
         return result
+
+
+def as_pairs(messages: Iterable[BaseMessage]) -> list[tuple[str, str]]:
+    """LangChain messages as the ``(role, content)`` pairs the estimate measures; an assistant
+    message's tool calls count as the JSON the server receives."""
+    pairs: list[tuple[str, str]] = []
+    for message in messages:
+        text = str(message.text)
+        if isinstance(message, AIMessage) and message.tool_calls:
+            calls = [
+                {"name": call["name"], "arguments": call["args"]} for call in message.tool_calls
+            ]
+            text += json.dumps(calls, ensure_ascii=False)
+        role = "tool" if isinstance(message, ToolMessage) else message.type
+        pairs.append((role, text))
+    return pairs
 
 
 def withheld(

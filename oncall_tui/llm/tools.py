@@ -2,7 +2,9 @@
 
 Tools exist only because this code registers them (docs/ARCHITECTURE.md "Tools"): skill text
 can name a tool but never create one. ``load_skill`` reads from the skills selected for *this*
-request and nothing else.
+request and nothing else. Names and descriptions come from :mod:`oncall_tui.llm.tool_specs`,
+which also holds the schemas the estimates use without importing LangChain; this module is
+imported only when a turn runs.
 """
 
 from __future__ import annotations
@@ -14,17 +16,19 @@ from datetime import UTC, datetime
 from langchain_core.tools import BaseTool, StructuredTool, tool
 from pydantic import BaseModel, Field
 
+from oncall_tui.llm.tool_specs import (
+    GET_CURRENT_TIME,
+    GET_CURRENT_TIME_DESCRIPTION,
+    LOAD_SKILL,
+    LOAD_SKILL_DESCRIPTION,
+    SKILL_NAME_DESCRIPTION,
+)
+
 SUMMARY_LIMIT = 120
 _WHITESPACE = re.compile(r"\s+")
 
 
-GET_CURRENT_TIME_DESCRIPTION = (
-    "Return the current date and time in UTC and in the local time zone (ISO 8601). "
-    "Call this before answering anything relative to now: today, yesterday, how long ago."
-)
-
-
-@tool("get_current_time", description=GET_CURRENT_TIME_DESCRIPTION)
+@tool(GET_CURRENT_TIME, description=GET_CURRENT_TIME_DESCRIPTION)
 def get_current_time() -> str:
     """One line: ``UTC: <iso>; local: <iso> (<zone>)``."""
     now = datetime.now(UTC)
@@ -51,13 +55,7 @@ def build_tools(skills: Mapping[str, str]) -> list[BaseTool]:
 class LoadSkillArgs(BaseModel):
     """Arguments of ``load_skill``; one shared class keeps every build's schema identical."""
 
-    skill_name: str = Field(description="The exact name of a skill from the Available Skills list")
-
-
-LOAD_SKILL_DESCRIPTION = (
-    "Load the full instructions of one available skill by its exact name. "
-    "Call this before following a skill; the system prompt lists the available names."
-)
+    skill_name: str = Field(description=SKILL_NAME_DESCRIPTION)
 
 
 def _load_skill_tool(registry: dict[str, str]) -> BaseTool:
@@ -72,7 +70,7 @@ def _load_skill_tool(registry: dict[str, str]) -> BaseTool:
 
     return StructuredTool.from_function(
         load_skill,
-        name="load_skill",
+        name=LOAD_SKILL,
         description=LOAD_SKILL_DESCRIPTION,
         args_schema=LoadSkillArgs,
     )

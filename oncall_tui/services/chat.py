@@ -6,6 +6,11 @@ stored before the model is asked; the reply is stored when it ends, whether it f
 (``complete``, or ``truncated`` at the server's length limit), failed (``failed``, partial text
 kept) or was cancelled (``interrupted``); every tool call gets an audit row; nothing else
 changes on failure. ``retry`` answers a stored message that has no answer, without storing it twice.
+
+Awaiting a send never blocks the caller's event loop on the database: every storage step runs
+in a worker thread, and the reply, its audit and the session's new usage are stored in one
+unit of work (:mod:`oncall_tui.services.steps`). A cancellation that arrives while a step runs
+waits for it: a partial reply being stored is not lost.
 """
 
 from __future__ import annotations
@@ -14,11 +19,13 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
+
+from sqlmodel import Session
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -34,14 +41,16 @@ from oncall_tui.core.events import (
     UsageReported,
     UserMessageStored,
 )
+from oncall_tui.core.memory import ContextUsage
 from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import ContextLimitError, MemoryService, PreparedSend
+from oncall_tui.services.steps import completed_in_thread
 from oncall_tui.settings import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from oncall_tui.store.tables import ToolAuditRow, utcnow
+from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +116,9 @@ class ChatService:
         self._lang = lang
         self._max_reply_chars = max_reply_chars
 
-    async def send(self, owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
+    async def send(
+        self, owner: str, session_id: int | None, text: str
+    ) -> AsyncGenerator[ChatEvent, None]:
         """Send ``text`` to the session (a new one when ``session_id`` is ``None``).
 
         Bad input, another owner's session and a server that does not answer or lacks the
@@ -120,7 +131,7 @@ class ChatService:
             async for event in events:
                 yield event
 
-    async def retry(self, owner: str, session_id: int) -> AsyncIterator[ChatEvent]:
+    async def retry(self, owner: str, session_id: int) -> AsyncGenerator[ChatEvent, None]:
         """Answer the session's last message again, when no answer to it is stored.
 
         Its failed or interrupted replies stay in the history, marked, and are not sent to the
@@ -219,23 +230,22 @@ class ChatService:
                     if reply.cut:
                         break
         except OncallError as error:
-            message_id = self._store_reply(owner, prepared, reply, "failed")
-            self._memory.refresh_usage(owner, prepared.session_id)
+            message_id = await completed_in_thread(self._store_failed, owner, prepared, reply)
             yield ReplyFailed(
                 error.code, self._failure(error, message_id), prepared.session_id, message_id
             )
             return
         except (asyncio.CancelledError, GeneratorExit):
-            self._store_reply(owner, prepared, reply, "interrupted")
+            await completed_in_thread(self._store_interrupted, owner, prepared, reply)
             raise
 
         usage = reply.usage or ModelUsage(input_tokens=None, output_tokens=None)
         status = "truncated" if reply.truncated else "complete"
-        message_id = self._store_reply(owner, prepared, reply, status)
-        reading = self._memory.record_reply(owner, prepared, reply.text, usage)
+        answer_id, reading = await completed_in_thread(
+            self._store_answer, owner, prepared, reply, status, usage
+        )
         yield UsageReported(reading, usage.input_tokens, usage.output_tokens)
-        assert message_id is not None
-        yield ReplyDone(prepared.session_id, message_id, status)
+        yield ReplyDone(prepared.session_id, answer_id, status)
 
     def _within_limit(self, reply: _Reply, delta: TokenDelta) -> TokenDelta:
         room = self._max_reply_chars - reply.chars
@@ -252,45 +262,75 @@ class ChatService:
         parts.append(note("retry_hint", self._lang))
         return " ".join(parts)
 
-    def _store_reply(
-        self, owner: str, prepared: PreparedSend, reply: _Reply, status: str
-    ) -> int | None:
-        """Store the assistant message and its tool audit in one transaction.
-
-        A failed or interrupted reply with no text and no tool call stores nothing."""
-        if status in ("failed", "interrupted") and not reply.worth_keeping:
-            return None
+    def _store_answer(
+        self, owner: str, prepared: PreparedSend, reply: _Reply, status: str, usage: ModelUsage
+    ) -> tuple[int, ContextUsage]:
+        """One unit of work: the answer, its tool audit, and the session's new usage."""
         with self._database.session() as session:
             chat = SessionRepository(session).require(owner, prepared.session_id)
-            messages = MessageRepository(session)
-            message = messages.add(chat, "assistant", reply.text, status)
-            for call in reply.calls.values():
-                finished = call.finished
-                messages.add_audit(
-                    chat,
-                    message,
-                    ToolAuditRow(
-                        session_id=0,
-                        message_id=0,
-                        call_id=call.started.call_id,
-                        tool_name=call.started.name,
-                        arguments=json.dumps(call.started.arguments, ensure_ascii=False),
-                        status=_audit_status(finished),
-                        summary="" if finished is None else finished.summary,
-                        started_at=call.started_at,
-                        duration_ms=finished.duration_ms
-                        if finished is not None
-                        else int((time.monotonic() - call.clock) * 1000),
-                    ),
-                )
+            message = _add_reply(session, chat, reply, status)
+            reading = self._memory.record_reply(chat, prepared, reply.text, usage)
             SessionRepository(session).save(chat)
-            log.info(
-                "reply stored in session %s: %s, %d tool calls",
-                prepared.session_id,
-                status,
-                len(reply.calls),
-            )
-            return message.id
+            _log_stored(prepared, status, reply)
+            assert message.id is not None
+            return message.id, reading
+
+    def _store_failed(self, owner: str, prepared: PreparedSend, reply: _Reply) -> int | None:
+        """One unit of work: a failed reply, if anything of it is worth keeping, and the usage
+        of the session's next request (which does not send it)."""
+        with self._database.session() as session:
+            chat = SessionRepository(session).require(owner, prepared.session_id)
+            message_id = None
+            if reply.worth_keeping:
+                message_id = _add_reply(session, chat, reply, "failed").id
+                _log_stored(prepared, "failed", reply)
+            self._memory.refresh(session, owner, chat)
+            return message_id
+
+    def _store_interrupted(self, owner: str, prepared: PreparedSend, reply: _Reply) -> None:
+        """One unit of work: what arrived of a cancelled reply, if anything, ``interrupted``."""
+        if not reply.worth_keeping:
+            return
+        with self._database.session() as session:
+            chat = SessionRepository(session).require(owner, prepared.session_id)
+            _add_reply(session, chat, reply, "interrupted")
+            SessionRepository(session).save(chat)
+            _log_stored(prepared, "interrupted", reply)
+
+
+def _add_reply(session: Session, chat: SessionRow, reply: _Reply, status: str) -> MessageRow:
+    """The assistant message at the session's next position, and an audit row per tool call."""
+    messages = MessageRepository(session)
+    message = messages.add(chat, "assistant", reply.text, status)
+    for call in reply.calls.values():
+        finished = call.finished
+        messages.add_audit(
+            chat,
+            message,
+            ToolAuditRow(
+                session_id=0,
+                message_id=0,
+                call_id=call.started.call_id,
+                tool_name=call.started.name,
+                arguments=json.dumps(call.started.arguments, ensure_ascii=False),
+                status=_audit_status(finished),
+                summary="" if finished is None else finished.summary,
+                started_at=call.started_at,
+                duration_ms=finished.duration_ms
+                if finished is not None
+                else int((time.monotonic() - call.clock) * 1000),
+            ),
+        )
+    return message
+
+
+def _log_stored(prepared: PreparedSend, status: str, reply: _Reply) -> None:
+    log.info(
+        "reply stored in session %s: %s, %d tool calls",
+        prepared.session_id,
+        status,
+        len(reply.calls),
+    )
 
 
 def _track(reply: _Reply, event: TokenDelta | ToolStarted | ToolFinished) -> None:

@@ -1,7 +1,14 @@
 """Configuration use cases: prompts, skills and the selection the agent will use.
 
-Each public method is one unit of work (one transaction) scoped to ``owner``. Rules
-are those of docs/ARCHITECTURE.md "Configuration rules"; errors come from the catalog.
+Each public method is one unit of work (one transaction) scoped to ``owner``, or, where a read
+finds a selection that needs repair first, a read and then a write. Rules are those of
+docs/ARCHITECTURE.md "Configuration rules"; errors come from the catalog.
+
+Reading the selection does not take the write lock unless something must be written: the first
+read of an owner (the default prompt and an empty selection are created), a selected prompt or
+skill that no longer exists (the selection is repaired and written back). Skill bodies are read
+only for the selected skills of a request (:func:`read_active_context`); listings and the
+configuration view never load them.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from oncall_tui.store.repositories import (
     PromptRepository,
     SkillRepository,
 )
-from oncall_tui.store.tables import PromptRow, SkillRow
+from oncall_tui.store.tables import ConfigurationRow, PromptRow, SkillRow
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +56,7 @@ class ConfigurationService:
             return [PromptView.of(row) for row in prompts.list(owner)]
 
     def get_prompt(self, owner: str, prompt_id: int) -> PromptView:
-        with self._database.session() as session:
+        with self._database.read() as session:
             return PromptView.of(_require_prompt(session, owner, prompt_id))
 
     def create_prompt(self, owner: str, label: str, content: str) -> PromptView:
@@ -100,11 +107,11 @@ class ConfigurationService:
             return SkillView.of(row)
 
     def list_skills(self, owner: str) -> list[SkillView]:
-        with self._database.session() as session:
+        with self._database.read() as session:
             return [SkillView.of(row) for row in SkillRepository(session).list(owner)]
 
     def show_skill(self, owner: str, ref: str | int) -> SkillDetail:
-        with self._database.session() as session:
+        with self._database.read() as session:
             row = _require_skill(session, owner, ref)
             return SkillDetail(skill=SkillView.of(row), content=row.content)
 
@@ -125,7 +132,14 @@ class ConfigurationService:
     # -- selection -------------------------------------------------------------------------
 
     def get_configuration(self, owner: str) -> ConfigurationView:
-        """The owner's selection; the first read creates the default prompt and an empty one."""
+        """The owner's selection; the first read creates the default prompt and an empty one.
+
+        Read without the write lock; only a selection that needs repair (or does not exist
+        yet) is written, in a second unit of work that checks again under the lock."""
+        with self._database.read() as session:
+            view = _read_configuration(session, owner)
+        if view is not None:
+            return view
         with self._database.session() as session:
             return _load_configuration(session, owner)
 
@@ -146,13 +160,13 @@ class ConfigurationService:
         with self._database.session() as session:
             current = _load_configuration(session, owner)
             if skill_refs is not None:
-                skill_ids = _resolve_refs(session, owner, skill_refs)
+                skill_ids = _resolve_refs(current.skills, skill_refs)
             prompt_id = current.system_prompt_id if system_prompt_id is None else system_prompt_id
             if PromptRepository(session).get(owner, prompt_id) is None:
                 raise OncallError("VALIDATION_INVALID_ARGUMENT", "unknown_prompt_id", ref=prompt_id)
             wanted = list(current.skill_ids if skill_ids is None else _unique(skill_ids))
-            found = SkillRepository(session).get_many(owner, wanted)
-            missing = [skill_id for skill_id in wanted if skill_id not in found]
+            owned = {skill.id for skill in current.skills}
+            missing = [skill_id for skill_id in wanted if skill_id not in owned]
             if missing:
                 raise OncallError(
                     "VALIDATION_INVALID_ARGUMENT",
@@ -166,7 +180,7 @@ class ConfigurationService:
         """Add skills (names or ids) to the selection, after those already in it."""
         with self._database.session() as session:
             current = _load_configuration(session, owner)
-            added = _resolve_refs(session, owner, refs)
+            added = _resolve_refs(current.skills, refs)
             wanted = _unique([*current.skill_ids, *added])
             ConfigurationRepository(session).save(owner, current.system_prompt_id, wanted)
             return _load_configuration(session, owner)
@@ -175,26 +189,82 @@ class ConfigurationService:
         """Remove skills (names or ids) from the selection; each must be one of the owner's."""
         with self._database.session() as session:
             current = _load_configuration(session, owner)
-            removed = set(_resolve_refs(session, owner, refs))
+            removed = set(_resolve_refs(current.skills, refs))
             wanted = [skill_id for skill_id in current.skill_ids if skill_id not in removed]
             ConfigurationRepository(session).save(owner, current.system_prompt_id, wanted)
             return _load_configuration(session, owner)
 
     def active_context(self, owner: str) -> ActiveContext:
-        """The prompt and skill bodies for one request; stale skill ids are dropped for good."""
+        """The prompt and skill bodies for one request; stale skill ids are dropped for good.
+
+        One read; a selection that needs repair is repaired by :meth:`repaired_active_context`.
+        """
+        with self._database.read() as session:
+            context = read_active_context(session, owner)
+        return context if context is not None else self.repaired_active_context(owner)
+
+    def repaired_active_context(self, owner: str) -> ActiveContext:
+        """One unit of work that repairs the selection as the rules say (creating it on first
+        use) and returns the context it then holds; for a reader that found it needs repair."""
         with self._database.session() as session:
-            configuration = _load_configuration(session, owner)
-            rows = SkillRepository(session).get_many(owner, configuration.skill_ids)
-            skills = tuple(
-                SkillDetail(skill=SkillView.of(rows[i]), content=rows[i].content)
-                for i in configuration.skill_ids
-            )
-            return ActiveContext(prompt=configuration.active_prompt, skills=skills)
+            return active_context_in(session, owner)
+
+
+def read_active_context(session: Session, owner: str) -> ActiveContext | None:
+    """The owner's active prompt and selected skills, bodies included, read in the caller's
+    unit of work without writing: the stored selection, its prompt and the selected skills
+    only (other skills' bodies are not read).
+
+    ``None`` when the selection needs repair first, which only a write may do: it does not
+    exist yet, its prompt is gone, or a selected skill is gone (:func:`active_context_in`).
+    """
+    row = ConfigurationRepository(session).get(owner)
+    if row is None or row.system_prompt_id is None:
+        return None
+    prompt = PromptRepository(session).get(owner, row.system_prompt_id)
+    found = SkillRepository(session).get_many(owner, row.skill_ids)
+    if prompt is None or any(skill_id not in found for skill_id in row.skill_ids):
+        return None
+    skills = tuple(_detail(found[skill_id]) for skill_id in row.skill_ids)
+    return ActiveContext(prompt=PromptView.of(prompt), skills=skills)
+
+
+def active_context_in(session: Session, owner: str) -> ActiveContext:
+    """The owner's active context, in the caller's unit of work, which must be one that may
+    write: a selection that needs repair is repaired and written back first."""
+    context = read_active_context(session, owner)
+    if context is not None:
+        return context
+    configuration = _load_configuration(session, owner)
+    rows = SkillRepository(session).get_many(owner, configuration.skill_ids)
+    skills = tuple(_detail(rows[skill_id]) for skill_id in configuration.skill_ids)
+    return ActiveContext(prompt=configuration.active_prompt, skills=skills)
+
+
+def _detail(row: SkillRow) -> SkillDetail:
+    return SkillDetail(skill=SkillView.of(row), content=row.content)
+
+
+def _read_configuration(session: Session, owner: str) -> ConfigurationView | None:
+    """The selection as stored, read without writing; ``None`` when it needs what only
+    :func:`_load_configuration` may do: creating it, or repairing it."""
+    row = ConfigurationRepository(session).get(owner)
+    if row is None:
+        return None
+    prompt_rows = PromptRepository(session).list(owner)
+    skill_rows = SkillRepository(session).list(owner)
+    owned = {s.id for s in skill_rows}
+    has_default = any(p.is_default for p in prompt_rows)
+    prompt_known = any(p.id == row.system_prompt_id for p in prompt_rows)
+    if not (has_default and prompt_known) or any(i not in owned for i in row.skill_ids):
+        return None
+    return _view(row, prompt_rows, skill_rows)
 
 
 def _load_configuration(session: Session, owner: str) -> ConfigurationView:
     """Read (creating on first use) and repair the selection: a missing prompt falls back to
-    the default, skill ids that no longer exist are dropped and the cleaned row written back."""
+    the default, skill ids that no longer exist are dropped and the cleaned row written back.
+    Skills are listed without their bodies."""
     prompts = PromptRepository(session)
     skills = SkillRepository(session)
     configurations = ConfigurationRepository(session)
@@ -211,11 +281,17 @@ def _load_configuration(session: Session, owner: str) -> ConfigurationView:
     if row is None or prompt_id != stored_prompt or skill_ids != stored_skills:
         configurations.save(owner, prompt_id, skill_ids)
         row = configurations.get(owner)
-    assert prompt_id is not None
     assert row is not None
+    return _view(row, prompt_rows, skill_rows)
+
+
+def _view(
+    row: ConfigurationRow, prompt_rows: Sequence[PromptRow], skill_rows: Sequence[SkillRow]
+) -> ConfigurationView:
+    assert row.system_prompt_id is not None
     return ConfigurationView(
-        system_prompt_id=prompt_id,
-        skill_ids=tuple(skill_ids),
+        system_prompt_id=row.system_prompt_id,
+        skill_ids=tuple(row.skill_ids),
         prompts=tuple(PromptView.of(p) for p in prompt_rows),
         skills=tuple(SkillView.of(s) for s in skill_rows),
         updated_at=row.updated_at,
@@ -242,18 +318,21 @@ def _require_skill(session: Session, owner: str, ref: str | int) -> SkillRow:
     return row
 
 
-def _resolve_refs(session: Session, owner: str, refs: Sequence[str]) -> list[int]:
-    """Skill ids for names or ids, in order; any unknown one fails them all."""
+def _resolve_refs(skills: Sequence[SkillView], refs: Sequence[str]) -> list[int]:
+    """Skill ids for names or ids, in order, found among ``skills`` (all of the owner's, as
+    listed in this unit of work: no body is read) by :func:`_require_skill`'s rule; any
+    unknown one fails them all."""
+    owned = {skill.id for skill in skills}
+    by_name = {skill.name: skill.id for skill in skills}
     ids: list[int] = []
     unknown: list[str] = []
     for ref in refs:
-        try:
-            row = _require_skill(session, owner, ref)
-        except OncallError:
-            unknown.append(repr(ref.strip()))
+        text = ref.strip()
+        found = int(text) if is_storable_id(text) and int(text) in owned else by_name.get(text)
+        if found is None:
+            unknown.append(repr(text))
             continue
-        assert row.id is not None
-        ids.append(row.id)
+        ids.append(found)
     if unknown:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "unknown_skills", refs=", ".join(unknown))
     return ids

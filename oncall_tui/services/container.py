@@ -1,9 +1,10 @@
 """One factory wires settings, database, model gateway and services.
 
 Both clients (CLI and TUI) and the tests build their dependencies here, so a test can
-inject a temporary database and a scripted or loopback model. The chat engine (and with
-it LangChain) is imported only when first used, keeping it off start-up paths that do
-not need it.
+inject a temporary database and a scripted or loopback model. Each part is imported when
+first used: the store (SQLAlchemy, SQLModel) by the first command that reads data, the chat
+engine and LangChain only by one that talks to a model, keeping them off start-up paths
+that do not need them.
 """
 
 from __future__ import annotations
@@ -12,15 +13,15 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from oncall_tui.services.configuration import ConfigurationService
-from oncall_tui.services.sessions import SessionService
 from oncall_tui.settings import Settings
-from oncall_tui.store.engine import Database
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
     from oncall_tui.services.chat import ChatService
+    from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.memory import MemoryService
+    from oncall_tui.services.sessions import SessionService
+    from oncall_tui.store.engine import Database
 
 
 class Services:
@@ -36,14 +37,20 @@ class Services:
 
     @cached_property
     def database(self) -> Database:
+        from oncall_tui.store.engine import Database
+
         return Database(self.settings.db_path)
 
     @cached_property
     def configuration(self) -> ConfigurationService:
+        from oncall_tui.services.configuration import ConfigurationService
+
         return ConfigurationService(self.database)
 
     @cached_property
     def sessions(self) -> SessionService:
+        from oncall_tui.services.sessions import SessionService
+
         return SessionService(self.database)
 
     @cached_property

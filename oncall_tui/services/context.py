@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from langchain_core.tools import BaseTool
 from sqlmodel import Session
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, ContextBudget, MemoryMode
+from oncall_tui.core.prompts import build_chat_system_prompt
+from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.llm.tokens import estimate_tokens
-from oncall_tui.llm.tools import build_tools
+from oncall_tui.llm.tool_specs import ToolSchema, tool_schemas
+from oncall_tui.services.configuration import ActiveContext
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import MessageRow, SessionRow
 
@@ -45,12 +47,28 @@ class Assembly:
     tools_enabled: bool = True
 
     @property
-    def tools(self) -> list[BaseTool]:
-        return build_tools(self.skills) if self.tools_enabled else []
+    def tools(self) -> tuple[ToolSchema, ...]:
+        """The schemas of the tools the request offers, as plain data: the turn builds the
+        tools themselves from :attr:`skills` when it runs (:mod:`oncall_tui.llm.tools`)."""
+        return tool_schemas(skills_selected=bool(self.skills)) if self.tools_enabled else ()
 
     def estimate(self, history: Sequence[tuple[str, str]]) -> int:
         """The raw estimate of a request of this assembly with ``history``."""
         return estimate_tokens(self.system_prompt, history, self.tools)
+
+
+def assembly_of(context: ActiveContext, summary: str | None, *, tools: bool) -> Assembly:
+    """The system prompt in its fixed order (docs/ARCHITECTURE.md "System prompt assembly")
+    and the skills of ``context``, with ``summary``; without tools when the model cannot call
+    them."""
+    catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
+    return Assembly(
+        system_prompt=build_chat_system_prompt(
+            context.prompt.content, catalog, summary, tools_available=tools
+        ),
+        skills={s.skill.name: s.content for s in context.skills},
+        tools_enabled=tools,
+    )
 
 
 @dataclass(frozen=True, slots=True)

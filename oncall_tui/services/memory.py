@@ -4,46 +4,58 @@
 estimate the candidate context, compact first when the mode says so, refuse at 95%, then
 store the user message. ``prepare_retry`` is the same for a stored message that has no
 answer, without storing it again. Compaction is one streamed model call with no tools; only a
-non-empty summary moves the boundary, and history is never deleted. No database transaction
-is held open across a model call.
+non-empty summary moves the boundary, and history is never deleted.
+
+Round trips: a send reads the session and the owner's active context (prompt, selected skills)
+in one unit of work, and stores the user message in a second; the request is estimated once,
+between them. What follows the reply is one unit of work too (:meth:`MemoryService.record_reply`
+and :meth:`MemoryService.refresh` join the caller's). The async methods run their database
+steps in worker threads (:mod:`oncall_tui.services.steps`), never on the caller's event loop,
+and no transaction is held open across a model call.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import math
 from dataclasses import dataclass
+
+from sqlmodel import Session
 
 from oncall_tui.core.memory import (
     DEFAULT_MEMORY_MODE,
-    SUMMARY_INSTRUCTIONS,
-    SUMMARY_ROOM_TOKENS,
     ContextBudget,
     ContextUsage,
     MemoryMode,
     MemoryState,
-    clean_summary,
     should_auto_compact,
-    summary_request,
-    take_transcript,
 )
-from oncall_tui.core.prompts import build_chat_system_prompt
-from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
-from oncall_tui.llm.tokens import estimate_tokens
+from oncall_tui.llm.tokens import message_tokens
 from oncall_tui.llm.turn import ModelUsage, Summary
-from oncall_tui.services.configuration import ConfigurationService
-from oncall_tui.services.context import Assembly, History, SessionSnapshot, budget_of, sendable
+from oncall_tui.services.configuration import (
+    ActiveContext,
+    ConfigurationService,
+    active_context_in,
+    read_active_context,
+)
+from oncall_tui.services.context import (
+    Assembly,
+    History,
+    SessionSnapshot,
+    assembly_of,
+    budget_of,
+    sendable,
+)
 from oncall_tui.services.sessions import title_from_message
+from oncall_tui.services.steps import completed_in_thread
+from oncall_tui.services.summaries import summarise
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import SessionRow, utcnow
 
 log = logging.getLogger(__name__)
-
-MIN_TRANSCRIPT_ROOM = 64
-"""Fewer tokens than this for the transcript, and a summary request is pointless."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +68,8 @@ class Request:
     budget: ContextBudget
     """What every request of the turn must fit."""
     estimated_tokens: int
-    """The uncalibrated estimate, compared with the model's own count after the reply."""
+    """The uncalibrated estimate, compared with the model's own count after the reply; the one
+    estimate of this request (the usage stored with the user message is read from it)."""
 
     @property
     def usage(self) -> ContextUsage:
@@ -91,6 +104,18 @@ class ContextLimitError(OncallError):
         self.compaction_error = compaction_error
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a request is assembled from, read in one unit of work: the session (its row and
+    the messages after the boundary) and the owner's active prompt and selected skills."""
+
+    snapshot: SessionSnapshot
+    context: ActiveContext
+
+    def before(self, position: int | None) -> _Reading:
+        return _Reading(self.snapshot.before(position), self.context)
+
+
 class MemoryService:
     def __init__(
         self, database: Database, configuration: ConfigurationService, gateway: ModelGateway
@@ -107,11 +132,13 @@ class MemoryService:
         ``session_id=None`` starts a new session, created only once the message passes,
         so a rejected first message leaves nothing behind.
         """
-        snapshot = self._snapshot(owner, session_id)
-        request, compacted, failure = await self._measure(owner, snapshot, ("user", text))
+        reading = await asyncio.to_thread(self._read, owner, session_id)
+        request, compacted, failure = await self._measure(owner, reading, ("user", text))
         if request.usage.at_limit:
             raise ContextLimitError(request.usage, "limit_message", failure)
-        stored_session, message_id = self._store_user_message(owner, snapshot, text, request)
+        stored_session, message_id = await completed_in_thread(
+            self._store_user_message, owner, reading.snapshot, text, request
+        )
         return PreparedSend(stored_session, message_id, request, compacted, failure)
 
     async def prepare_retry(self, owner: str, session_id: int) -> PreparedSend:
@@ -121,119 +148,139 @@ class MemoryService:
         interrupted stay in the history without being sent. A compaction due now summarises
         the messages before the one being retried.
         """
-        snapshot = self._snapshot(owner, session_id)
-        pending = snapshot.unanswered()
+        reading = await asyncio.to_thread(self._read, owner, session_id)
+        pending = reading.snapshot.unanswered()
         if pending is None or pending.id is None:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", "nothing_to_retry", ref=session_id)
         request, compacted, failure = await self._measure(
-            owner, snapshot.before(pending.position), ("user", pending.content), pending.position
+            owner, reading.before(pending.position), ("user", pending.content), pending.position
         )
         if request.usage.at_limit:
             raise ContextLimitError(request.usage, "limit_retry", failure)
         return PreparedSend(session_id, pending.id, request, compacted, failure)
 
     def record_reply(
-        self, owner: str, prepared: PreparedSend, reply: str, usage: ModelUsage
+        self, row: SessionRow, prepared: PreparedSend, reply: str, usage: ModelUsage
     ) -> ContextUsage:
-        """After a reply: remember what the model reported and store the new gauge reading.
+        """After a reply: remember what the model reported and set the new gauge reading on
+        ``row`` (the session, read by the caller in the unit of work that stores the reply and
+        saves the row).
 
         The model's count of the turn's first request (``first_input_tokens``) is compared with
         our estimate of the same request: the ratio scales later estimates up (never down), and
         the count is the floor of later readings, whose requests start with that one. The new
         reading is what the next request will hold: the request just sent plus the reply, not
-        what the turn's tool results added to it.
+        what the turn's tool results added to it. The estimate is additive, so that is the
+        request's estimate plus the reply's tokens: nothing is measured again.
         """
         request = prepared.request
-        history = [*request.history, ("assistant", reply)] if reply else request.history
-        raw = request.assembly.estimate(history)
-        with self._database.session() as session:
-            sessions = SessionRepository(session)
-            row = sessions.require(owner, prepared.session_id)
-            measured = usage.first_input_tokens
-            if measured is not None:
-                row.reported_prompt_tokens = measured
-                if request.estimated_tokens > 0:
-                    row.token_calibration = max(1.0, measured / request.estimated_tokens)
-            reading = budget_of(row, self._gateway.context_window()).reading(raw)
-            row.context_tokens = reading.context_tokens
-            sessions.save(row)
-            return reading
+        raw = request.estimated_tokens + (message_tokens(reply) if reply else 0)
+        measured = usage.first_input_tokens
+        if measured is not None:
+            row.reported_prompt_tokens = measured
+            if request.estimated_tokens > 0:
+                row.token_calibration = max(1.0, measured / request.estimated_tokens)
+        reading = budget_of(row, self._gateway.context_window()).reading(raw)
+        row.context_tokens = reading.context_tokens
+        return reading
 
     # -- explicit operations -------------------------------------------------------------------
 
     def state(self, owner: str, session_id: int) -> MemoryState:
         """The session's memory and the usage of its next request, read without writing."""
-        snapshot = self._snapshot(owner, session_id)
-        assert snapshot.row is not None
-        usage = self._usage(owner, snapshot)
-        return self._state(snapshot.row, usage, can_compact=bool(snapshot.history))
+        reading = self._read(owner, session_id)
+        return self._state_of(reading)
 
     def refresh_usage(self, owner: str, session_id: int) -> MemoryState:
         """Re-estimate the session's context as the next request would see it, and store it."""
-        state = self.state(owner, session_id)
         with self._database.session() as session:
-            sessions = SessionRepository(session)
-            row = sessions.require(owner, session_id)
-            row.context_tokens = state.usage.context_tokens
-            sessions.save(row)
+            row = SessionRepository(session).require(owner, session_id)
+            return self.refresh(session, owner, row)
+
+    def refresh(self, session: Session, owner: str, row: SessionRow) -> MemoryState:
+        """:meth:`refresh_usage` in the caller's unit of work (one that may write), for
+        ``row``, the owner's session it read: the reading is set on the row, and the row
+        saved."""
+        assert row.id is not None
+        reading = _Reading(
+            SessionSnapshot.read(session, owner, row.id), active_context_in(session, owner)
+        )
+        state = self._state_of(reading)
+        row.context_tokens = state.usage.context_tokens
+        SessionRepository(session).save(row)
         return state
 
     def baseline(self, owner: str) -> ContextUsage:
         """The usage a new, empty session starts from: system prompt and tool schemas."""
-        return self._usage(owner, SessionSnapshot(row=None))
+        reading = _Reading(SessionSnapshot(row=None), self._configuration.active_context(owner))
+        return self._usage(reading)
 
     async def compact(self, owner: str, session_id: int) -> MemoryState:
         """Summarise everything after the boundary now; with nothing there, no model call."""
-        snapshot = self._snapshot(owner, session_id)
-        if snapshot.history:
-            return await self._compact(owner, snapshot)
-        return self.refresh_usage(owner, session_id)
+        reading = await asyncio.to_thread(self._read, owner, session_id)
+        if reading.snapshot.history:
+            state, _ = await self._compact(owner, reading)
+            return state
+        return await completed_in_thread(self.refresh_usage, owner, session_id)
 
     async def set_mode(self, owner: str, session_id: int, mode: MemoryMode) -> MemoryState:
         """Persist the mode. Switching to ``manual`` compacts at once (if anything is after the
         boundary), and the mode changes only if that compaction succeeds."""
-        snapshot = self._snapshot(owner, session_id)
-        if mode is MemoryMode.MANUAL and snapshot.history:
-            try:
-                await self._compact(owner, snapshot)
-            except OncallError as error:
-                raise OncallError(
-                    "MEMORY_MODE_UNCHANGED", mode=snapshot.mode.value, detail=error
-                ) from None
-        with self._database.session() as session:
-            sessions = SessionRepository(session)
-            row = sessions.require(owner, session_id)
-            row.memory_mode = mode.value
-            sessions.save(row)
-        return self.refresh_usage(owner, session_id)
+        if mode is MemoryMode.MANUAL:
+            reading = await asyncio.to_thread(self._read, owner, session_id)
+            snapshot = reading.snapshot
+            if snapshot.history:
+                try:
+                    await self._compact(owner, reading)
+                except OncallError as error:
+                    raise OncallError(
+                        "MEMORY_MODE_UNCHANGED", mode=snapshot.mode.value, detail=error
+                    ) from None
+        return await completed_in_thread(self._save_mode, owner, session_id, mode)
 
     # -- assembly and estimates ------------------------------------------------------------------
 
     def assemble(self, owner: str, summary: str | None) -> Assembly:
         """The system prompt in its fixed order and the tools for this owner's selection;
         without tools when the model cannot call them."""
-        context = self._configuration.active_context(owner)
-        tools = self._gateway.tools_supported()
-        catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
-        return Assembly(
-            system_prompt=build_chat_system_prompt(
-                context.prompt.content, catalog, summary, tools_available=tools
-            ),
-            skills={s.skill.name: s.content for s in context.skills},
-            tools_enabled=tools,
-        )
+        return self._assembly(self._configuration.active_context(owner), summary)
 
-    def _request(self, owner: str, snapshot: SessionSnapshot, history: History) -> Request:
-        assembly = self.assemble(owner, snapshot.summary)
+    def _assembly(self, context: ActiveContext, summary: str | None) -> Assembly:
+        return assembly_of(context, summary, tools=self._gateway.tools_supported())
+
+    def _request(self, reading: _Reading, candidate: tuple[str, str]) -> Request:
+        """The request answering ``candidate`` after ``reading``'s history, and its estimate.
+
+        Runs on the caller's loop: it is CPU work only, and each text's estimate is cached."""
+        snapshot = reading.snapshot
+        assembly = self._assembly(reading.context, snapshot.summary)
         budget = budget_of(snapshot.row, self._gateway.context_window())
+        history = [*snapshot.history, candidate]
         return Request(assembly, history, budget, assembly.estimate(history))
 
-    def _usage(self, owner: str, snapshot: SessionSnapshot) -> ContextUsage:
-        return self._request(owner, snapshot, snapshot.history).usage
+    def _usage(self, reading: _Reading) -> ContextUsage:
+        """The reading of the session's next request, before its message is known."""
+        snapshot = reading.snapshot
+        assembly = self._assembly(reading.context, snapshot.summary)
+        budget = budget_of(snapshot.row, self._gateway.context_window())
+        return budget.reading(assembly.estimate(snapshot.history))
 
-    def _snapshot(self, owner: str, session_id: int | None) -> SessionSnapshot:
+    def _read(self, owner: str, session_id: int | None) -> _Reading:
+        """The session and the active context in one read (a selection that needs repair is
+        repaired first, in a unit of work of its own). Blocking: the async methods call it in a
+        worker thread. It also learns the window, which may ask the model server once."""
+        self._gateway.context_window()
         with self._database.read() as session:
-            return SessionSnapshot.read(session, owner, session_id)
+            snapshot = SessionSnapshot.read(session, owner, session_id)
+            context = read_active_context(session, owner)
+        if context is None:
+            context = self._configuration.repaired_active_context(owner)
+        return _Reading(snapshot, context)
+
+    def _state_of(self, reading: _Reading) -> MemoryState:
+        row = reading.snapshot.row
+        assert row is not None
+        return self._state(row, self._usage(reading), can_compact=bool(reading.snapshot.history))
 
     def _state(self, row: SessionRow, usage: ContextUsage, *, can_compact: bool) -> MemoryState:
         assert row.id is not None
@@ -253,7 +300,7 @@ class MemoryService:
     async def _measure(
         self,
         owner: str,
-        earlier: SessionSnapshot,
+        earlier: _Reading,
         candidate: tuple[str, str],
         until: int | None = None,
     ) -> tuple[Request, MemoryState | None, OncallError | None]:
@@ -261,43 +308,56 @@ class MemoryService:
         if the mode says so, and measure again. A failed compaction is reported, not raised:
         the send may still fit, and the 95% rule decides. ``until`` is the candidate's position
         when it is stored already (a retry)."""
-        request = self._request(owner, earlier, [*earlier.history, candidate])
+        request = self._request(earlier, candidate)
+        snapshot = earlier.snapshot
         due = (
-            earlier.row is not None
-            and bool(earlier.history)
+            snapshot.row is not None
+            and bool(snapshot.history)
             and should_auto_compact(
-                earlier.mode,
-                assistant_after_boundary=earlier.assistant_after_boundary,
+                snapshot.mode,
+                assistant_after_boundary=snapshot.assistant_after_boundary,
                 candidate=request.usage,
             )
         )
         if not due:
             return request, None, None
         try:
-            compacted = await self._compact(owner, earlier)
+            compacted, after = await self._compact(owner, earlier)
         except OncallError as error:
             log.warning(
-                "automatic compaction of session %s failed: %s", earlier.session_id, error.code
+                "automatic compaction of session %s failed: %s", snapshot.session_id, error.code
             )
             return request, None, error
-        after = self._snapshot(owner, earlier.session_id).before(until)
-        return self._request(owner, after, [*after.history, candidate]), compacted, None
+        return self._request(after.before(until), candidate), compacted, None
 
-    async def _compact(self, owner: str, snapshot: SessionSnapshot) -> MemoryState:
-        """Summarise ``snapshot``'s messages into the summary and move the boundary past them.
+    async def _compact(self, owner: str, reading: _Reading) -> tuple[MemoryState, _Reading]:
+        """Summarise ``reading``'s messages into the summary and move the boundary past them;
+        the state stored, and the session as it is after it (with ``reading``'s context).
 
         The summary commits only if the session is still as it was read (see
         :meth:`SessionSnapshot.changed_in`); otherwise it is discarded and the error says why.
         """
+        snapshot = reading.snapshot
+        row = snapshot.row
+        assert row is not None
+        transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
+        written = await summarise(
+            self._gateway, snapshot.summary, transcript, row.token_calibration
+        )
+        if written.truncated:
+            log.warning("the summary of session %s was cut at the model's length limit", row.id)
+        return await completed_in_thread(self._store_summary, owner, reading, written)
+
+    def _store_summary(
+        self, owner: str, reading: _Reading, written: Summary
+    ) -> tuple[MemoryState, _Reading]:
+        """One unit of work: check the session is as ``reading`` found it, store the summary
+        and the boundary, and measure the session's next request (with the configuration read
+        before the summary was written: a send goes on with the one it started with)."""
+        snapshot = reading.snapshot
         row = snapshot.row
         assert row is not None
         assert row.id is not None
-        transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
-        written = await self._summarise(snapshot.summary, transcript, row.token_calibration)
-        summary = written.text
-        if written.truncated:
-            log.warning("the summary of session %s was cut at the model's length limit", row.id)
-        assembly = self.assemble(owner, summary)  # before the write: it reads the configuration
         with self._database.session() as session:
             sessions = SessionRepository(session)
             try:
@@ -307,56 +367,25 @@ class MemoryService:
             changed = snapshot.changed_in(current, MessageRepository(session).count(current))
             if changed is not None:
                 raise _discarded(changed)
-            current.memory_summary = summary
+            current.memory_summary = written.text
             current.memory_summary_status = "truncated" if written.truncated else "complete"
             current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
             current.last_compacted_at = utcnow()
             current.reported_prompt_tokens = None  # that count was of the old, longer context
-            after = SessionSnapshot.read(session, owner, row.id)
-            budget = budget_of(current, self._gateway.context_window())
-            usage = budget.reading(assembly.estimate(after.history))
+            after = _Reading(SessionSnapshot.read(session, owner, row.id), reading.context)
+            usage = self._usage(after)
             current.context_tokens = usage.context_tokens
             sessions.save(current)
             log.info(
                 "session %s compacted through message %d", row.id, current.compacted_message_count
             )
-            return self._state(current, usage, can_compact=bool(after.history))
-
-    async def _summarise(
-        self, summary: str | None, transcript: History, calibration: float
-    ) -> Summary:
-        """The merged summary of ``summary`` and ``transcript``, a part of the transcript per
-        model call so that every request fits under the 95% limit with room for the answer."""
-        window = self._gateway.context_window()
-        limit = math.floor(ContextBudget(window).limit_tokens / max(1.0, calibration))
-        truncated = False
-        while True:
-            fixed = estimate_tokens(SUMMARY_INSTRUCTIONS, [("user", summary_request(summary, []))])
-            room = limit - fixed - SUMMARY_ROOM_TOKENS
-            if room < MIN_TRANSCRIPT_ROOM:
-                raise OncallError(
-                    "MEMORY_COMPACTION_FAILED",
-                    detail=f"the {window:,}-token window leaves no room to summarise in",
-                )
-            part, transcript = take_transcript(transcript, room)
-            try:
-                written = await self._gateway.summarize(
-                    SUMMARY_INSTRUCTIONS, summary_request(summary, part)
-                )
-            except OncallError as error:
-                raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
-            summary = clean_summary(written.text)
-            if not summary:
-                raise OncallError(
-                    "MEMORY_COMPACTION_FAILED", detail="the model returned no summary"
-                )
-            truncated = truncated or written.truncated
-            if not transcript:
-                return Summary(summary, truncated)
+            return self._state(current, usage, can_compact=bool(after.snapshot.history)), after
 
     def _store_user_message(
         self, owner: str, snapshot: SessionSnapshot, text: str, request: Request
     ) -> tuple[int, int]:
+        """One unit of work: the user message, at the session's next position, and the usage
+        of the request it is part of (already measured: nothing is estimated here)."""
         with self._database.session() as session:
             sessions = SessionRepository(session)
             if snapshot.row is None or snapshot.row.id is None:
@@ -371,6 +400,13 @@ class MemoryService:
             assert row.id is not None
             assert message.id is not None
             return row.id, message.id
+
+    def _save_mode(self, owner: str, session_id: int, mode: MemoryMode) -> MemoryState:
+        """One unit of work: the new mode, and the usage refreshed with it."""
+        with self._database.session() as session:
+            row = SessionRepository(session).require(owner, session_id)
+            row.memory_mode = mode.value
+            return self.refresh(session, owner, row)
 
 
 def _discarded(what: str) -> OncallError:

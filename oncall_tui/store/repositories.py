@@ -8,14 +8,20 @@ missing one (``None`` / ``False``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
 from oncall_tui.core.skills import SkillDocument
 from oncall_tui.errors import OncallError
 from oncall_tui.store.tables import ConfigurationRow, PromptRow, SkillRow, utcnow
+
+_SKILL_BODY = cast("QueryableAttribute[str]", SkillRow.content)
+"""The ``skill.content`` column as the mapped attribute it is at run time (SQLModel types it as
+``str``), for the loader option that leaves it out of listings."""
 
 
 class PromptRepository:
@@ -75,7 +81,16 @@ class SkillRepository:
         self._session = session
 
     def list(self, owner: str) -> Sequence[SkillRow]:
-        query = select(SkillRow).where(SkillRow.owner == owner).order_by(col(SkillRow.name))
+        """The owner's skills by name, without their bodies: ``content`` is not selected, and
+        reading it from a listed row raises instead of loading it. Listings and the
+        configuration view show a skill's fields only; a body is read by :meth:`get`,
+        :meth:`get_by_name` or :meth:`get_many`, for the skills that need it."""
+        query = (
+            select(SkillRow)
+            .where(SkillRow.owner == owner)
+            .options(defer(_SKILL_BODY, raiseload=True))
+            .order_by(col(SkillRow.name))
+        )
         return self._session.exec(query).all()
 
     def get(self, owner: str, skill_id: int) -> SkillRow | None:

@@ -8,15 +8,12 @@ import signal
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
-from oncall_tui.tui.collector import Collector
 from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -24,6 +21,7 @@ from oncall_tui.tui.warmup import warm_up_rendering
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
+    from oncall_tui.services.container import Services
 
 
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -42,28 +40,30 @@ class OncallApp(App[None]):
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
-        self.collector = Collector()
 
     def on_mount(self) -> None:
-        # Everything alive now (imports, styles, widgets) lives as long as the app: move it
-        # out of the collector's way, so the full passes CPython makes between replies stay
-        # short (during a reply there are none: see tui/collector.py).
-        gc.freeze()
-        self.run_worker(warm_up_rendering, thread=True, group="warm-up", exit_on_error=False)
+        self.call_after_refresh(self._warm_up)
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
             loop.add_signal_handler(number, self.exit)
 
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
-            self.collector.note_activity()  # a full collection waits until the user pauses
-        await super().on_event(event)
+    def _warm_up(self) -> None:
+        """After the first frame, in a thread: the costly first uses (see :mod:`.warmup`) and
+        the model stack, so the first reply waits for neither. Then everything alive lives as
+        long as the app, and is frozen: the garbage collector's full passes leave it out."""
+
+        def warm_up() -> None:
+            warm_up_rendering()
+            self.services.warm_up()
+            self.call_from_thread(gc.freeze)
+
+        self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def on_unmount(self) -> None:
         self.services.close()
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.services, self.collector, draft=self.draft)
+        return MainScreen(self.services, draft=self.draft)
 
     @property
     def main(self) -> MainScreen:
@@ -143,6 +143,8 @@ def build_app(
     settings: Settings, gateway: ModelGateway | None = None, *, draft: str = ""
 ) -> OncallApp:
     """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
+    from oncall_tui.services.container import Services
+
     return OncallApp(Services(settings, gateway=gateway), draft=draft)
 
 

@@ -175,6 +175,8 @@ class FakeOllama:
             self.models[model.name] = model
         self.responder = responder
         self.version = version
+        self.on_first_chunk: Callable[[], None] | None = None
+        """Called as the first streamed chunk of each reply is written (benches time it)."""
         self.requests: list[RecordedRequest] = []
         self._script: deque[Reply | str] = deque(replies)
         self._lock = threading.Lock()
@@ -447,8 +449,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for message in messages[: reply.drop_after]:
+        for index, message in enumerate(messages[: reply.drop_after]):
             time.sleep(reply.delay_per_chunk)
+            if index == 0 and self.fake.on_first_chunk is not None:
+                self.fake.on_first_chunk()
             self._write_chunk(
                 {"model": model, "created_at": _now(), "message": message, "done": False}
             )

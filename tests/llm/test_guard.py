@@ -11,8 +11,8 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from oncall_tui.core.memory import ContextBudget
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.guard import ContextGuard, is_withheld
-from oncall_tui.llm.tokens import as_pairs, estimate_tokens, message_tokens
+from oncall_tui.llm.guard import ContextGuard, as_pairs, is_withheld
+from oncall_tui.llm.tokens import estimate_tokens, message_tokens
 from tests.fakes.chat_model import ScriptedChatModel
 
 SYSTEM = "You help an on-call engineer."

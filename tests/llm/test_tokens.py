@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from oncall_tui.core.tokens import estimate_text_tokens
+from oncall_tui.llm.guard import as_pairs
 from oncall_tui.llm.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     TOOLS_OVERHEAD_TOKENS,
-    as_pairs,
     estimate_tokens,
     tool_schema_tokens,
 )
+from oncall_tui.llm.tool_specs import tool_schemas
 from oncall_tui.llm.tools import build_tools
 
 
@@ -26,18 +31,25 @@ def test_a_request_is_its_texts_plus_role_markers() -> None:
 
 def test_tools_add_their_schemas_and_the_templates_instructions() -> None:
     history = [("user", "what time is it?")]
-    tools = build_tools({"a": "body"})
+    tools = tool_schemas(skills_selected=True)
     without = estimate_tokens("sys", history)
     assert estimate_tokens("sys", history, tools) == (
         without + TOOLS_OVERHEAD_TOKENS + sum(tool_schema_tokens(tool) for tool in tools)
     )
-    assert estimate_tokens("sys", history, build_tools({})) < estimate_tokens("sys", history, tools)
+    fewer = tool_schemas(skills_selected=False)
+    assert estimate_tokens("sys", history, fewer) < estimate_tokens("sys", history, tools)
 
 
-def test_rebuilt_tools_estimate_the_same() -> None:
-    first = estimate_tokens("sys", [], build_tools({"a": "x"}))
-    second = estimate_tokens("sys", [], build_tools({"b": "a much longer skill body " * 50}))
-    assert first == second  # the body is not in the schema; only the call result carries it
+@pytest.mark.parametrize(
+    "skills", [{}, {"a": "x"}, {"b": "a much longer skill body " * 50, "c": "y"}]
+)
+def test_the_estimated_schemas_are_langchains_for_any_selection(skills: dict[str, str]) -> None:
+    """The estimate measures plain schemas (no LangChain needed); they are exactly what
+    LangChain makes of the tools a turn binds, key order included, whatever the skills and
+    their bodies (a body is not in the schema; only the call result carries it)."""
+    plain = tool_schemas(skills_selected=bool(skills))
+    converted = [convert_to_openai_tool(tool) for tool in build_tools(skills)]
+    assert [json.dumps(schema) for schema in plain] == [json.dumps(c) for c in converted]
 
 
 def test_estimate_is_monotonic_in_text_length() -> None:

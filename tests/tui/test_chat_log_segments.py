@@ -13,9 +13,9 @@ from textual.strip import Strip
 
 import oncall_tui.tui
 from oncall_tui.services.sessions import MessageView, ToolCallView
-from oncall_tui.tui.widgets.chat_log import ChatLog
-from oncall_tui.tui.widgets.log_entries import GUTTER
-from oncall_tui.tui.widgets.markdown import (
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.chat_log.entries import GUTTER
+from oncall_tui.tui.chat_log.markdown import (
     SEGMENT_CHARS,
     _fence_open,
     _RichMarkdown,
@@ -23,7 +23,6 @@ from oncall_tui.tui.widgets.markdown import (
     split_point,
     split_segments,
 )
-from oncall_tui.tui.widgets.message import MessageBlock
 from tests.tui.harness import wait_until
 
 
@@ -101,12 +100,12 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = await log.add_message("assistant", "", status="streaming")
+        block = log.add_message("assistant", "", status="streaming")
         for start in range(0, len(text), 37):  # odd-sized pieces cut words and fences anywhere
-            await block.append(text[start : start + 37])
+            block.append(text[start : start + 37])
             if start % 3700 == 0:
                 await pilot.pause(0.06)  # let the flush timer run now and then
-        await block.finish("complete")
+        block.finish("complete")
         await wait_until(pilot, lambda: block.status == "complete")  # the backlog is drawn first
         assert block.content == text
         body = block.body
@@ -127,12 +126,12 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = await log.add_message("assistant", "", status="streaming")
+        block = log.add_message("assistant", "", status="streaming")
         body = block.body
         widgets = set(app.screen.query("*"))
         tails: list[int] = []
         for start in range(0, len(text), 400):
-            await block.append(text[start : start + 400])
+            block.append(text[start : start + 400])
             await wait_until(pilot, lambda end=start + 400: block.shown_text == text[:end])
             tails.append(len(body.tail))
             assert split_point(body.tail, min_chars=1) is None  # the paragraph being written
@@ -148,9 +147,9 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = await log.add_message("assistant", "", status="streaming")
-        await block.append("partial answer")  # still buffered: the flush timer has not run
-        await block.finish("failed", note="model went away")
+        block = log.add_message("assistant", "", status="streaming")
+        block.append("partial answer")  # still buffered: the flush timer has not run
+        block.finish("failed", note="model went away")
         await wait_until(pilot, lambda: "model went away" in block.shown_text)
         assert block.content == "partial answer"  # the note is shown, not stored
         assert block.shown_text.startswith("partial answer")
@@ -164,7 +163,7 @@ async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("assistant", text)), earlier=0, boundary=0)
+        log.show_page(page(("assistant", text)), earlier=0, boundary=0)
         await pilot.pause()
         (block,) = log.messages
         assert len(block.body.segments) > 5
@@ -177,7 +176,7 @@ async def test_rendered_headings_sit_on_the_left() -> None:
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("assistant", "# Rollback\n\nrun it")), earlier=0, boundary=0)
+        log.show_page(page(("assistant", "# Rollback\n\nrun it")), earlier=0, boundary=0)
         await pilot.pause()
         drawn = texts(lines_of(log, log.messages[0]))
         assert drawn[0] == "assistant"
@@ -201,11 +200,11 @@ async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatc
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("user", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
-        streaming = await log.add_message("assistant", "", status="streaming")
-        await streaming.append("```\nkubectl get pods\nSELECT 1;\n")
+        log.show_page(page(("user", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
+        streaming = log.add_message("assistant", "", status="streaming")
+        streaming.append("```\nkubectl get pods\nSELECT 1;\n")
         await wait_until(pilot, lambda: "SELECT 1;" in streaming.shown_text)
-        await streaming.finish("complete")
+        streaming.finish("complete")
         await pilot.pause()
         sql_block, plain_block = log.messages
         plain = _line_with(lines_of(log, plain_block), "kubectl get pods")
@@ -231,7 +230,7 @@ async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arg
     app = LogApp()
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("assistant", "Done."), tools=calls), earlier=0, boundary=0)
+        log.show_page(page(("assistant", "Done."), tools=calls), earlier=0, boundary=0)
         await pilot.pause()
         (block,) = log.messages
 
@@ -262,7 +261,7 @@ async def test_enter_on_a_message_without_tool_calls_is_left_alone() -> None:
     app = LogApp()
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("user", "hello")), earlier=0, boundary=0)
+        log.show_page(page(("user", "hello")), earlier=0, boundary=0)
         log.focus()
         await pilot.pause()
         assert log.selected is log.messages[0]
@@ -284,7 +283,7 @@ async def test_keys_move_between_messages_and_the_earlier_line_loads_more() -> N
     async with app.run_test(size=(80, 12)) as pilot:
         log = app.query_one(ChatLog)
         messages = [("user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(12)]
-        await log.show_page(page(*messages), earlier=30, boundary=0)
+        log.show_page(page(*messages), earlier=30, boundary=0)
         log.focus()
         await pilot.pause()
         assert log.selected is log.messages[-1]  # the newest message in view
@@ -328,12 +327,12 @@ async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reo
     app = LogApp()
     async with app.run_test(size=(80, 40)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(page(("assistant", text)), earlier=0, boundary=0)
-        streamed = await log.add_message("assistant", "", status="streaming")
+        log.show_page(page(("assistant", text)), earlier=0, boundary=0)
+        streamed = log.add_message("assistant", "", status="streaming")
         for paragraph in text.split("\n\n"):  # a flush at every paragraph: the most segments
-            await streamed.append(paragraph + "\n\n")
+            streamed.append(paragraph + "\n\n")
             await wait_until(pilot, lambda: streamed.shown_text == streamed.content)
-        await streamed.finish("complete")
+        streamed.finish("complete")
         await wait_until(pilot, lambda: streamed.status == "complete")
         stored = log.messages[0]
         assert len(streamed.body.segments) > len(stored.body.segments)
@@ -345,25 +344,21 @@ async def test_loading_earlier_pages_keeps_the_view_and_the_selection() -> None:
     async with app.run_test(size=(80, 12)) as pilot:
         log = app.query_one(ChatLog)
         newest = [("user", f"new {i}") for i in range(6)]
-        await log.show_page(page(*newest), earlier=6, boundary=0)
+        log.show_page(page(*newest), earlier=6, boundary=0)
         log.focus()
         await pilot.pause()
         await pilot.press("up", "up")
         selected = log.selected
         top = log.scroll_offset.y
         in_view = log.line_at(top)
-        await log.prepend_page(
-            page(*[("user", f"old {i}") for i in range(3)]), earlier=3, boundary=0
-        )
+        log.prepend_page(page(*[("user", f"old {i}") for i in range(3)]), earlier=3, boundary=0)
         await pilot.pause()
         assert log.selected is selected  # the same message, not the same index
         assert log.line_at(log.scroll_offset.y) == in_view  # what was in view still is
         for _ in range(20):
             await pilot.press("up")
         assert log.cursor == 0  # the "earlier messages" line
-        await log.prepend_page(
-            page(*[("user", f"older {i}") for i in range(3)]), earlier=0, boundary=0
-        )
+        log.prepend_page(page(*[("user", f"older {i}") for i in range(3)]), earlier=0, boundary=0)
         await pilot.pause()
         assert log.earlier == 0
         assert log.selected is log.messages[0]  # nothing more to load: the oldest message
@@ -373,9 +368,7 @@ async def test_a_theme_change_redraws_kept_lines_in_the_new_colours() -> None:
     app = LogApp()
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
-        await log.show_page(
-            page(("assistant", "# Rollback\n\nrun `kubectl`")), earlier=0, boundary=0
-        )
+        log.show_page(page(("assistant", "# Rollback\n\nrun `kubectl`")), earlier=0, boundary=0)
         await pilot.pause()
         before = [log.render_line(y) for y in range(4)]  # drawn and kept
         app.theme = "textual-light" if app.current_theme.dark else "textual-dark"

@@ -16,11 +16,10 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
-from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
-from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import ScriptedChatModel, Turn
 from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
@@ -95,7 +94,7 @@ async def test_send_streams_the_reply_and_stores_both_messages(tmp_path: Path) -
         await wait_until(
             pilot,
             lambda: (
-                screen._runner is None
+                screen._sending is None
                 and len(blocks(screen)) == 2
                 and blocks(screen)[1].status == "complete"
             ),
@@ -129,7 +128,7 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await reply_under_way(pilot)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: screen._runner is None)
+        await wait_until(pilot, lambda: screen._sending is None)
         reply = blocks(screen)[1]
         await wait_until(pilot, lambda: reply.status == "interrupted")
         assert any("assistant · ⏸ interrupted" in line for line in drawn(screen.query_one(ChatLog)))
@@ -193,7 +192,7 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         app.query_one(Composer).text = "what next?"
         await pilot.press("enter")
         log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: screen._runner is None and log.boundary == 60)
+        await wait_until(pilot, lambda: screen._sending is None and log.boundary == 60)
         assert any("60 earlier messages summarised" in line for line in drawn(log))
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 60
         await pilot.press("ctrl+up")  # older messages are still there to read
@@ -329,6 +328,7 @@ async def test_a_late_start_up_load_does_not_switch_away_from_the_users_session(
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
+        await pilot.pause()  # the first frame, after which the start-up load begins
         await app.workers.wait_for_complete()
         chosen = seed_session(app, 1, title="the one the user picked")
         seed_session(app, 1, title="newest")
@@ -349,7 +349,7 @@ async def test_enter_right_behind_typed_text_sends_all_of_it(tmp_path: Path) -> 
         for character in "pods?":
             app.post_message(events.Key(character, character))
         app.post_message(events.Key("enter", "\r"))
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and screen._runner is None)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and screen._sending is None)
         assert blocks(screen)[0].content == "pods?"
         assert app.query_one(Composer).text == ""
 
@@ -376,4 +376,4 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
         assert reply.content == "Checking the pods"
         assert "RuntimeError" in reply.shown_text  # the catalogued message, as a note
         assert "RuntimeError" in status_text(screen)
-        await wait_until(pilot, lambda: screen.collector.streams == 0)  # the stream is over
+        await wait_until(pilot, lambda: screen._sending is None)  # the stream is over

@@ -10,9 +10,9 @@ from textual.widgets import OptionList, Static
 
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.models import ModelPicker
-from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
@@ -70,7 +70,7 @@ async def test_chat_through_the_real_ollama_client_updates_the_gauge(tmp_path: P
         async with app.run_test(size=SIZE) as pilot:
             screen = await send_when_ready(app, pilot, "status?")
             gauge = screen.query_one(ContextPanel).gauge
-            await wait_until(pilot, lambda: gauge.used >= 900 and screen._runner is None)
+            await wait_until(pilot, lambda: gauge.used >= 900 and screen._sending is None)
             assert gauge.window == 8192 == server.chat_requests[-1]["options"]["num_ctx"]
 
 
@@ -82,7 +82,7 @@ async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Pat
             screen = await send_when_ready(app, pilot, "walk me through it")
             await wait_until(pilot, lambda: "first" in reply_text(screen), timeout=30)
             await pilot.press("escape")
-            await wait_until(pilot, lambda: screen._runner is None, timeout=30)
+            await wait_until(pilot, lambda: screen._sending is None, timeout=30)
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)
@@ -94,7 +94,7 @@ async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Pat
             screen.query_one(Composer).text = "and now?"
             await pilot.press("enter")
             await wait_until(pilot, lambda: "Second answer." in reply_text(screen), timeout=30)
-            await wait_until(pilot, lambda: screen._runner is None)
+            await wait_until(pilot, lambda: screen._sending is None)
 
 
 def reply_text(screen: MainScreen) -> str:

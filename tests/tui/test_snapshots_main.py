@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from tests.tui.demo import GaugeApp, build_demo, demo_app
 from tests.tui.harness import wait_until

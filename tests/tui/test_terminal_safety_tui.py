@@ -17,12 +17,11 @@ from typing import Any
 from textual.pilot import Pilot
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
-from oncall_tui.tui.widgets.chat_log import ChatLog
 from oncall_tui.tui.widgets.dialogs import TextViewerDialog
-from oncall_tui.tui.widgets.message import MessageBlock
 from tests.tui.harness import scripted_app, seed_session, wait_until
 
 SIZE = (140, 44)

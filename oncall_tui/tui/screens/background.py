@@ -1,18 +1,27 @@
-"""A screen that calls services off the UI thread and reports in a status line."""
+"""A screen that calls services off the UI thread and reports in a status line.
+
+The TUI calls services one way: in an async worker, awaiting a synchronous service method
+through ``asyncio.to_thread`` (or an asynchronous one directly: those keep their database work
+off the event loop themselves), then acting on the result on the UI's loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from textual import on
+from textual import on, work
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
-from oncall_tui.services.container import Services
 from oncall_tui.tui.widgets.plain_text import PlainText
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 T = TypeVar("T")
 
@@ -25,17 +34,19 @@ class BackgroundScreen(Screen[None]):
         self.services = services
 
     def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
-        """Run ``call`` in a thread worker; ``then(result)`` runs on the UI thread."""
+        """Run ``call`` in a thread; ``then(result)`` runs on the UI's loop after it."""
+        self._call_service(call, then)
 
-        def job() -> None:
-            try:
-                result = call()
-            except OncallError as error:
-                self.app.call_from_thread(self.show_error, error)
-                return
-            self.app.call_from_thread(then, result)
-
-        self.run_worker(job, thread=True, exit_on_error=False, group="services")
+    @work(group="services", exit_on_error=False)
+    async def _call_service(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
+        try:
+            result = await asyncio.to_thread(call)
+        except OncallError as error:
+            self.show_error(error)
+            return
+        outcome = then(result)
+        if inspect.isawaitable(outcome):
+            await outcome
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from oncall_tui.errors import OncallError
-from oncall_tui.services.container import Services
 from oncall_tui.tui.widgets.dialogs import ErrorText
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 
 class FlowScreen(Screen[None]):

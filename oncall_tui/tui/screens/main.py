@@ -1,46 +1,27 @@
 """The main screen: sessions on the left, the chat in the centre, the context panel on the right.
 
-Every service call runs in a thread worker and reports back on the UI thread; a send runs
-through :class:`ChatRunner`. Text typed in the composer is cleared only once the service has
-stored it, so a rejected send (95% limit, Ollama down, bad input) leaves it where it was.
+Service calls run off the UI's loop (see :mod:`.background`); a send is an async worker (see
+:mod:`.chat_actions`). Text typed in the composer is cleared only once the service has stored
+it, so a rejected send (95% limit, Ollama down, bad input) leaves it where it was.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
 from textual.widgets import Footer
 
-from oncall_tui.core.events import (
-    ChatEvent,
-    CompactionFailed,
-    ContextLimitReached,
-    MemoryCompacted,
-    ReplyDone,
-    ReplyFailed,
-    TokenDelta,
-    ToolFinished,
-    ToolStarted,
-    ToolsUnavailable,
-    UsageReported,
-    UserMessageStored,
-)
 from oncall_tui.core.memory import ContextUsage, MemoryState
-from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.services.sessions import MessageView, SessionView
-from oncall_tui.tui.collector import Collector
-from oncall_tui.tui.runner import ChatEventsArrived, ChatRunner, SendEnded
-from oncall_tui.tui.screens.memory_actions import MemoryActions
-from oncall_tui.tui.widgets.chat_log import ChatLog
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
-from oncall_tui.tui.widgets.message import MessageBlock
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 
@@ -48,11 +29,9 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 PAGE_SIZE = 40
-TIDY_SECONDS = 1.0
-"""A full garbage collection runs this long after start-up or a reply, not during either."""
 
 
-class MainScreen(MemoryActions):
+class MainScreen(ChatActions):
     AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
@@ -71,17 +50,13 @@ class MainScreen(MemoryActions):
         Binding("ctrl+r", "retry", "Retry", show=False),
     ]
 
-    def __init__(self, services: Services, collector: Collector, draft: str = "") -> None:
+    def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__(services)
         self._draft = draft
         self.session_id: int | None = None
         self.memory: MemoryState | None = None
         self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
-        self._runner: ChatRunner | None = None
-        self._reply: MessageBlock | None = None
         self._oldest_loaded: int | None = None
-        self.collector = collector
-        self._tidy_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -101,9 +76,13 @@ class MainScreen(MemoryActions):
             composer.text = self._draft
             composer.move_cursor(composer.document.end)
         composer.focus()
-        self.load_sessions(open_newest=True)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """What needs the database or the network waits until the screen is up: the user can
+        type from the first frame."""
+        self.load_sessions(open_newest=self.session_id is None and self._sending is None)
         self.check_ollama()
-        self._tidy_soon()
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
@@ -113,7 +92,7 @@ class MainScreen(MemoryActions):
         def done(sessions: list[SessionView]) -> None:
             listing = self.query_one(SessionList)
             listing.sessions = tuple(sessions)
-            user_moved_on = self._runner is not None or self.session_id != started
+            user_moved_on = self._sending is not None or self.session_id != started
             target = select
             if open_newest and listing.sessions and not user_moved_on:
                 target = listing.sessions[0].id
@@ -139,10 +118,10 @@ class MainScreen(MemoryActions):
             page = self.services.sessions.messages(owner, session_id, limit=PAGE_SIZE)
             return page, view.message_count - len(page), view.compacted_message_count
 
-        async def show(result: tuple[list[MessageView], int, int]) -> None:
+        def show(result: tuple[list[MessageView], int, int]) -> None:
             page, earlier, boundary = result
             self._oldest_loaded = page[0].position if page else None
-            await self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
+            self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
 
         self._in_thread(fetch, show)
         self.refresh_context()
@@ -178,7 +157,6 @@ class MainScreen(MemoryActions):
                 version = services.server_version()
             except OncallError:
                 return None
-            services.warm_up()  # the first send should not wait for the model stack to load
             return version
 
         def show(version: str | None) -> None:
@@ -196,7 +174,7 @@ class MainScreen(MemoryActions):
     @on(Composer.Submitted)
     def _submit(self, event: Composer.Submitted) -> None:
         lang = self.services.settings.lang
-        if self._runner is not None:
+        if self._sending is not None:
             self._set_status("A reply is still streaming; Esc cancels it.", error=True)
             return
         gauge = self.query_one(ContextPanel).gauge
@@ -217,137 +195,17 @@ class MainScreen(MemoryActions):
             self.check_ollama()
             return
         self._set_status("Sending…")
-        self.collector.stream_started()  # no full garbage collection until the reply is in
-        self._start_send(self.session_id, event.text)
+        self.start_send(self.session_id, event.text)
 
-    @work(thread=True, exclusive=True, group="chat", exit_on_error=False)
-    def _start_send(self, session_id: int | None, text: str | None) -> None:
-        runner = ChatRunner(self.services, self)
-        self._runner = runner
-        runner.run(session_id, text)
-
-    async def on_chat_events_arrived(self, message: ChatEventsArrived) -> None:
-        for event in message.events:
-            await self._apply(event)
-
-    async def _apply(self, event: ChatEvent) -> None:
-        log = self.query_one(ChatLog)
-        if isinstance(event, MemoryCompacted):
-            await log.mark_boundary(event.compacted_message_count)
-            self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
-        elif isinstance(event, UserMessageStored):
-            self.query_one(Composer).clear()
-            self._set_status("")
-            if self.session_id != event.session_id:
-                self.session_id = event.session_id
-                self.load_sessions(select=None)
-                self.query_one(SessionList).current = event.session_id
-            self._reply = await log.add_exchange(event.content)
-        elif isinstance(event, TokenDelta):
-            await (await self._replying()).append(event.text)
-        elif isinstance(event, ToolStarted):
-            await (await self._replying()).add_tool(event.call_id, event.name, event.arguments)
-        elif isinstance(event, ToolFinished) and self._reply is not None:
-            self._reply.finish_tool(event.call_id, event.summary, event.status)
-        elif isinstance(event, UsageReported):
-            self.query_one(ContextPanel).gauge.update_usage(
-                event.usage.context_tokens, event.usage.context_window_tokens
-            )
-        elif isinstance(event, ReplyDone) and self._reply is not None:
-            await self._reply.finish(event.status)
-        elif isinstance(event, CompactionFailed | ToolsUnavailable):
-            self.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
-        elif isinstance(event, ReplyFailed):
-            await self._failed(event)
-        elif isinstance(event, ContextLimitReached):
-            self._set_status(event.message, error=True)
-            usage = event.usage
-            self.query_one(ContextPanel).gauge.update_usage(
-                usage.context_tokens, usage.context_window_tokens
-            )
-
-    async def _replying(self) -> MessageBlock:
-        """The streaming reply; a retry's first piece starts it (it stores no user message)."""
-        if self._reply is None:
-            self._set_status("")
-            self._reply = await self.query_one(ChatLog).add_reply()
-        return self._reply
-
-    async def _failed(self, event: ReplyFailed) -> None:
-        """The message is stored (it is in the log): it is not given back to the composer,
-        where Enter would store it a second time."""
-        self._set_status(event.message, error=True)
-        if self._reply is not None:
-            await self._reply.finish("failed", note=event.message)
-        if event.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
-            self.check_ollama()
-
-    async def on_send_ended(self, message: SendEnded) -> None:
-        self._runner = None
-        if message.error is not None:
-            self.show_error(message.error)
-            if self._reply is not None and not self._reply.ended:  # a fault mid-reply
-                note = message.error.message(self.services.settings.lang)
-                await self._reply.finish("failed", note=note)
-        elif message.cancelled and self._reply is not None:
-            await self._reply.finish("interrupted")
-            self._set_status("Reply cancelled; the partial answer is kept.")
-        elif self.query_one("#status", PlainText).has_class("-error") is False:
-            self._set_status("")
-        reply, self._reply = self._reply, None
-        self._settle_after(reply)
-
-    @work(group="settle")
-    async def _settle_after(self, reply: MessageBlock | None) -> None:
-        """Once the reply is drawn (a fast model leaves a backlog of text to draw), the sessions
-        and the context panel are brought up to date: done while the reply is still being drawn,
-        their repaints would widen the log's frames to the whole screen. The stream is then over
-        for the garbage collector too: its full pass may run once things are quiet."""
-        if reply is not None:
-            await reply.drawn.wait()
-        self.load_sessions()
-        self.refresh_context()
-        self.collector.stream_ended()
-        self._tidy_soon()
-
-    def _tidy_when_quiet(self) -> None:
-        """A full garbage collection once nothing streams and the user pauses (see collector)."""
-        self._tidy_timer = None
-        if self.collector.streams == 0 and not self.collector.tidy():
-            self._tidy_timer = self.set_timer(TIDY_SECONDS, self._tidy_when_quiet)
-
-    def _tidy_soon(self) -> None:
-        if self._tidy_timer is None:
-            self._tidy_when_quiet()
-
-    @on(MemoryActions.MemoryChanged)
-    def _memory_changed(self, event: MemoryActions.MemoryChanged) -> None:
+    @on(ChatActions.MemoryChanged)
+    def _memory_changed(self, event: ChatActions.MemoryChanged) -> None:
         self.open_session(event.session_id)
-
-    def on_unmount(self) -> None:
-        if self._runner is not None:  # quitting mid-reply keeps it, marked interrupted
-            self._runner.stop()
-
-    def action_retry(self) -> None:
-        """Answer the open session's last message again; the service says if there is none."""
-        if self._runner is not None:
-            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
-        elif self.session_id is not None:
-            self._set_status("Retrying…")
-            self.collector.stream_started()
-            self._start_send(self.session_id, None)
-
-    def action_cancel_reply(self) -> None:
-        if self._runner is not None:
-            self._runner.cancel()
-        else:
-            self.query_one(Composer).focus()
 
     # -- sessions -----------------------------------------------------------------------------
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
-        if self._runner is None:
+        if self._sending is None:
             self.open_session(event.session_id)
             self.query_one(Composer).focus()
 
@@ -356,7 +214,7 @@ class MainScreen(MemoryActions):
         self._confirm_delete(event.session_id)
 
     def action_new_session(self) -> None:
-        if self._runner is None:
+        if self._sending is None:
             self.open_session(None)
             self.query_one(Composer).focus()
 
@@ -417,11 +275,11 @@ class MainScreen(MemoryActions):
             )
             return page, self.services.sessions.get(owner, session_id).compacted_message_count
 
-        async def show(result: tuple[list[MessageView], int]) -> None:
+        def show(result: tuple[list[MessageView], int]) -> None:
             page, boundary = result
             if page:
                 self._oldest_loaded = page[0].position
-                await self.query_one(ChatLog).prepend_page(
+                self.query_one(ChatLog).prepend_page(
                     page, earlier=page[0].position, boundary=boundary
                 )
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
-from textual import on
+from textual import on, work
 from textual.message import Message
+from textual.worker import Worker
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.tui.runner import ChatRunner
+from oncall_tui.errors import OncallError
 from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 
@@ -27,19 +27,27 @@ class MemoryActions(BackgroundScreen):
 
     session_id: int | None = None
     memory: MemoryState | None = None
-    _runner: ChatRunner | None = None
+    _sending: Worker[None] | None = None
+    """The send in progress, if any: memory is left alone while a reply streams."""
 
-    def _memory_call(self, call: Callable[[int], object]) -> None:
+    def _memory_call(self, call: Callable[[int], Awaitable[MemoryState]]) -> None:
         session_id = self.session_id
-        if session_id is None or self._runner is not None:
+        if session_id is None or self._sending is not None:
             return
         self._set_status("Working on the session memory…")
+        self._run_memory_call(session_id, call)
 
-        def done(state: object) -> None:
-            self._set_status("")
-            self.post_message(self.MemoryChanged(session_id))
-
-        self._in_thread(lambda: asyncio.run(call(session_id)), done)  # type: ignore[arg-type]
+    @work(group="memory", exit_on_error=False)
+    async def _run_memory_call(
+        self, session_id: int, call: Callable[[int], Awaitable[MemoryState]]
+    ) -> None:
+        try:
+            await call(session_id)
+        except OncallError as error:
+            self.show_error(error)
+            return
+        self._set_status("")
+        self.post_message(self.MemoryChanged(session_id))
 
     def action_compact(self) -> None:
         owner = self.services.owner

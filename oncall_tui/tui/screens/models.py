@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,7 +16,9 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.services.container import Services
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -40,15 +45,14 @@ class ModelPicker(ModalScreen[str | None]):
         self.query_one(OptionList).focus()
         self.load_models()
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load_models(self) -> None:
+    @work(exclusive=True, exit_on_error=False)
+    async def load_models(self) -> None:
         try:
-            names = self.services.installed_models()
+            names = await asyncio.to_thread(self.services.installed_models)
         except OncallError as error:
-            self.app.call_from_thread(self._show, [], error.message(self.lang))
+            self._show([], error.message(self.lang))
             return
-        note = "" if names else "Ollama has no models yet: run `ollama pull NAME`."
-        self.app.call_from_thread(self._show, names, note)
+        self._show(names, "" if names else "Ollama has no models yet: run `ollama pull NAME`.")
 
     def _show(self, names: list[str], note: str) -> None:
         options = self.query_one(OptionList)

@@ -8,7 +8,7 @@ that would replace unsaved text (another prompt, a new one, leaving) asks first.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -21,11 +21,13 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
-from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 ACTIVE_MARK = "●"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -24,7 +24,6 @@ from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import find_named_file, read_file
-from oncall_tui.services.container import Services
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.flows import FlowScreen
@@ -34,6 +33,9 @@ from oncall_tui.tui.widgets.dialogs import (
     FileBrowserDialog,
     TextViewerDialog,
 )
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
 
 MIN_DESCRIPTION_CELLS = 16
 """The table clips descriptions to the screen's width (never below this); the pane below

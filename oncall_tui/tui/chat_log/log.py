@@ -1,10 +1,13 @@
 """The chat log: the open page of a session, every message drawn by one scrolling widget.
 
-Each message keeps its lines (see :mod:`message`), and the log draws the lines in view from
-them: a frame redraws one widget's visible lines, however many messages the page holds and
-however long the reply streaming into it. Long sessions mount lazily: a session opens on its
-newest page and older pages are added above on request, so a session with 10,000 messages opens
-as fast as one with 20.
+Each message keeps its lines (see :mod:`.message`), and the log draws the lines in view from
+them through ``render_line``, with a cache of drawn lines as Textual's ``RichLog`` keeps: a
+frame draws only lines it has not drawn before, however many messages the page holds and
+however long the reply streaming into it. Streamed text is drawn on one flush timer: at once
+when nothing was drawn for :data:`FLUSH_SECONDS` (the first words of a reply), else joined
+until that much time has passed. Long sessions mount lazily: a session opens on its newest page
+and older pages are added above on request, so a session with 10,000 messages opens as fast as
+one with 20.
 
 Keys, with the log focused (shift+Tab from the composer): up and down move between messages,
 ``c`` copies the selected one, Enter shows its tool calls' arguments (or loads earlier messages,
@@ -14,19 +17,21 @@ on the line that offers them). A click selects a message; a click on a tool line
 from __future__ import annotations
 
 import itertools
+import time
 from bisect import bisect_right
 from collections.abc import Sequence
 
 from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 
 from oncall_tui.services.sessions import MessageView
-from oncall_tui.tui.widgets.drawn_lines import Drawing, DrawnLines
-from oncall_tui.tui.widgets.log_entries import (
+from oncall_tui.tui.chat_log.entries import (
     Divider,
     Earlier,
     Entry,
@@ -36,9 +41,13 @@ from oncall_tui.tui.widgets.log_entries import (
     page_entries,
     text_width,
 )
-from oncall_tui.tui.widgets.message import MessageBlock
-from oncall_tui.tui.widgets.scrollbar import move_quietly
+from oncall_tui.tui.chat_log.message import MessageBlock
 
+FLUSH_SECONDS = 0.05
+"""Streamed text is drawn at most this often: about the rate a reader follows, and far below
+the frame budget at any speed a local model writes."""
+CACHED_LINES = 1024
+"""Drawn lines kept (a few screens): scrolling back over them draws nothing again."""
 _generations = itertools.count(1)
 
 
@@ -78,9 +87,12 @@ class ChatLog(ScrollView, can_focus=True):
         self._heights: list[int] = []
         self._width = 0
         self._styles: LogStyles | None = None
-        self._drawn = DrawnLines()
-        self.paints = 0
-        """How many times a frame has painted the log (a streaming reply waits for one)."""
+        self._lines: LRUCache[tuple[int, int, int | None, int], Strip] = LRUCache(CACHED_LINES)
+        """Drawn lines by (line of the log, width, entry drawn selected, styles generation)."""
+        self._waiting: set[MessageBlock] = set()
+        """Messages with something to draw at the next flush."""
+        self._flush_timer: Timer | None = None
+        self._flushed_at = 0.0
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -102,16 +114,12 @@ class ChatLog(ScrollView, can_focus=True):
     def clear_log(self) -> None:
         self._replace([Earlier(0)])
 
-    async def show_page(
-        self, messages: Sequence[MessageView], *, earlier: int, boundary: int
-    ) -> None:
+    def show_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Replace the log with one page (the newest) of a session."""
         self._replace([Earlier(earlier), *page_entries(messages, boundary)])
         self.anchor()
 
-    async def prepend_page(
-        self, messages: Sequence[MessageView], *, earlier: int, boundary: int
-    ) -> None:
+    def prepend_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Add an older page above; what is in view stays in view."""
         before = self._total
         added = page_entries(messages, boundary)
@@ -127,30 +135,26 @@ class ChatLog(ScrollView, can_focus=True):
         if not self.is_vertical_scroll_end:
             self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
 
-    async def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
-        block = MessageBlock(role, content, status=status)
-        self._insert(len(self.entries), [block])
-        self._relayout()
-        self.anchor()
-        return block
+    def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
+        return self._append([MessageBlock(role, content, status=status)])
 
-    async def add_exchange(self, question: str) -> MessageBlock:
+    def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
         reply = MessageBlock("assistant", "", status="streaming")
-        self._insert(len(self.entries), [MessageBlock("user", question), reply])
-        self._relayout()
-        self.anchor()
+        self._append([MessageBlock("user", question), reply])
         return reply
 
-    async def add_reply(self) -> MessageBlock:
+    def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
-        reply = MessageBlock("assistant", "", status="streaming")
-        self._insert(len(self.entries), [reply])
+        return self._append([MessageBlock("assistant", "", status="streaming")])
+
+    def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
+        self._insert(len(self.entries), blocks)
         self._relayout()
         self.anchor()
-        return reply
+        return blocks[-1]
 
-    async def mark_boundary(self, count: int) -> None:
+    def mark_boundary(self, count: int) -> None:
         """After a compaction: move the divider to stand above message ``count``."""
         self.entries = [entry for entry in self.entries if not isinstance(entry, Divider)]
         at = (
@@ -164,7 +168,11 @@ class ChatLog(ScrollView, can_focus=True):
         self._relayout()
 
     def _replace(self, entries: list[Entry]) -> None:
+        for entry in self.entries:
+            if isinstance(entry, MessageBlock):
+                entry.listener = None
         self.entries = []
+        self._waiting.clear()
         self.cursor = None
         self._insert(0, entries)
         self._relayout()
@@ -173,45 +181,63 @@ class ChatLog(ScrollView, can_focus=True):
     def _insert(self, index: int, entries: Sequence[Entry]) -> None:
         for entry in entries:
             if isinstance(entry, MessageBlock):
-                entry.attach(self)
+                entry.listener = self._message_changed
         self.entries[index:index] = entries
 
-    def message_changed(self, block: MessageBlock, first: int = 0) -> None:
-        """A message's lines from row ``first`` on changed (streamed text, a tool call, its
-        status); the lines above it, and the entries above the message, are drawn as they were."""
-        if self._width <= 0 or block not in self.entries:
+    # -- changes and the flush -------------------------------------------------------------------
+
+    def _message_changed(self, block: MessageBlock) -> None:
+        """A message has something new to draw: streamed text and endings wait for the flush
+        (at once if none ran for FLUSH_SECONDS); other changes (a tool line, its details) are
+        drawn now."""
+        if not block.waiting:
+            self._redraw(block)
             return
-        index = len(self.entries) - 1 if self.entries[-1] is block else self.entries.index(block)
-        height = self._entry_height(block)
+        self._waiting.add(block)
+        if self._flush_timer is None:
+            wait = FLUSH_SECONDS - (time.monotonic() - self._flushed_at)
+            if wait <= 0:
+                self._flush()
+            else:
+                self._flush_timer = self.set_timer(wait, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        self._flushed_at = time.monotonic()
+        waiting, self._waiting = self._waiting, set()
+        for block in waiting:
+            block.flush()
+            self._redraw(block)
+
+    def flush_now(self) -> None:
+        """Draw whatever waits, now (a test, or a screen about to read what is shown)."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        self._flush()
+
+    def _redraw(self, block: MessageBlock) -> None:
+        """Forget the lines of ``block`` that changed and those after them if it grew."""
+        first = block.take_changes()
+        if first is None or self._width <= 0 or block not in self.entries:
+            return
         if self.scrollable_content_region.width != self._width:
             self._relayout()
             return
+        index = len(self.entries) - 1 if self.entries[-1] is block else self.entries.index(block)
+        height = self._entry_height(block)
         self._forget_from(self._starts[index] + first)
-        if height != self._heights[index]:  # the entries after it move: nothing else changes
+        if height != self._heights[index]:  # the entries after it move down
             self._heights[index] = height
             for after in range(index, len(self.entries)):
                 self._starts[after + 1] = self._starts[after] + self._heights[after]
             self._set_virtual_height(self._total)
-            self.refresh()
-        else:
-            start = self._starts[index] - self.scroll_offset.y
-            self.refresh(Region(0, start, self.size.width, height))
-        self._draw_ahead()
-
-    def _draw_ahead(self) -> None:
-        """Draw the lines now in view, so that the frame that follows finds them drawn: the
-        work of a streamed reply's new lines is done by its flush, not by the frame."""
-        for row in range(self.scrollable_content_region.height):
-            self.render_line(row)
-
-    def render_ahead(self, block: MessageBlock) -> None:
-        """Render a message's new text now, in a step of its own; a later step shows it."""
-        if self._width > 0:
-            self._entry_height(block)
+        self.refresh()
 
     def _forget_from(self, y: int) -> None:
         """Drop the drawn lines from line ``y`` of the log on."""
-        self._drawn.forget_from(y)
+        keys = self._lines.keys()  # an LRUCache is not iterable itself
+        for key in [key for key in keys if key[0] >= y]:
+            self._lines.discard(key)
 
     # -- layout ----------------------------------------------------------------------------------
 
@@ -228,39 +254,16 @@ class ChatLog(ScrollView, can_focus=True):
             return
         self._heights = [self._entry_height(entry) for entry in self.entries]
         self._starts = [0, *itertools.accumulate(self._heights)]
-        self._drawn.clear()
+        self._lines.clear()
         self._set_virtual_height(self._total)
         self.refresh()
 
     def _set_virtual_height(self, height: int) -> None:
-        """Grow or shrink the scrollable area, following the end if the view is there.
-
-        Setting ``virtual_size`` lays out the whole screen (every widget on it), which a reply
-        would do on every flush; only the log and its scrollbar change, so unless the scrollbar
-        comes or goes they are updated here and the layout is skipped."""
-        size = Size(self._width, height)
-        if size == self.virtual_size:
-            return
+        """Grow or shrink the scrollable area, following the end if the view was there."""
         following = self.is_anchored and self.scroll_offset.y >= self.max_scroll_y
-        scrollbar = (
-            self.styles.overflow_y == "scroll" or height > self.scrollable_content_region.height
-        )
-        if scrollbar != self.show_vertical_scrollbar or size.width != self.virtual_size.width:
-            self.virtual_size = size
-        else:
-            self.set_reactive(ChatLog.virtual_size, size)
-            if scrollbar:  # moved at once to where following the end takes it
-                end = max(0, height - self.scrollable_content_region.height)
-                move_quietly(
-                    self.vertical_scrollbar, virtual=height, position=end if following else None
-                )
+        self.virtual_size = Size(self._width, height)
         if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        if self.show_vertical_scrollbar:  # Textual then moves the bar: a repaint only if needed
-            move_quietly(self.vertical_scrollbar, position=new_value)
-        super().watch_scroll_y(old_value, new_value)
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:
@@ -268,7 +271,6 @@ class ChatLog(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._drawn.clear()
         self._styles = None  # a theme or class change: lines are drawn again in the new styles
         if self.is_mounted:
             self.call_after_refresh(self._relayout)
@@ -282,44 +284,26 @@ class ChatLog(ScrollView, can_focus=True):
 
     # -- drawing ---------------------------------------------------------------------------------
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines in view, drawn by the log (see :class:`DrawnLines`) rather than through
-        Textual's styling of each line, which would process every line in view again on every
-        frame of a streaming reply."""
-        self.paints += 1
-        # Once per repaint, not per line: the style walks every ancestor.
-        width, focused = self.scrollable_content_region.width, self.has_focus
-        self._drawn.begin(
-            Drawing(
-                width,
-                self.rich_style,
-                self._current() if focused else None,
-                focused,
-                tuple(self.get_line_filters()),
-                self.background_colors[1],
-            ),
-            range(self.scroll_offset.y + crop.y, self.scroll_offset.y + crop.bottom),
-        )
-        lines = [self.render_line(y) for y in crop.line_range]
-        if crop.column_span != (0, width):
-            lines = [line.crop(*crop.column_span) for line in lines]
-        return lines
-
     def render_line(self, y: int) -> Strip:
-        """Line ``y`` of the view: drawn lines are kept, so as a reply streams in, only its
-        new lines are drawn (a frame scrolls the rest)."""
-        laid_out = self._drawn.drawing.width == self._width
-        return self._drawn.line(
-            y + self.scroll_offset.y, self.line_at if laid_out else lambda _: None
-        )
+        """Line ``y`` of the view, drawn once and then kept until it changes."""
+        line_y = y + self.scroll_offset.y
+        styles = self.styles_of_lines
+        selected = self._current() if self.has_focus else None
+        key = (line_y, self._width, selected, styles.palette.generation)
+        line = self._lines.get(key)
+        if line is None:
+            line = self._line_at(line_y, selected) or Strip.blank(self._width)
+            self._lines.set(key, line)
+        return line.apply_style(self.rich_style)
 
     def line_at(self, y: int) -> Strip | None:
         """Line ``y`` of the whole log (not only the part in view), or None past its end."""
-        if not 0 <= y < self._total:
+        return self._line_at(y, self._current() if self.has_focus else None)
+
+    def _line_at(self, y: int, selected: int | None) -> Strip | None:
+        if not 0 <= y < self._total or self._width != self.scrollable_content_region.width:
             return None
         index = bisect_right(self._starts, y) - 1
-        drawing = self._drawn.drawing
-        selected = drawing.focused and index == drawing.cursor
         return entry_line(
             self.entries[index],
             y - self._starts[index],
@@ -327,7 +311,7 @@ class ChatLog(ScrollView, can_focus=True):
             self.app,
             self._width,
             self.styles_of_lines,
-            selected=selected,
+            selected=index == selected,
         )
 
     # -- selection -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.services.sessions import MessageView
-from oncall_tui.tui.widgets.message import MessageBlock, Palette, text_line
+from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
 
 GUTTER = 3
 """Cells left of a message's text: a space, the selection bar, a space."""

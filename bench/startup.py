@@ -1,0 +1,124 @@
+"""Start-up to interactive, against a bare Textual app: figures, asserting nothing.
+
+Each run is a fresh ``python`` process that imports an app, runs it headless at 120x36 and
+notes the moment its first frame has been drawn with the text area focused (interactive: keys
+go to the composer), then exits. The bare app is Textual's own header, text area and footer.
+Runs alternate between the two, so that both meet the same load on a shared machine; the
+figures are medians of ``--runs`` each, from the moment the process was started, and each
+process's peak resident memory.
+
+    python bench/startup.py [--runs 10]
+
+Target: oncall-tui within 1.5 times the bare app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def bare_app() -> Any:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, TextArea
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield TextArea(id="composer")
+            yield Footer()
+
+        def on_mount(self) -> None:
+            self.query_one(TextArea).focus()
+
+    return Bare()
+
+
+def oncall_app(workdir: str) -> Any:
+    from oncall_tui.settings import Settings
+    from oncall_tui.tui.app import build_app
+
+    settings = Settings(
+        db_path=Path(workdir) / "oncall.db", user="bench", ollama_url="http://127.0.0.1:9"
+    )
+    return build_app(settings)
+
+
+def child(kind: str, workdir: str) -> None:
+    """Run one app until its first frame is drawn with the composer focused; print when."""
+    app = bare_app() if kind == "bare" else oncall_app(workdir)
+    drawn: list[float] = []
+
+    def first_frame() -> None:
+        focused = app.focused
+        if focused is not None and focused.id == "composer":
+            drawn.append(time.monotonic())
+            app.exit()
+        else:
+            app.call_after_refresh(first_frame)
+
+    async def when_mounted() -> None:
+        app.call_after_refresh(first_frame)
+
+    app.call_later(when_mounted)
+    app.run(headless=True, size=(120, 36))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"interactive": drawn[0], "peak_mib": peak}))
+
+
+def run(kind: str, workdir: str) -> tuple[float, float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", kind, workdir],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["interactive"] - started, result["peak_mib"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "WORKDIR"))
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    times: dict[str, list[float]] = {"bare": [], "oncall": []}
+    memory: dict[str, list[float]] = {"bare": [], "oncall": []}
+    with tempfile.TemporaryDirectory() as workdir:
+        run("oncall", workdir)  # the database and its schema exist, as after the first use
+        for _ in range(args.runs):
+            for kind in ("bare", "oncall"):
+                seconds, peak = run(kind, workdir)
+                times[kind].append(seconds)
+                memory[kind].append(peak)
+    bare, ours = statistics.median(times["bare"]), statistics.median(times["oncall"])
+    print("| figure | bare Textual app | oncall-tui | target |\n|---|---|---|---|")
+    print(
+        f"| start to interactive (median of {args.runs}) | {bare * 1000:.0f} ms | "
+        f"{ours * 1000:.0f} ms ({ours / bare:.2f}x) | <= 1.5x |"
+    )
+    print(
+        f"| peak memory (median) | {statistics.median(memory['bare']):.0f} MiB | "
+        f"{statistics.median(memory['oncall']):.0f} MiB | one process |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""One message of the chat log: a plain model of its state and of its lines.
+
+A message is not a widget, and knows no widget. The chat log draws every message of its page
+from the lines each keeps: the header and tool lines (drawn again only when they change) and
+the text as :class:`MarkdownLines`. Streamed text waits in the message until the log flushes
+it: the paragraphs it completes become a finished segment, rendered once, and the paragraph
+being written is the tail, rendered again at each flush. The message remembers from which of
+its rows its lines changed, and tells its listener (the log) that it has something to draw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.app import App
+from textual.strip import Strip
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.services.sessions import ToolCallView
+from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
+
+STATUS_MARKS = {
+    "streaming": "…",
+    "interrupted": "⏸ interrupted",
+    "failed": "✗ failed",
+    "truncated": "✂ truncated",
+}
+
+
+def tool_title(name: str, summary: str, status: str) -> str:
+    marks = {"ok": "→", "error": "✗", "withheld": "✗", "interrupted": "⏸", "running": "…"}
+    mark = marks.get(status, "→")
+    return f"⚙ {name} {mark} {summary}".rstrip()
+
+
+def text_line(text: str, style: Style, width: int) -> Strip:
+    """One line of plain text in ``style``, cut with an ellipsis to ``width`` cells."""
+    if cell_len(text) > width:
+        text = Strip([Segment(text)]).crop(0, max(width - 1, 0)).text + "…"
+    return Strip([Segment(text, style)]).adjust_cell_length(width)
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The styles of a message's own lines, from the log's component classes."""
+
+    generation: int
+    """Changes whenever the styles do: lines drawn with an older palette are drawn again."""
+    header: Style
+    header_interrupted: Style
+    header_failed: Style
+    tool: Style
+    tool_failed: Style
+    tool_detail: Style
+
+
+@dataclass
+class ToolCallLine:
+    """One tool call of a message: a single line (name and one-line result); the arguments are
+    shown below it when the message's tool details are open."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, object]
+    summary: str = ""
+    status: str = "running"
+
+    @property
+    def title(self) -> str:
+        return tool_title(self.name, self.summary, self.status)
+
+    def detail(self) -> list[str]:
+        shown = json.dumps(self.arguments, ensure_ascii=False, indent=2) if self.arguments else "{}"
+        return terminal_safe(f"arguments: {shown}").splitlines()  # JSON leaves C1 controls
+
+    @classmethod
+    def of(cls, call: ToolCallView) -> ToolCallLine:
+        name, summary = terminal_safe(call.name), terminal_safe(call.summary)
+        return cls(call.call_id, name, dict(call.arguments), summary, call.status)
+
+
+class MessageBlock:
+    """One message: role, text, status, tool calls, and the lines that show them."""
+
+    def __init__(
+        self,
+        role: str,
+        content: str,
+        *,
+        status: str = "complete",
+        position: int | None = None,
+        tool_calls: Sequence[ToolCallView] = (),
+    ) -> None:
+        self.role = role
+        self.content = content
+        self.status = status
+        self.position = position
+        self.tools = [ToolCallLine.of(call) for call in tool_calls]
+        self.tools_open = False
+        # ``content`` is the message as stored (copied as it is); what is drawn is made
+        # terminal-safe as it enters, here and in ``append``.
+        segments = split_segments(terminal_safe(content))
+        self.body = (
+            MarkdownLines(segments[:-1], tail=segments[-1])
+            if status == "streaming"
+            else MarkdownLines(segments)
+        )
+        self.listener: Callable[[MessageBlock], None] | None = None
+        """Told when the message has something new to draw (the log that shows it)."""
+        self._head: list[Strip] = []
+        self._head_key: tuple[int, int] | None = None
+        """The width and palette ``_head`` was drawn for; None when it must be drawn again."""
+        self._pending: list[str] = []
+        """Streamed text not yet drawn."""
+        self._ending: str | None = None
+        """The status a reply that has ended takes once its waiting text is drawn."""
+        self._changed_from: int | None = None
+        """The first row whose line changed since the log last asked."""
+
+    @property
+    def header(self) -> str:
+        who = "you" if self.role == "user" else "assistant"
+        mark = STATUS_MARKS.get(self.status)
+        return f"{who} · {mark}" if mark else who
+
+    @property
+    def ended(self) -> bool:
+        """Whether the message is finished, or a reply that will be at the next flush."""
+        return self.status != "streaming" or self._ending is not None
+
+    @property
+    def waiting(self) -> bool:
+        """Whether text or an ending waits for the next flush."""
+        return bool(self._pending) or self._ending is not None
+
+    @property
+    def shown_text(self) -> str:
+        """The message text on screen (with any note), which may lag ``content`` by a flush."""
+        return self.body.text
+
+    # -- lines -----------------------------------------------------------------------------------
+
+    def head_lines(self, width: int, palette: Palette) -> list[Strip]:
+        """The header, then a line per tool call (and the arguments, when open)."""
+        if self._head_key == (width, palette.generation):
+            return self._head
+        header = {
+            "interrupted": palette.header_interrupted,
+            "truncated": palette.header_interrupted,
+            "failed": palette.header_failed,
+        }
+        lines = [text_line(self.header, header.get(self.status, palette.header), width)]
+        marker = "▼" if self.tools_open else "▶"
+        for tool in self.tools:
+            style = palette.tool_failed if tool.status in ("error", "withheld") else palette.tool
+            lines.append(text_line(f"{marker} {tool.title}", style, width))
+            if self.tools_open:
+                lines += [
+                    text_line(f"    {line}", palette.tool_detail, width) for line in tool.detail()
+                ]
+        self._head, self._head_key = lines, (width, palette.generation)
+        return lines
+
+    def line_count(self, app: App[object], width: int, palette: Palette) -> int:
+        return len(self.head_lines(width, palette)) + self.body.line_count(app, width)
+
+    def line(self, app: App[object], width: int, palette: Palette, row: int) -> Strip:
+        """Line ``row`` of the message at ``width`` cells."""
+        head = self.head_lines(width, palette)
+        if row < len(head):
+            return head[row]
+        lines, tail = self.body.lines(app, width)
+        row -= len(head)
+        if row < len(lines):
+            return lines[row]
+        if row - len(lines) < len(tail):
+            return tail[row - len(lines)]
+        return Strip.blank(width)
+
+    def take_changes(self) -> int | None:
+        """The first row whose line changed since the last call, if any."""
+        first, self._changed_from = self._changed_from, None
+        return first
+
+    def _changed(self, *, head: bool = False) -> None:
+        """Lines changed: all of them if the head did, else those from the tail on (text is
+        only ever added after it). The listener hears of it."""
+        if head:
+            self._head_key = None
+        self._mark(0 if head else self._tail_row)
+        if self.listener is not None:
+            self.listener(self)
+
+    @property
+    def _tail_row(self) -> int:
+        """The row the tail starts at (everything added later comes after it)."""
+        return len(self._head) + self.body.finished_height
+
+    def _mark(self, first: int) -> None:
+        self._changed_from = first if self._changed_from is None else min(self._changed_from, first)
+
+    # -- tool calls ------------------------------------------------------------------------------
+
+    def toggle_tools(self) -> None:
+        self.tools_open = not self.tools_open
+        self._changed(head=True)
+
+    def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
+        self.tools.append(ToolCallLine(call_id, terminal_safe(name), arguments))
+        self._changed(head=True)
+
+    def finish_tool(self, call_id: str, summary: str, status: str) -> None:
+        for tool in self.tools:
+            if tool.call_id == call_id:
+                tool.summary, tool.status = terminal_safe(summary), status
+        self._changed(head=True)
+
+    # -- streaming -------------------------------------------------------------------------------
+
+    def append(self, text: str) -> None:
+        """Stream a piece of text in; it is drawn at the log's next flush."""
+        if not text:
+            return
+        self.content += text
+        self._pending.append(terminal_safe(text))
+        if self.listener is not None:
+            self.listener(self)
+
+    def finish(self, status: str, note: str | None = None) -> None:
+        """End a streaming reply (at the next flush, after the text still waiting), or change
+        a finished one's status. A note, if any, is shown below the text as a quote; it is not
+        part of the message (``content`` is what is stored)."""
+        if note:
+            self._pending.append(f"\n\n> {note}" if self.content else f"> {note}")
+        self._ending = status
+        if self.listener is not None:
+            self.listener(self)
+
+    def flush(self) -> None:
+        """Draw the text waiting (whole paragraphs become a finished segment, the rest the
+        tail), and end the reply if it has ended."""
+        text = "".join(self._pending)
+        self._pending.clear()
+        if text:
+            self._mark(self._tail_row)
+            tail = self.body.tail + text
+            split = split_point(tail, min_chars=1)
+            if split is not None:  # whole paragraphs: rendered once, as one segment
+                self.body.add([tail[:split]])
+                tail = tail[split:]
+            self.body.set_tail(tail)
+        if self._ending is not None:
+            status, self._ending = self._ending, None
+            self.body.add([self.body.tail])  # drawn as it will be when the session is reopened
+            self.body.set_tail("")
+            for tool in self.tools:
+                if tool.status == "running":
+                    tool.status = "interrupted"
+            self.status = status
+            self._head_key = None
+            self._mark(0)

@@ -1,0 +1,173 @@
+"""The main screen's sending: a send or a retry, its events drawn as they come, Esc to stop.
+
+A send is an async worker on the app's event loop that iterates the chat service's events
+(the service keeps its database work off the loop). Esc cancels the worker; the service then
+stores what arrived, marked interrupted. Quitting (ctrl+q, SIGTERM, SIGHUP) does the same and
+waits for the partial reply to be stored before the app goes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.worker import Worker
+
+from oncall_tui.core.events import (
+    ChatEvent,
+    CompactionFailed,
+    ContextLimitReached,
+    MemoryCompacted,
+    ReplyDone,
+    ReplyFailed,
+    TokenDelta,
+    ToolFinished,
+    ToolStarted,
+    ToolsUnavailable,
+    UsageReported,
+    UserMessageStored,
+)
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import OncallError
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.screens.memory_actions import MemoryActions
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.session_list import SessionList
+
+STOP_SECONDS = 5.0
+"""How long quitting waits for a cancelled send to store its partial reply."""
+
+
+class ChatActions(MemoryActions):
+    """Sends, retries and their replies; at most one at a time."""
+
+    _reply: MessageBlock | None = None
+    _closing = False
+
+    def start_send(self, session_id: int | None, text: str | None) -> None:
+        """Send ``text`` (``None``: retry the session's unanswered message)."""
+        self._sending = self._send(session_id, text)
+
+    @work(exclusive=True, group="chat", exit_on_error=False)
+    async def _send(self, session_id: int | None, text: str | None) -> None:
+        chat, owner = self.services.chat, self.services.owner
+        if text is None:
+            assert session_id is not None
+            events = chat.retry(owner, session_id)
+        else:
+            events = chat.send(owner, session_id, text)
+        try:
+            async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
+                async for event in events:
+                    self._apply(event)
+        except OncallError as error:  # refused before anything was stored
+            self.show_error(error)
+        except asyncio.CancelledError:
+            if self._reply is not None:
+                self._reply.finish("interrupted")
+            self._set_status("Reply cancelled; the partial answer is kept.")
+            raise
+        except Exception as exc:  # a fault must still end the reply, or it streams for ever
+            problem = f"{type(exc).__name__}: {exc}"[:200]
+            fault = OncallError("STREAM_FAILED", "engine_error", problem=problem)
+            self.show_error(fault)
+            if self._reply is not None and not self._reply.ended:
+                self._reply.finish("failed", note=fault.message(self.services.settings.lang))
+        finally:
+            self._sending = None
+            self._reply = None
+            if not self._closing:
+                self.load_sessions()
+                self.refresh_context()
+
+    def _apply(self, event: ChatEvent) -> None:
+        log = self.query_one(ChatLog)
+        if isinstance(event, MemoryCompacted):
+            log.mark_boundary(event.compacted_message_count)
+            self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
+        elif isinstance(event, UserMessageStored):
+            self.query_one(Composer).clear()
+            self._set_status("")
+            if self.session_id != event.session_id:
+                self.session_id = event.session_id
+                self.load_sessions(select=None)
+                self.query_one(SessionList).current = event.session_id
+            self._reply = log.add_exchange(event.content)
+        elif isinstance(event, TokenDelta):
+            self._replying().append(event.text)
+        elif isinstance(event, ToolStarted):
+            self._replying().add_tool(event.call_id, event.name, event.arguments)
+        elif isinstance(event, ToolFinished) and self._reply is not None:
+            self._reply.finish_tool(event.call_id, event.summary, event.status)
+        elif isinstance(event, UsageReported):
+            usage = event.usage
+            self.query_one(ContextPanel).gauge.update_usage(
+                usage.context_tokens, usage.context_window_tokens
+            )
+        elif isinstance(event, ReplyDone) and self._reply is not None:
+            self._reply.finish(event.status)
+            if self.query_one("#status", PlainText).has_class("-error") is False:
+                self._set_status("")
+        elif isinstance(event, CompactionFailed | ToolsUnavailable):
+            self.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
+        elif isinstance(event, ReplyFailed):
+            self._failed(event)
+        elif isinstance(event, ContextLimitReached):
+            self._set_status(event.message, error=True)
+            usage = event.usage
+            self.query_one(ContextPanel).gauge.update_usage(
+                usage.context_tokens, usage.context_window_tokens
+            )
+
+    def _replying(self) -> MessageBlock:
+        """The streaming reply; a retry's first piece starts it (it stores no user message)."""
+        if self._reply is None:
+            self._set_status("")
+            self._reply = self.query_one(ChatLog).add_reply()
+        return self._reply
+
+    def _failed(self, event: ReplyFailed) -> None:
+        """The message is stored (it is in the log): it is not given back to the composer,
+        where Enter would store it a second time."""
+        self._set_status(event.message, error=True)
+        if self._reply is not None:
+            self._reply.finish("failed", note=event.message)
+        if event.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+            self.check_ollama()
+
+    def action_retry(self) -> None:
+        """Answer the open session's last message again; the service says if there is none."""
+        if self._sending is not None:
+            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
+        elif self.session_id is not None:
+            self._set_status("Retrying…")
+            self.start_send(self.session_id, None)
+
+    def action_cancel_reply(self) -> None:
+        if self._sending is not None:
+            self._sending.cancel()
+        else:
+            self.query_one(Composer).focus()
+
+    async def on_unmount(self) -> None:
+        """Quitting mid-reply keeps it, marked interrupted: the service stores it as the
+        worker winds down, and the app waits for that (a few seconds at most)."""
+        self._closing = True
+        sending: Worker[None] | None = self._sending
+        if sending is not None:
+            sending.cancel()
+            await asyncio.wait_for(sending.wait(), STOP_SECONDS)
+
+    if TYPE_CHECKING:  # the main screen's, which this part of it uses
+
+        def load_sessions(
+            self, *, open_newest: bool = False, select: int | None = None
+        ) -> None: ...
+
+        def refresh_context(self) -> None: ...
+
+        def check_ollama(self) -> None: ...
