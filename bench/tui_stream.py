@@ -178,7 +178,8 @@ class Bench:
 
         def finished() -> bool:
             blocks = log.messages
-            return len(blocks) >= before + 2 and blocks[-1].ended and screen._sending is None
+            ended = blocks[-1].status != "streaming"
+            return len(blocks) >= before + 2 and ended and screen._sending is None
 
         while not finished():  # a light poll: Pilot's waits would add work to the loop
             if time.monotonic() > deadline:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.services.container import Services
-from oncall_tui.services.sessions import MessageView
+from oncall_tui.services.views import MessageView
 from tests.conftest import make_settings
 from tests.fakes.ollama_server import FakeOllama, Reply
 

@@ -12,6 +12,7 @@ light.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
@@ -100,6 +101,8 @@ class OllamaGateway:
         self._details: ModelDetails | None = None
         self._ready_at: float | None = None
         self._lock = threading.Lock()
+        self._model: tuple[BaseChatModel, int, asyncio.AbstractEventLoop | None] | None = None
+        """The model built last, its window, and the event loop it belongs to (None: none yet)."""
 
     @property
     def model_name(self) -> str:
@@ -145,15 +148,25 @@ class OllamaGateway:
         return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
 
     def chat_model(self) -> BaseChatModel:
-        """A fresh model per call: its async HTTP pool belongs to the event loop that uses it."""
+        """The model for the calling event loop, built once (its HTTP clients cost about 60 ms
+        to set up, for their TLS context): an async client belongs to the loop that first uses
+        it, so a model built off any loop (the TUI's warm-up) is taken by the first loop that
+        asks, and another loop gets one of its own. A new window builds a new one too."""
         from oncall_tui.llm.factory import build_chat_model  # langchain-ollama, only now
 
-        return build_chat_model(
-            self._settings.ollama_url,
-            self._settings.model,
-            self.context_window(),
-            self.request_timeout,
+        loop = _running_loop()
+        window = self.context_window()
+        with self._lock:
+            cached = self._model
+            if cached is not None and cached[1] == window and cached[2] in (None, loop):
+                self._model = (cached[0], window, cached[2] or loop)
+                return cached[0]
+        model = build_chat_model(
+            self._settings.ollama_url, self._settings.model, window, self.request_timeout
         )
+        with self._lock:
+            self._model = (model, window, loop)
+        return model
 
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
@@ -216,3 +229,10 @@ class StaticGateway:
         from oncall_tui.llm.agent import summarize
 
         return await summarize(self._model, instructions, request)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

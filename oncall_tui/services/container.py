@@ -97,9 +97,13 @@ class Services:
         self._gateway = None
 
     def warm_up(self) -> None:
-        """Blocking: import the model stack (LangChain, about a second of CPU), so that the
-        first send does not wait for it. Clients call it off their event loop, after start-up."""
+        """Blocking: import the model stack (LangChain, about a second of CPU) and build the chat
+        model, so that the first send waits for neither. Clients call it off their event loop,
+        after start-up."""
         import oncall_tui.llm.agent  # noqa: F401
+
+        self.chat  # noqa: B018  (the services a send uses, and the database they open)
+        self.gateway.chat_model()
 
     def close(self) -> None:
         if "database" in self.__dict__:

@@ -6,25 +6,19 @@ message, regardless of the compaction boundary: compaction never deletes history
 
 from __future__ import annotations
 
-import json
 import logging
-from dataclasses import dataclass, field
-from datetime import datetime
 
-from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE
 from oncall_tui.errors import OncallError
-from oncall_tui.services.views import iso
+from oncall_tui.services.views import MessageView, SessionView, ToolCallView
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionListing, SessionRepository
-from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow
 
 log = logging.getLogger(__name__)
 
 MAX_TITLE_CHARS = 120
 UNTITLED = ""
 """Stored title of a session that has not been named; its first message names it."""
-NEW_SESSION = "New session"
-"""How a session without a title is listed."""
 
 
 def title_from_message(text: str, limit: int = 60) -> str:
@@ -42,114 +36,6 @@ def validate_title(title: str) -> str:
             detail=f"a title is at most {MAX_TITLE_CHARS} characters (got {len(trimmed)})",
         )
     return trimmed
-
-
-@dataclass(frozen=True, slots=True)
-class SessionView:
-    id: int
-    title: str
-    memory_mode: MemoryMode
-    message_count: int
-    compacted_message_count: int
-    created_at: datetime
-    updated_at: datetime
-
-    @property
-    def display_title(self) -> str:
-        return self.title or NEW_SESSION
-
-    @classmethod
-    def of(cls, row: SessionRow, message_count: int) -> SessionView:
-        assert row.id is not None
-        return cls(
-            id=row.id,
-            title=row.title,
-            memory_mode=MemoryMode(row.memory_mode),
-            message_count=message_count,
-            compacted_message_count=row.compacted_message_count,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "memory_mode": self.memory_mode.value,
-            "message_count": self.message_count,
-            "compacted_message_count": self.compacted_message_count,
-            "created_at": iso(self.created_at),
-            "updated_at": iso(self.updated_at),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallView:
-    call_id: str
-    name: str
-    arguments: dict[str, object]
-    status: str
-    summary: str
-    duration_ms: int
-
-    @classmethod
-    def of(cls, row: ToolAuditRow) -> ToolCallView:
-        try:
-            arguments = json.loads(row.arguments)
-        except ValueError:
-            arguments = {}
-        return cls(
-            call_id=row.call_id,
-            name=row.tool_name,
-            arguments=arguments if isinstance(arguments, dict) else {},
-            status=row.status,
-            summary=row.summary,
-            duration_ms=row.duration_ms,
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "call_id": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "status": self.status,
-            "summary": self.summary,
-            "duration_ms": self.duration_ms,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class MessageView:
-    id: int
-    position: int
-    role: str
-    content: str
-    status: str
-    created_at: datetime
-    tool_calls: tuple[ToolCallView, ...] = field(default=())
-
-    @classmethod
-    def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:
-        assert row.id is not None
-        return cls(
-            id=row.id,
-            position=row.position,
-            role=row.role,
-            content=row.content,
-            status=row.status,
-            created_at=row.created_at,
-            tool_calls=tool_calls,
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "role": self.role,
-            "content": self.content,
-            "status": self.status,
-            "created_at": iso(self.created_at),
-            "tool_calls": [call.to_json() for call in self.tool_calls],
-        }
 
 
 class SessionService:

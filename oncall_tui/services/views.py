@@ -1,15 +1,25 @@
 """What clients see: plain frozen records converted explicitly from storage rows.
 
 ``to_json`` gives the snake_case shapes the CLI contract promises. Skill views never
-carry the body except :class:`SkillDetail`, which exists for the explicit "show".
+carry the body except :class:`SkillDetail`, which exists for the explicit "show". This module
+imports no storage code at run time: a client can hold views (the TUI from its first frame)
+before the database is opened.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from oncall_tui.store.tables import PromptRow, SkillRow
+from oncall_tui.core.memory import MemoryMode
+
+if TYPE_CHECKING:
+    from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
+
+NEW_SESSION = "New session"
+"""How a session without a title is listed."""
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -139,4 +149,112 @@ class ConfigurationView:
             "prompts": [prompt.to_json() for prompt in self.prompts],
             "skills": [skill.to_json() for skill in self.skills],
             "updated_at": iso(self.updated_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionView:
+    id: int
+    title: str
+    memory_mode: MemoryMode
+    message_count: int
+    compacted_message_count: int
+    created_at: datetime
+    updated_at: datetime
+
+    @property
+    def display_title(self) -> str:
+        return self.title or NEW_SESSION
+
+    @classmethod
+    def of(cls, row: SessionRow, message_count: int) -> SessionView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            title=row.title,
+            memory_mode=MemoryMode(row.memory_mode),
+            message_count=message_count,
+            compacted_message_count=row.compacted_message_count,
+            created_at=row.created_at,
+            updated_at=row.updated_at,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "memory_mode": self.memory_mode.value,
+            "message_count": self.message_count,
+            "compacted_message_count": self.compacted_message_count,
+            "created_at": iso(self.created_at),
+            "updated_at": iso(self.updated_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallView:
+    call_id: str
+    name: str
+    arguments: dict[str, object]
+    status: str
+    summary: str
+    duration_ms: int
+
+    @classmethod
+    def of(cls, row: ToolAuditRow) -> ToolCallView:
+        try:
+            arguments = json.loads(row.arguments)
+        except ValueError:
+            arguments = {}
+        return cls(
+            call_id=row.call_id,
+            name=row.tool_name,
+            arguments=arguments if isinstance(arguments, dict) else {},
+            status=row.status,
+            summary=row.summary,
+            duration_ms=row.duration_ms,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "status": self.status,
+            "summary": self.summary,
+            "duration_ms": self.duration_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MessageView:
+    id: int
+    position: int
+    role: str
+    content: str
+    status: str
+    created_at: datetime
+    tool_calls: tuple[ToolCallView, ...] = field(default=())
+
+    @classmethod
+    def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:
+        assert row.id is not None
+        return cls(
+            id=row.id,
+            position=row.position,
+            role=row.role,
+            content=row.content,
+            status=row.status,
+            created_at=row.created_at,
+            tool_calls=tool_calls,
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "role": self.role,
+            "content": self.content,
+            "status": self.status,
+            "created_at": iso(self.created_at),
+            "tool_calls": [call.to_json() for call in self.tool_calls],
         }

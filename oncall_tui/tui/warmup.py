@@ -21,7 +21,7 @@ SAMPLE = (
 def warm_up_rendering() -> None:
     from rich.console import Console
 
-    from oncall_tui.tui.chat_log.markdown import code_lexer, rich_markdown
+    from oncall_tui.tui.chat_log.rich_markdown import code_lexer, rich_markdown
 
     for language in WARM_LANGUAGES:
         code_lexer(language)  # the one the chat log uses; making it compiles the patterns

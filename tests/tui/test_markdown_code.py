@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 
-import oncall_tui.tui.chat_log.markdown as markdown_module
-from oncall_tui.tui.chat_log.markdown import code_lexer, rich_markdown
+import oncall_tui.tui.chat_log.rich_markdown as markdown_module
+from oncall_tui.tui.chat_log.rich_markdown import code_lexer, rich_markdown
 from tests.tui.harness import spy
 
 FENCES = (

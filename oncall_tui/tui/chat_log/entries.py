@@ -11,7 +11,7 @@ from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
-from oncall_tui.services.sessions import MessageView
+from oncall_tui.services.views import MessageView
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
 
 GUTTER = 3

@@ -30,7 +30,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from oncall_tui.services.sessions import MessageView
+from oncall_tui.services.views import MessageView
 from oncall_tui.tui.chat_log.entries import (
     Divider,
     Earlier,

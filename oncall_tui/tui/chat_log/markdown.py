@@ -11,22 +11,9 @@ long reply as at its start, whatever the session above it holds.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from functools import cache
-from typing import ClassVar
+from collections.abc import Sequence
 
-from markdown_it import MarkdownIt
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
-from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import CodeBlock, Heading, MarkdownElement
-from rich.markdown import Markdown as RichMarkdown
-from rich.style import Style
-from rich.syntax import Syntax
-from rich.theme import Theme
 from textual.app import App
-from textual.color import Color
 from textual.strip import Strip
 
 SEGMENT_CHARS = 500
@@ -82,97 +69,6 @@ def _first_split(text: str, min_chars: int) -> int | None:
             return index + 2
         index += 2
     return None
-
-
-_THEMES: dict[str, Theme] = {}
-
-
-def _themes(name: str, variables: Mapping[str, str]) -> Theme:
-    if name not in _THEMES:
-        _THEMES[name] = markdown_theme(variables)
-    return _THEMES[name]
-
-
-class _Heading(Heading):
-    """Headings on the left, as in Textual's own Markdown documents."""
-
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {"h1": "left"}
-
-
-@cache
-def code_lexer(name: str) -> Lexer | str:
-    """The Pygments lexer for a fence's language, looked up once per language: a lookup by
-    name searches every lexer's aliases, about a millisecond for each fence of each render.
-    An unknown name stays a name (rich then shows the code as plain text)."""
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
-    except ClassNotFound:
-        return name
-
-
-class _CodeBlock(CodeBlock):
-    """A fenced code block, highlighted with the language's lexer looked up once."""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
-        lexer = code_lexer(self.lexer_name)
-        yield Syntax(code, lexer, theme=self.theme, word_wrap=True, padding=1)
-
-
-class _RichMarkdown(RichMarkdown):
-    """Rich's Markdown with headings on the left, parsed by one shared parser.
-
-    Rich builds a new markdown-it parser for every document, and building one (its rules, and
-    a linkify matcher when linkify-it is installed) costs more than parsing a paragraph: a
-    streamed reply renders a document per flush, so the parser is built once here.
-    """
-
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **RichMarkdown.elements,
-        "heading_open": _Heading,
-        "fence": _CodeBlock,
-        "code_block": _CodeBlock,
-    }
-    _parser: ClassVar[MarkdownIt | None] = None
-
-    def __init__(self, markup: str, code_theme: str) -> None:
-        # What rich's own __init__ sets (a test checks the two agree), with the shared parser.
-        parser = _RichMarkdown._parser
-        if parser is None:
-            parser = _RichMarkdown._parser = MarkdownIt().enable("strikethrough").enable("table")
-        self.markup = markup
-        self.parsed = parser.parse(markup)
-        self.code_theme = code_theme
-        self.justify: JustifyMethod | None = None
-        self.style: str | Style = "none"
-        self.hyperlinks = True
-        self.inline_code_lexer: str | None = None
-        self.inline_code_theme = code_theme
-
-
-def markdown_theme(variables: Mapping[str, str]) -> Theme:
-    """Rich's Markdown styles from the app's theme (headings, inline code and links in the
-    theme's colours, as in Textual's own Markdown documents)."""
-
-    def color(name: str) -> str:
-        return Color.parse(variables[name]).hex6
-
-    styles = {
-        f"markdown.h{level}": (
-            f"{variables.get(f'markdown-h{level}-text-style', 'bold')} "
-            f"{color(f'markdown-h{level}-color')}"
-        )
-        for level in range(1, 7)
-    }
-    styles["markdown.code"] = f"{color('text-warning')} on {color('warning-muted')}"
-    styles["markdown.link"] = f"underline {color('text-accent')}"
-    styles["markdown.link_url"] = f"underline {color('text-accent')}"
-    return Theme(styles, inherit=True)
-
-
-def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
-    """``text`` as a rich renderable, as the chat log draws finished text."""
-    return _RichMarkdown(text, code_theme="monokai" if dark else "default")
 
 
 class MarkdownLines:
@@ -253,10 +149,12 @@ class MarkdownLines:
         (segments meet at a paragraph break)."""
         if not text:
             return []
+        from oncall_tui.tui.chat_log.rich_markdown import rich_markdown, themes
+
         console = app.console
         options = console.options.update_width(self._width)
         document = rich_markdown(text, dark=app.current_theme.dark)
-        with console.use_theme(_themes(app.theme, app.theme_variables)):
+        with console.use_theme(themes(app.theme, app.theme_variables)):
             rendered = [Strip(line) for line in console.render_lines(document, options, pad=False)]
         while rendered and not rendered[0].cell_length:  # rich opens a list with an empty line
             del rendered[0]

@@ -21,7 +21,7 @@ from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.services.sessions import ToolCallView
+from oncall_tui.services.views import ToolCallView
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
 
 STATUS_MARKS = {

@@ -17,7 +17,7 @@ from textual.widgets import Footer
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
-from oncall_tui.services.sessions import MessageView, SessionView
+from oncall_tui.services.views import MessageView, SessionView
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import Composer

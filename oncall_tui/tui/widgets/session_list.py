@@ -12,7 +12,7 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.services.sessions import NEW_SESSION, SessionView
+from oncall_tui.services.views import NEW_SESSION, SessionView
 
 
 class SessionList(Vertical):
