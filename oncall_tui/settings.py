@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from platformdirs import user_data_path
+from platformdirs import user_data_path, user_log_path
 
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
@@ -29,6 +29,8 @@ DEFAULT_REQUEST_TIMEOUT = 120.0
 DEFAULT_MAX_REPLY_CHARS = 200_000
 """A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
 the database, and every later request, with one answer."""
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_LOG_LEVEL = "info"
 DEFAULT_DEADLINE = 600.0
 """Seconds a single model call may take in all, however steadily its data trickles in."""
 
@@ -47,6 +49,9 @@ class Settings:
     deadline: float = DEFAULT_DEADLINE
     """Seconds a whole model call may take: a server that trickles still ends."""
     max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS
+    log_path: Path | None = None
+    """Where the log goes; ``None`` (tests, benches) logs nowhere."""
+    log_level: str = DEFAULT_LOG_LEVEL
 
     @classmethod
     def resolve(
@@ -60,6 +65,7 @@ class Settings:
         num_ctx: str | int | None = None,
         request_timeout: str | float | None = None,
         deadline: str | float | None = None,
+        log_level: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = _Utf8Environ(os.environ if environ is None else environ)
@@ -83,11 +89,31 @@ class Settings:
             num_ctx=parse_num_ctx(ctx_value),
             request_timeout=parse_request_timeout(timeout_value),
             deadline=parse_seconds(deadline_value, "deadline", DEFAULT_DEADLINE),
+            log_path=Path(env.get("ONCALL_TUI_LOG_FILE") or _default_log_value()).expanduser(),
+            log_level=parse_log_level(log_level or env.get("ONCALL_TUI_LOG_LEVEL")),
         )
 
 
 def default_db_path() -> Path:
     return user_data_path(APP_NAME, appauthor=False) / "oncall.db"
+
+
+def default_log_path() -> Path:
+    return user_log_path(APP_NAME, appauthor=False) / "oncall-tui.log"
+
+
+def _default_log_value() -> str:
+    return require_utf8(str(default_log_path()), "XDG_STATE_HOME or HOME")
+
+
+def parse_log_level(value: str | None) -> str:
+    level = (value or DEFAULT_LOG_LEVEL).strip().lower()
+    if level not in LOG_LEVELS:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail=f"log level '{value}' is not one of {', '.join(LOG_LEVELS)}",
+        )
+    return level
 
 
 def _default_db_value() -> str:

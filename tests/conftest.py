@@ -23,6 +23,14 @@ EXAMPLES = REPO / "skills-examples"
 CORPUS = Path(__file__).resolve().parent / "data" / "skills-real"
 
 
+@pytest.fixture(autouse=True)
+def private_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every run of the app in a test, in-process or in a subprocess, logs under tmp_path."""
+    path = tmp_path / "log" / "oncall-tui.log"
+    monkeypatch.setenv("ONCALL_TUI_LOG_FILE", str(path))
+    return path
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "oncall.db"

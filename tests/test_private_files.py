@@ -93,7 +93,8 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Path) ->
 
 
 def test_the_cli_leaves_a_refused_database_as_it_was(cli: RunCli, tmp_path: Path) -> None:
-    path = tmp_path / "important.txt"
+    path = tmp_path / "target" / "important.txt"  # its own folder: the test's log is elsewhere
+    path.parent.mkdir()
     path.write_text("do not touch\n")
     aged(path, 0o640)
     before = Snapshot.of(path)

@@ -79,6 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--timeout", metavar="SECONDS", help="fail a model call after this long without data"
     )
     parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        help="what the log file records (env ONCALL_TUI_LOG_LEVEL; default info)",
+    )
+    parser.add_argument(
         "--deadline",
         metavar="SECONDS",
         help="fail a model call that takes this long in all (env ONCALL_TUI_DEADLINE)",
@@ -127,9 +132,13 @@ def _run(arguments: list[str]) -> int:
             num_ctx=args.num_ctx,
             request_timeout=args.timeout,
             deadline=args.deadline,
+            log_level=args.log_level,
         )
     except OncallError as error:
         return report_error(error, lang, as_json)
+    from oncall_tui.logs import configure_logging
+
+    configure_logging(settings.log_path, settings.log_level)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         from oncall_tui.tui.app import run_tui

@@ -44,6 +44,7 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
     extra = " (created on first use)" if database["mode"] is None else f", mode {database['mode']}"
     emit_line(f"Database  {database['path']}{extra}")
     emit_line(f"User      {report.user}")
+    emit_line(f"Log       {report.log_file or '(none)'}")
     for problem in report.problems:
         emit_line(f"\n{problem.message(ctx.settings.lang)}")
     return EXIT_OK if report.ok else EXIT_MODEL_ERROR

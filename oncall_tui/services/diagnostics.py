@@ -15,6 +15,7 @@ class Diagnosis:
     ollama_url: str
     model: str
     user: str
+    log_file: str | None
     ollama_reachable: bool
     ollama_version: str | None
     installed_models: tuple[str, ...]
@@ -50,6 +51,7 @@ class Diagnosis:
             "context_window_source": self.context_window_source,
             "database": self.database,
             "user": self.user,
+            "log_file": self.log_file,
             "ok": self.ok,
         }
 
@@ -77,6 +79,7 @@ def diagnose(settings: Settings) -> Diagnosis:
         ollama_url=settings.ollama_url,
         model=settings.model,
         user=settings.user,
+        log_file=None if settings.log_path is None else str(settings.log_path),
         ollama_reachable=version is not None,
         ollama_version=version,
         installed_models=installed,

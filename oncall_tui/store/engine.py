@@ -23,13 +23,12 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, create_engine
 
 from oncall_tui.errors import OncallError
+from oncall_tui.private_files import FILE_MODE, make_private_directories
 from oncall_tui.store.schema import LATEST_VERSION, schema_version, upgrade
 
 BUSY_TIMEOUT_MS = 5_000
 BEGIN_ATTEMPTS = 3
 """Tries to begin a write, each waiting up to the busy timeout."""
-FILE_MODE = 0o600
-DIR_MODE = 0o700
 _BEGIN = "oncall_begin"
 """The execution option that says how a connection's transactions begin."""
 
@@ -163,7 +162,7 @@ def _prepare_private_file(path: Path) -> None:
     """Create the missing directories (0700 each) and the file (0600); tighten an existing
     file. Called only once :func:`_refuse_unusable` has let the path through."""
     try:
-        _make_private_directories(path.parent)
+        make_private_directories(path.parent)
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
         try:
             facts = os.fstat(descriptor)
@@ -175,25 +174,6 @@ def _prepare_private_file(path: Path) -> None:
             os.close(descriptor)
     except OSError as exc:
         raise _unavailable(path, exc) from None
-
-
-def _make_private_directories(directory: Path) -> None:
-    """Create each missing level of ``directory`` with mode 0700, set explicitly: ``mkdir``'s
-    mode is filtered by the umask, and ``parents=True`` would give the intermediate levels the
-    default mode. Directories that exist are not the program's and are left as they are."""
-    missing: list[Path] = []
-    current = directory
-    while not current.exists() and not current.is_symlink():  # a dangling link: mkdir fails
-        missing.append(current)
-        if current.parent == current:
-            break
-        current = current.parent
-    for level in reversed(missing):
-        try:
-            os.mkdir(level, DIR_MODE)
-        except FileExistsError:  # made meanwhile, by someone else: not ours to change
-            continue
-        os.chmod(level, DIR_MODE)
 
 
 def _unavailable(path: Path, exc: OSError) -> OncallError:
