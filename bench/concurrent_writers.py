@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -29,6 +30,9 @@ from oncall_tui.core.events import ReplyDone, ReplyFailed, UserMessageStored  # 
 from oncall_tui.errors import OncallError  # noqa: E402
 from oncall_tui.services.container import Services  # noqa: E402
 from oncall_tui.settings import Settings  # noqa: E402
+
+if TYPE_CHECKING:  # the workers' processes never load the fake server
+    from tests.fakes.ollama_server import FakeOllama
 
 OWNER = "bench"
 
@@ -62,7 +66,7 @@ async def write(
     return {"questions": questions, "replies": replies, "errors": errors}
 
 
-def serve() -> tuple[object, str]:
+def serve() -> tuple[FakeOllama, str]:
     from tests.fakes.ollama_server import FakeOllama, Reply
 
     def echo(body: dict[str, object]) -> Reply:
@@ -115,7 +119,7 @@ def main() -> None:
         elapsed = time.monotonic() - started
         messages = services.sessions.messages(OWNER, session_id)
         services.close()
-    server.stop()  # type: ignore[attr-defined]
+    server.stop()
 
     stored = {m.id: m for m in messages}
     told_questions = [i for r in reports for i in r["questions"]]

@@ -161,7 +161,7 @@ class Bench:
                 self.drawn_first = time.monotonic()
             return line
 
-        ChatLog.render_line = render_line  # type: ignore[method-assign,assignment]
+        ChatLog.render_line = render_line  # type: ignore[method-assign,assignment]  # a probe
 
     async def _stream(self, app: OncallApp, screen: MainScreen, pilot: Any, tokens: int) -> Stream:
         log = screen.query_one(ChatLog)

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,9 +40,9 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def database(db_path: Path) -> Database:
+def database(db_path: Path) -> Iterator[Database]:
     db = Database(db_path)
-    yield db  # type: ignore[misc]
+    yield db
     db.close()
 
 
@@ -60,6 +63,18 @@ class CliResult:
 
     def json(self) -> object:
         return json.loads(self.out)
+
+    def json_object(self) -> dict[str, Any]:
+        """The output, a JSON object."""
+        document = self.json()
+        assert isinstance(document, dict), document
+        return document
+
+    def json_list(self) -> list[Any]:
+        """The output, a JSON array."""
+        document = self.json()
+        assert isinstance(document, list), document
+        return document
 
     def error(self) -> dict[str, str]:
         payload = json.loads(self.err)
@@ -95,7 +110,7 @@ def cli(
 def make_settings(db_path: Path, **overrides: object) -> Settings:
     values: dict[str, object] = {"db_path": db_path, "user": "alice"}
     values.update(overrides)
-    return Settings(**values)  # type: ignore[arg-type]
+    return Settings(**values)  # type: ignore[arg-type]  # any field, as each test names it
 
 
 @pytest.fixture
@@ -160,3 +175,13 @@ def closed_url() -> str:
 
 async def collect(stream: AsyncIterator[ChatEvent]) -> list[ChatEvent]:
     return [event async for event in stream]
+
+
+async def poll_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the event loop run until ``condition()`` holds; fail with a clear message otherwise
+    (the Pilot tests' ``wait_until``, for tests without an app)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        await asyncio.sleep(0.005)

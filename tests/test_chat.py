@@ -61,7 +61,9 @@ async def test_events_come_in_order_and_both_messages_are_stored(engine: Engine)
 async def test_a_new_session_is_titled_from_its_first_message(engine: Engine) -> None:
     services = engine(ScriptedChatModel(["ok", "ok"]))
     events = await collect(services.chat.send("alice", None, "\n  Disk full on db-3  \nmore"))
-    session_id = events[0].session_id  # type: ignore[union-attr]
+    stored = events[0]
+    assert isinstance(stored, UserMessageStored)
+    session_id = stored.session_id
     assert services.sessions.get("alice", session_id).title == "Disk full on db-3"
     empty = services.sessions.create("alice")
     assert empty.display_title == "New session"
@@ -187,7 +189,7 @@ async def test_cancelling_keeps_the_partial_reply_marked_interrupted(engine: Eng
             received.append(event.text)
             if len(received) == 2:
                 break
-    await stream.aclose()  # type: ignore[attr-defined]
+    await stream.aclose()
     messages = services.sessions.messages("alice", session_id)
     assert [m.role for m in messages] == ["user", "assistant"]
     assert messages[1].status == "interrupted"

@@ -61,7 +61,7 @@ def test_prompts_add_list_edit_delete_round_trip(cli: RunCli, tmp_path: Path) ->
     assert edited["content"] == "From a file."
     assert edited["label"] == "Terse"
     assert cli("prompts", "delete", str(prompt["id"])).code == 0
-    assert len(cli("prompts", "list", "--json").json()) == 1  # type: ignore[arg-type]
+    assert len(cli("prompts", "list", "--json").json_list()) == 1
 
 
 def test_human_output_is_readable(cli: RunCli, tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_skills_add_list_show_delete(cli: RunCli, tmp_path: Path) -> None:
     assert skill["content_preview"] == "About pod-triage."
     listed = cli("skills", "list", "--json")
     assert "BODY-ONLY-IN-SHOW" not in listed.out
-    assert [s["name"] for s in listed.json()] == ["pod-triage"]  # type: ignore[union-attr]
+    assert [s["name"] for s in listed.json_list()] == ["pod-triage"]
     for ref in ("pod-triage", str(skill["id"])):
         shown = cli("skills", "show", ref, "--json").json()
         assert isinstance(shown, dict)
@@ -98,7 +98,7 @@ def test_skills_add_list_show_delete(cli: RunCli, tmp_path: Path) -> None:
 def test_uploading_every_example_skill(cli: RunCli) -> None:
     for path in sorted(EXAMPLES.glob("*/SKILL.md")):
         assert cli("skills", "add", str(path)).code == 0
-    assert len(cli("skills", "list", "--json").json()) >= 4  # type: ignore[arg-type]
+    assert len(cli("skills", "list", "--json").json_list()) >= 4
 
 
 @pytest.mark.parametrize("filename", ["skill.md", "README.md"])

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import RunCli, skill_text
+from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 
 MODEL = "qwen3:8b"
@@ -24,10 +24,10 @@ def ollama() -> Iterator[FakeOllama]:
 
 @pytest.fixture
 def chat(cli: RunCli, ollama: FakeOllama) -> RunCli:
-    def run(*args: str, user: str = "alice") -> object:
+    def run(*args: str, user: str = "alice") -> CliResult:
         return cli("--ollama-url", ollama.url, "--model", MODEL, *args, user=user)
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 def events(out: str) -> list[dict[str, object]]:
@@ -264,7 +264,7 @@ def test_sessions_and_memory_commands(chat: RunCli, ollama: FakeOllama) -> None:
     cleared = chat("sessions", "clear", sid, "--json").json()
     assert isinstance(cleared, dict)
     assert (cleared["memory_summary"], cleared["compacted_message_count"]) == (None, 0)
-    assert chat("sessions", "list", "--json").json()[0]["message_count"] == 0  # type: ignore[index]
+    assert chat("sessions", "list", "--json").json_list()[0]["message_count"] == 0
     assert chat("sessions", "delete", sid).code == 0
     assert chat("sessions", "show", sid, "--json").error()["code"] == "NOT_FOUND"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, event
 
-from tests.conftest import RunCli, skill_text
+from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 MODEL = "qwen3:8b"
@@ -18,10 +18,10 @@ MODEL = "qwen3:8b"
 
 @pytest.fixture
 def chat(cli: RunCli, ollama: FakeOllama) -> RunCli:
-    def run(*args: str, user: str = "alice") -> object:
+    def run(*args: str, user: str = "alice") -> CliResult:
         return cli("--ollama-url", ollama.url, "--model", MODEL, *args, user=user)
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 def skill_folder(tmp_path: Path, name: str) -> Path:
@@ -41,7 +41,7 @@ def selected(cli: RunCli, user: str = "alice") -> list[str]:
 def test_skills_add_takes_a_directory_holding_skill_md(cli: RunCli, tmp_path: Path) -> None:
     added = cli("skills", "add", str(skill_folder(tmp_path, "pod-triage")), "--json")
     assert added.code == 0, added.err
-    assert added.json()["name"] == "pod-triage"  # type: ignore[index]
+    assert added.json_object()["name"] == "pod-triage"
     empty = tmp_path / "empty"
     empty.mkdir()
     missing = cli("skills", "add", str(empty), "--json")

@@ -12,7 +12,7 @@ from oncall_tui.core.events import ReplyDone
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
-from tests.conftest import collect
+from tests.conftest import collect, poll_until
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
@@ -32,8 +32,7 @@ async def while_summarising(
     asked = len(server.chat_requests)
     server.script(SLOW_SUMMARY)
     task = asyncio.create_task(services.memory.compact("alice", session_id))
-    while len(server.chat_requests) == asked:
-        await asyncio.sleep(0.01)
+    await poll_until(lambda: len(server.chat_requests) > asked)
     meanwhile()
     return task
 

@@ -132,7 +132,9 @@ def test_configuration_exposes_skill_metadata_never_the_body(
     configuration.add_skill("alice", "SKILL.md", text.encode())
     document = configuration.get_configuration("alice").to_json()
     assert "SECRET-BODY-LINE" not in repr(document)
-    skill = document["skills"][0]  # type: ignore[index]
+    skills = document["skills"]
+    assert isinstance(skills, list)
+    skill = skills[0]
     assert set(skill) >= {
         "id",
         "filename",
@@ -210,7 +212,7 @@ class TestOwnerIsolation:
         before = configuration.save_configuration("bob", skill_ids=[bob_skill])
         for attempt in ({"skill_ids": [bob_skill, skill_id]}, {"system_prompt_id": prompt_id}):
             with pytest.raises(OncallError) as caught:
-                configuration.save_configuration("bob", **attempt)  # type: ignore[arg-type]
+                configuration.save_configuration("bob", **attempt)
             assert caught.value.code == "VALIDATION_INVALID_ARGUMENT"
         after = configuration.get_configuration("bob")
         assert (after.system_prompt_id, after.skill_ids) == (

@@ -23,7 +23,7 @@ from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
 from oncall_tui.tui.screens.skills import read_skill_file
-from tests.conftest import RunCli, skill_text
+from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeModel, FakeOllama
 
 MODEL = "qwen3:8b"
@@ -39,11 +39,11 @@ def ollama() -> Iterator[FakeOllama]:
 
 @pytest.fixture
 def chat(cli: RunCli, ollama: FakeOllama) -> RunCli:
-    def run(*args: str) -> object:
+    def run(*args: str) -> CliResult:
         # A window large enough for a message at its limit: the reader, not the budget, decides.
         return cli("--ollama-url", ollama.url, "--model", MODEL, "--num-ctx", "1048576", *args)
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 class EndlessInput(io.RawIOBase):
@@ -56,7 +56,7 @@ class EndlessInput(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]  # io passes one
         size = len(buffer)
         chunk = (self.pattern * (size // len(self.pattern) + 1))[:size]
         buffer[:size] = chunk
@@ -184,7 +184,7 @@ def test_a_skill_file_at_the_byte_limit_is_added(cli: RunCli, tmp_path: Path) ->
     path.write_bytes(skill_of_size(MAX_SKILL_BYTES))
     result = cli("skills", "add", str(path), "--json")
     assert result.code == 0, result.err
-    assert result.json()["size_bytes"] == MAX_SKILL_BYTES  # type: ignore[index]
+    assert result.json_object()["size_bytes"] == MAX_SKILL_BYTES
 
 
 def test_a_skill_file_one_byte_past_the_limit_is_refused(cli: RunCli, tmp_path: Path) -> None:
@@ -272,7 +272,7 @@ def test_a_prompt_file_at_the_limit_with_surrounding_whitespace_is_accepted(
     assert path.stat().st_size == PROMPT_FILE_CAP
     result = cli("prompts", "add", "--label", "big", "--file", str(path), "--json")
     assert result.code == 0, result.err
-    assert result.json()["content"] == content  # type: ignore[index]
+    assert result.json_object()["content"] == content
 
 
 def test_a_prompt_file_one_character_past_the_limit_reports_its_exact_length(
@@ -291,7 +291,7 @@ def test_a_prompt_file_one_byte_past_the_cap_is_refused_unread(cli: RunCli, tmp_
     result = cli("prompts", "add", "--label", "big", "--file", str(path), "--json")
     assert (result.code, result.error()["reason"]) == (2, "file_too_large")
     assert f"'{path}' is larger than {PROMPT_FILE_CAP} bytes" in result.error()["message"]
-    assert len(cli("prompts", "list", "--json").json()) == 1  # type: ignore[arg-type]
+    assert len(cli("prompts", "list", "--json").json_list()) == 1
 
 
 def test_a_huge_prompt_file_is_not_read_whole(cli: RunCli, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from oncall_tui.core.joining import TextJoiner
+from tests.conftest import poll_until
 
 
 async def test_pieces_go_out_joined_once_the_timer_runs() -> None:
@@ -13,10 +14,10 @@ async def test_pieces_go_out_joined_once_the_timer_runs() -> None:
     for piece in ("Check", "ing ", "the pods."):
         joiner.add(piece)
     assert sent == []  # held
-    await asyncio.sleep(0.1)
+    await poll_until(lambda: bool(sent))
     assert sent == ["Checking the pods."]  # one message for three pieces, without a nudge
     joiner.add("More")
-    await asyncio.sleep(0.1)
+    await poll_until(lambda: len(sent) > 1)
     assert sent == ["Checking the pods.", "More"]  # a new piece starts a new timer
 
 
@@ -26,5 +27,5 @@ async def test_taking_early_stops_the_timer_so_nothing_goes_out_twice() -> None:
     joiner.add("before the tool call")
     assert joiner.take() == "before the tool call"
     assert joiner.take() == ""
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # kept: that nothing goes out takes time to see (5 timer periods)
     assert sent == []

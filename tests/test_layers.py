@@ -1,125 +1,15 @@
-"""The layering of docs/ARCHITECTURE.md: dependencies point one way, heavy imports stay off the
-start-up path."""
+"""What the layering of docs/ARCHITECTURE.md means at run time: heavy imports stay off the
+start-up path.
+
+The import graph itself (dependencies point one way, which layer may import which package) is
+checked by import-linter: the contracts are ``[tool.importlinter]`` in pyproject.toml, run by
+``lint-imports`` in ``.ci/run``. These tests check what a fresh interpreter actually loads."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
-
-PACKAGE = Path(__file__).resolve().parent.parent / "oncall_tui"
-
-FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "core": (
-        "textual",
-        "sqlmodel",
-        "sqlalchemy",
-        "langchain",
-        "langgraph",
-        "langchain_ollama",
-        "oncall_tui.store",
-        "oncall_tui.llm",
-        "oncall_tui.services",
-        "oncall_tui.tui",
-        "oncall_tui.cli",
-    ),
-    "store": (
-        "textual",
-        "langchain",
-        "langgraph",
-        "langchain_ollama",
-        "oncall_tui.llm",
-        "oncall_tui.services",
-        "oncall_tui.tui",
-        "oncall_tui.cli",
-    ),
-    "llm": (
-        "textual",
-        "sqlmodel",
-        "sqlalchemy",
-        "oncall_tui.store",
-        "oncall_tui.services",
-        "oncall_tui.tui",
-        "oncall_tui.cli",
-    ),
-    "services": ("textual", "oncall_tui.tui", "oncall_tui.cli"),
-    "cli": (
-        "oncall_tui.store",
-        "oncall_tui.llm",
-        "sqlmodel",
-        "sqlalchemy",
-        "langchain",
-        "langgraph",
-        "langchain_ollama",
-        "langchain_core",
-    ),
-    "tui": (
-        "oncall_tui.store",
-        "oncall_tui.llm",
-        "oncall_tui.cli",
-        "sqlmodel",
-        "sqlalchemy",
-        "langchain",
-        "langgraph",
-        "langchain_ollama",
-        "langchain_core",
-    ),
-}
-
-
-def _type_checking_blocks(tree: ast.AST) -> set[int]:
-    """Ids of nodes under ``if TYPE_CHECKING:``: annotations only, never imported at run time."""
-    hidden: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and ast.unparse(node.test) in (
-            "TYPE_CHECKING",
-            "typing.TYPE_CHECKING",
-        ):
-            for child in node.body:
-                hidden.update(id(n) for n in ast.walk(child))
-    return hidden
-
-
-def imported_modules(path: Path, *, include_type_checking: bool = True) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    hidden = set() if include_type_checking else _type_checking_blocks(tree)
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in hidden:
-            continue
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-    return found
-
-
-@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
-def test_layer_imports_point_one_way(layer: str) -> None:
-    files = sorted((PACKAGE / layer).rglob("*.py")) or sorted(PACKAGE.glob(f"{layer}.py"))
-    assert files, f"layer {layer} has no modules"
-    violations = [
-        f"{path.relative_to(PACKAGE)} imports {module}"
-        for path in files
-        for module in imported_modules(path, include_type_checking=layer != "tui")
-        if any(module == bad or module.startswith(bad + ".") for bad in FORBIDDEN[layer])
-    ]
-    assert violations == []
-
-
-def test_no_relative_imports_hide_a_dependency() -> None:
-    relative = [
-        str(p)
-        for p in PACKAGE.rglob("*.py")
-        if any(
-            isinstance(n, ast.ImportFrom) and n.level > 0
-            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
-        )
-    ]
-    assert relative == []
 
 
 def test_services_load_without_textual_in_a_fresh_interpreter() -> None:

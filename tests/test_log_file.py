@@ -36,6 +36,7 @@ def test_a_send_is_logged_without_any_of_its_text(
     log = private_log.read_text(encoding="utf-8")
     assert "reply stored in session 1: complete, 1 tool calls" in log
     assert "reply stored in session 1: failed" not in log  # nothing arrived: nothing stored
+    assert "the reply in session 1 failed: STREAM_FAILED" in log  # the model call, and why
     assert "SECRET" not in log
     assert mode(private_log) == 0o600
     assert mode(private_log.parent) == 0o700

@@ -22,7 +22,7 @@ from oncall_tui.llm.tokens import estimate_tokens
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import collect
-from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 
 Engine = Callable[..., Services]
 
@@ -207,9 +207,9 @@ class TestCompaction:
 
     @pytest.mark.parametrize("turn", ["   ", Turn.raises(RuntimeError("boom"))])
     async def test_empty_or_failed_summary_changes_nothing(
-        self, engine: Engine, turn: object
+        self, engine: Engine, turn: TurnLike
     ) -> None:
-        model = ScriptedChatModel(["OLD-SUMMARY", turn])  # type: ignore[list-item]
+        model = ScriptedChatModel(["OLD-SUMMARY", turn])
         services = engine(model)
         session_id = seed(services, 2)
         before = await services.memory.compact("alice", session_id)
@@ -294,7 +294,9 @@ class TestUsage:
         model = ScriptedChatModel([Turn(text="reply", input_tokens=5_000), "second"])
         services = engine(model, window=100_000)
         events = await collect(services.chat.send("alice", None, "hello"))
-        session_id = events[-1].session_id  # type: ignore[union-attr]
+        done = events[-1]
+        assert isinstance(done, ReplyDone)
+        session_id = done.session_id
         state = services.memory.refresh_usage("alice", session_id)
         assert state.usage.context_tokens >= 5_000  # never below what the model reported
         with services.database.session() as session:
@@ -305,7 +307,9 @@ class TestUsage:
         model = ScriptedChatModel([Turn(text="reply", input_tokens=1)])
         services = engine(model, window=100_000)
         events = await collect(services.chat.send("alice", None, "hello"))
-        session_id = events[-1].session_id  # type: ignore[union-attr]
+        done = events[-1]
+        assert isinstance(done, ReplyDone)
+        session_id = done.session_id
         with services.database.session() as session:
             row = SessionRepository(session).require("alice", session_id)
             assert row.token_calibration == 1.0

@@ -28,7 +28,8 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings, normalize_ollama_url
 from oncall_tui.store.sessions import SessionRepository
-from tests.conftest import RunCli, make_settings, skill_text
+from oncall_tui.tui.screens.skills import PathInput
+from tests.conftest import CliResult, RunCli, make_settings, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.tui.conftest import AssetsHostApp
 from tests.tui.harness import wait_until
@@ -39,12 +40,12 @@ BAD = "\udcff"
 MAX_ID = 2**63 - 1
 
 
-def refused(result: object, reason: str) -> str:
+def refused(result: CliResult, reason: str) -> str:
     """The catalog message of a refusal with ``reason``, exit status 2."""
-    assert result.code == 2, (result.out, result.err)  # type: ignore[attr-defined]
-    error = result.error()  # type: ignore[attr-defined]
+    assert result.code == 2, (result.out, result.err)
+    error = result.error()
     assert (error["code"], error["reason"]) == ("VALIDATION_INVALID_ARGUMENT", reason)
-    assert result.out == ""  # type: ignore[attr-defined]
+    assert result.out == ""
     return str(error["message"])
 
 
@@ -186,7 +187,7 @@ def test_a_skill_reference_that_is_digits_but_no_id_is_only_a_name(
     result = cli(*[a.replace("{}", value) for a in args], "--json")
     assert (result.code, result.error()["code"]) == (2, code)
     assert value in result.error()["message"]
-    assert [s["name"] for s in cli("skills", "list", "--json").json()] == ["kept"]  # type: ignore[union-attr]
+    assert [s["name"] for s in cli("skills", "list", "--json").json_list()] == ["kept"]
 
 
 def test_a_skill_named_with_more_digits_than_an_id_is_found_by_name(
@@ -198,7 +199,7 @@ def test_a_skill_named_with_more_digits_than_an_id_is_found_by_name(
     assert cli("skills", "add", str(path)).code == 0
     shown = cli("skills", "show", name, "--json")
     assert shown.code == 0, shown.err
-    assert shown.json()["name"] == name  # type: ignore[index]
+    assert shown.json_object()["name"] == name
 
 
 @pytest.mark.parametrize("args", [("skills", "show", "{}"), ("skills", "select", "{}")])
@@ -324,7 +325,7 @@ async def test_the_tui_upload_shows_the_catalog_message(
             screen = app.screen
             assert isinstance(screen, SkillLibraryScreen)
             await pilot.press("a")
-            screen.query_one("#skill-path").value = str(path)  # type: ignore[attr-defined]
+            screen.query_one("#skill-path", PathInput).value = str(path)
             await pilot.press("enter")
             error = screen.query_one("#skill-error", ErrorText)
             await wait_until(pilot, lambda: error.message is not None)

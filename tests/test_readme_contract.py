@@ -106,7 +106,7 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
 
 
 USAGE = ContextUsage(100, 8192)
-SAMPLES: list[object] = [
+SAMPLES: list[ChatEvent] = [
     ToolsUnavailable("gemma:2b", "m"),
     MemoryCompacted(1, 60, "s"),
     CompactionFailed(1, "MEMORY_COMPACTION_FAILED", "m"),
@@ -127,8 +127,9 @@ def test_every_event_type_is_listed_with_exactly_its_fields(
     listed = {cell.strip("`"): names(fields) for cell, fields in table_after("| event | fields |")}
     printed: dict[str, set[str]] = {}
     for sample in SAMPLES:
-        document = sample.to_json()  # type: ignore[attr-defined]
+        document = sample.to_json()
         kind = document.pop("type")
+        assert isinstance(kind, str)
         printed[kind] = set(document)
     _ChatOutput(as_json=True, session_id=7).interrupted()
     interrupted = json.loads(capsys.readouterr().out)

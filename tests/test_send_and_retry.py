@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -52,7 +53,7 @@ async def test_a_model_not_pulled_stores_nothing_in_an_existing_session(
 
 
 def test_a_ready_server_is_asked_again_only_after_a_few_seconds(
-    server: FakeOllama, db_path: object
+    server: FakeOllama, db_path: Path
 ) -> None:
     now = [100.0]
     settings = make_settings(db_path, ollama_url=server.url, model="qwen3:8b")
@@ -70,7 +71,7 @@ def test_a_ready_server_is_asked_again_only_after_a_few_seconds(
     assert shows() == 2
 
 
-def test_a_failed_check_is_not_trusted(closed_url: str, db_path: object) -> None:
+def test_a_failed_check_is_not_trusted(closed_url: str, db_path: Path) -> None:
     """When Ollama comes back, the next send goes through at once."""
     with FakeOllama() as server:
         settings = make_settings(db_path, ollama_url=closed_url, model="tiny:2k")

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.errors import CATALOG, KINDS, NOTES, REASONS, OncallError, resolve_language
+from oncall_tui.errors import (
+    CATALOG,
+    KINDS,
+    NOTES,
+    REASONS,
+    Language,
+    OncallError,
+    resolve_language,
+)
 from oncall_tui.settings import (
     DEFAULT_MODEL,
     NUM_CTX_MAX,
@@ -132,14 +140,14 @@ def test_num_ctx_bounds() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_message_inside_another_does_not_double_its_stop(lang: str) -> None:
+def test_a_message_inside_another_does_not_double_its_stop(lang: Language) -> None:
     for inner in (
         OncallError("MODEL_UNAVAILABLE", url="http://127.0.0.1:11434"),
         OncallError("MODEL_NOT_FOUND", model="qwen3:8b"),
         OncallError("STREAM_FAILED", detail="the connection to Ollama dropped"),
     ):
         for outer in ("MEMORY_COMPACTION_FAILED", "VALIDATION_INVALID_ARGUMENT"):
-            message = OncallError(outer, detail=inner).message(lang)  # type: ignore[arg-type]
+            message = OncallError(outer, detail=inner).message(lang)
             assert ".." not in message
             assert "。。" not in message
             assert "。." not in message

@@ -126,7 +126,7 @@ def test_the_tui_keeps_the_partial_reply_when_killed_or_its_terminal_closes(
     wait_for(lambda: b"Enter sends" in terminal.screen)
     terminal.type("count slowly\r")
     wait_for(lambda: b"one" in terminal.screen and bool(ollama.chat_requests))
-    time.sleep(0.5)  # a few more words arrive
+    wait_for(lambda: b"two" in terminal.screen)  # more of the reply has arrived
     if ending == "SIGTERM":
         os.kill(terminal.pid, signal.SIGTERM)
     else:

@@ -14,7 +14,8 @@ from sqlmodel import SQLModel
 from oncall_tui.errors import OncallError
 from oncall_tui.store import schema
 from oncall_tui.store.engine import BUSY_TIMEOUT_MS, Database
-from oncall_tui.store.tables import PromptRow  # noqa: F401  (registers the tables)
+from oncall_tui.store.ids import UnsavedRowError, stored_id
+from oncall_tui.store.tables import PromptRow  # (importing it registers the tables)
 
 
 def test_database_file_is_private_in_a_private_directory(tmp_path: Path) -> None:
@@ -125,3 +126,13 @@ def test_an_unusable_path_is_a_catalog_error(tmp_path: Path) -> None:
     with pytest.raises(OncallError) as caught:
         Database(blocker / "oncall.db")
     assert caught.value.code == "DATABASE_UNAVAILABLE"
+
+
+def test_a_row_has_an_id_once_it_is_flushed(database: Database) -> None:
+    row = PromptRow(owner="alice", label="Terse", content="Be brief.")
+    with pytest.raises(UnsavedRowError, match="PromptRow has no id"):
+        stored_id(row)
+    with database.session() as session:
+        session.add(row)
+        session.flush()
+        assert stored_id(row) == row.id

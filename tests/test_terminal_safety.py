@@ -128,8 +128,8 @@ def test_a_streamed_reply_is_shown_safely_and_stored_exactly(
     assert result.code == 0, result.err
     assert result.out == f"before {SHOWN} after\n"
     assert_safe(result.err)
-    shown = cli("sessions", "show", "1", "--json").json()
-    assert shown["messages"][-1]["content"] == f"before {HOSTILE} after"  # type: ignore[index]
+    shown = cli("sessions", "show", "1", "--json").json_object()
+    assert shown["messages"][-1]["content"] == f"before {HOSTILE} after"
     ollama.script(f"again {HOSTILE}")
     streamed = cli("--ollama-url", ollama.url, "--model", MODEL, "chat", "--json", "more")
     tokens = [json.loads(line) for line in streamed.out.splitlines()]

@@ -119,7 +119,8 @@ def _print_prompt(ctx: Services, prompt: PromptView, as_json: bool) -> None:
 
 def prompts_add(ctx: Services, args: argparse.Namespace) -> int:
     content = _read_content(args)
-    assert content is not None  # the option group is required
+    if content is None:  # argparse requires --content or --file
+        raise RuntimeError("prompts add was called without --content or --file")
     _print_prompt(ctx, ctx.configuration.create_prompt(ctx.owner, args.label, content), args.json)
     return 0
 

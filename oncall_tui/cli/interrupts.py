@@ -38,7 +38,8 @@ def run_until_signal(work: Coroutine[object, object, T]) -> T:
     async def guarded() -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
-        assert task is not None
+        if task is None:  # asyncio.run runs every coroutine in a task
+            raise RuntimeError("run_until_signal's guard is running outside a task")
 
         def stop(number: int) -> None:
             received.append(number)

@@ -49,6 +49,7 @@ from oncall_tui.services.memory import ContextLimitError, MemoryService, Prepare
 from oncall_tui.services.steps import completed_in_thread
 from oncall_tui.settings import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
+from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
 
@@ -230,6 +231,12 @@ class ChatService:
                     if reply.cut:
                         break
         except OncallError as error:
+            log.warning(
+                "the reply in session %s failed: %s %s",
+                prepared.session_id,
+                error.code,
+                error.message("en"),
+            )
             message_id = await completed_in_thread(self._store_failed, owner, prepared, reply)
             yield ReplyFailed(
                 error.code, self._failure(error, message_id), prepared.session_id, message_id
@@ -272,8 +279,7 @@ class ChatService:
             reading = self._memory.record_reply(chat, prepared, reply.text, usage)
             SessionRepository(session).save(chat)
             _log_stored(prepared, status, reply)
-            assert message.id is not None
-            return message.id, reading
+            return stored_id(message), reading
 
     def _store_failed(self, owner: str, prepared: PreparedSend, reply: _Reply) -> int | None:
         """One unit of work: a failed reply, if anything of it is worth keeping, and the usage

@@ -281,14 +281,16 @@ def _load_configuration(session: Session, owner: str) -> ConfigurationView:
     if row is None or prompt_id != stored_prompt or skill_ids != stored_skills:
         configurations.save(owner, prompt_id, skill_ids)
         row = configurations.get(owner)
-    assert row is not None
+        if row is None:
+            raise RuntimeError("the configuration just saved in this unit of work is missing")
     return _view(row, prompt_rows, skill_rows)
 
 
 def _view(
     row: ConfigurationRow, prompt_rows: Sequence[PromptRow], skill_rows: Sequence[SkillRow]
 ) -> ConfigurationView:
-    assert row.system_prompt_id is not None
+    if row.system_prompt_id is None:  # repaired (or found whole) before it is shown
+        raise RuntimeError("a configuration without a prompt cannot be shown")
     return ConfigurationView(
         system_prompt_id=row.system_prompt_id,
         skill_ids=tuple(row.skill_ids),

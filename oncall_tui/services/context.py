@@ -93,14 +93,20 @@ class SessionSnapshot:
     def changed_in(self, row: SessionRow, message_count: int) -> str | None:
         """How ``row`` (read again, holding ``message_count`` messages) differs from the session
         this snapshot read, in words; ``None`` when it is the same."""
-        assert self.row is not None
-        if row.clear_generation != self.row.clear_generation:
+        if row.clear_generation != self.existing_row().clear_generation:
             return "its messages were cleared"
         if row.compacted_message_count != self.boundary:
             return "it was compacted meanwhile"
         if message_count != self.stored:
             return "messages were added"
         return None
+
+    def existing_row(self) -> SessionRow:
+        """The session's row, for a snapshot of a stored session (not of a first message's
+        session-to-be, which has none: asking that one is a bug)."""
+        if self.row is None:
+            raise RuntimeError("this snapshot is of a session not created yet: it has no row")
+        return self.row
 
     @property
     def session_id(self) -> int | None:

@@ -52,6 +52,7 @@ from oncall_tui.services.sessions import title_from_message
 from oncall_tui.services.steps import completed_in_thread
 from oncall_tui.services.summaries import summarise
 from oncall_tui.store.engine import Database
+from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import SessionRow, utcnow
 
@@ -201,9 +202,8 @@ class MemoryService:
         """:meth:`refresh_usage` in the caller's unit of work (one that may write), for
         ``row``, the owner's session it read: the reading is set on the row, and the row
         saved."""
-        assert row.id is not None
         reading = _Reading(
-            SessionSnapshot.read(session, owner, row.id), active_context_in(session, owner)
+            SessionSnapshot.read(session, owner, stored_id(row)), active_context_in(session, owner)
         )
         state = self._state_of(reading)
         row.context_tokens = state.usage.context_tokens
@@ -278,14 +278,12 @@ class MemoryService:
         return _Reading(snapshot, context)
 
     def _state_of(self, reading: _Reading) -> MemoryState:
-        row = reading.snapshot.row
-        assert row is not None
+        row = reading.snapshot.existing_row()
         return self._state(row, self._usage(reading), can_compact=bool(reading.snapshot.history))
 
     def _state(self, row: SessionRow, usage: ContextUsage, *, can_compact: bool) -> MemoryState:
-        assert row.id is not None
         return MemoryState(
-            session_id=row.id,
+            session_id=stored_id(row),
             memory_mode=MemoryMode(row.memory_mode),
             memory_summary=row.memory_summary,
             memory_summary_status=row.memory_summary_status,
@@ -338,8 +336,7 @@ class MemoryService:
         :meth:`SessionSnapshot.changed_in`); otherwise it is discarded and the error says why.
         """
         snapshot = reading.snapshot
-        row = snapshot.row
-        assert row is not None
+        row = snapshot.existing_row()
         transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
         written = await summarise(
             self._gateway, snapshot.summary, transcript, row.token_calibration
@@ -355,13 +352,11 @@ class MemoryService:
         and the boundary, and measure the session's next request (with the configuration read
         before the summary was written: a send goes on with the one it started with)."""
         snapshot = reading.snapshot
-        row = snapshot.row
-        assert row is not None
-        assert row.id is not None
+        session_id = stored_id(snapshot.existing_row())
         with self._database.session() as session:
             sessions = SessionRepository(session)
             try:
-                current = sessions.require(owner, row.id)
+                current = sessions.require(owner, session_id)
             except OncallError:
                 raise _discarded("it was deleted") from None
             changed = snapshot.changed_in(current, MessageRepository(session).count(current))
@@ -372,12 +367,14 @@ class MemoryService:
             current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
             current.last_compacted_at = utcnow()
             current.reported_prompt_tokens = None  # that count was of the old, longer context
-            after = _Reading(SessionSnapshot.read(session, owner, row.id), reading.context)
+            after = _Reading(SessionSnapshot.read(session, owner, session_id), reading.context)
             usage = self._usage(after)
             current.context_tokens = usage.context_tokens
             sessions.save(current)
             log.info(
-                "session %s compacted through message %d", row.id, current.compacted_message_count
+                "session %s compacted through message %d",
+                session_id,
+                current.compacted_message_count,
             )
             return self._state(current, usage, can_compact=bool(after.snapshot.history)), after
 
@@ -397,9 +394,7 @@ class MemoryService:
             message = MessageRepository(session).add(row, "user", text)
             row.context_tokens = request.usage.context_tokens
             sessions.save(row)
-            assert row.id is not None
-            assert message.id is not None
-            return row.id, message.id
+            return stored_id(row), stored_id(message)
 
     def _save_mode(self, owner: str, session_id: int, mode: MemoryMode) -> MemoryState:
         """One unit of work: the new mode, and the usage refreshed with it."""

@@ -2,8 +2,8 @@
 
 ``to_json`` gives the snake_case shapes the CLI contract promises. Skill views never
 carry the body except :class:`SkillDetail`, which exists for the explicit "show". This module
-imports no storage code at run time: a client can hold views (the TUI from its first frame)
-before the database is opened.
+imports no storage code at run time but the id check of :mod:`oncall_tui.store.ids` (plain
+Python): a client can hold views (the TUI from its first frame) before the database is opened.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
     from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
@@ -31,12 +32,6 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat()
 
 
-def _row_id(row_id: int | None) -> int:
-    if row_id is None:
-        raise ValueError("row has not been flushed")
-    return row_id
-
-
 @dataclass(frozen=True, slots=True)
 class PromptView:
     id: int
@@ -49,7 +44,7 @@ class PromptView:
     @classmethod
     def of(cls, row: PromptRow) -> PromptView:
         return cls(
-            id=_row_id(row.id),
+            id=stored_id(row),
             label=row.label,
             content=row.content,
             is_default=row.is_default,
@@ -91,7 +86,7 @@ class SkillView:
     @classmethod
     def of(cls, row: SkillRow) -> SkillView:
         return cls(
-            id=_row_id(row.id),
+            id=stored_id(row),
             filename=row.filename,
             name=row.name,
             description=row.description,
@@ -168,9 +163,8 @@ class SessionView:
 
     @classmethod
     def of(cls, row: SessionRow, message_count: int) -> SessionView:
-        assert row.id is not None
         return cls(
-            id=row.id,
+            id=stored_id(row),
             title=row.title,
             memory_mode=MemoryMode(row.memory_mode),
             message_count=message_count,
@@ -238,9 +232,8 @@ class MessageView:
 
     @classmethod
     def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:
-        assert row.id is not None
         return cls(
-            id=row.id,
+            id=stored_id(row),
             position=row.position,
             role=row.role,
             content=row.content,

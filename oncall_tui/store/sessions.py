@@ -16,6 +16,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from oncall_tui.errors import OncallError
+from oncall_tui.store.ids import stored_id
 from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
 
 
@@ -83,9 +84,12 @@ class MessageRepository:
     def add(
         self, chat: SessionRow, role: str, content: str, status: str = "complete"
     ) -> MessageRow:
-        assert chat.id is not None
         row = MessageRow(
-            session_id=chat.id, position=self.count(chat), role=role, content=content, status=status
+            session_id=stored_id(chat),
+            position=self.count(chat),
+            role=role,
+            content=content,
+            status=status,
         )
         self._session.add(row)
         self._session.flush()
@@ -114,10 +118,8 @@ class MessageRepository:
         self._session.flush()
 
     def add_audit(self, chat: SessionRow, message: MessageRow, audit: ToolAuditRow) -> None:
-        assert chat.id is not None
-        assert message.id is not None
-        audit.session_id = chat.id
-        audit.message_id = message.id
+        audit.session_id = stored_id(chat)
+        audit.message_id = stored_id(message)
         self._session.add(audit)
         self._session.flush()
 

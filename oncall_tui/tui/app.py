@@ -68,7 +68,8 @@ class OncallApp(App[None]):
     @property
     def main(self) -> MainScreen:
         screen = self.screen_stack[0]
-        assert isinstance(screen, MainScreen)
+        if not isinstance(screen, MainScreen):  # the default screen, never popped
+            raise RuntimeError(f"the bottom screen is {type(screen).__name__}, not MainScreen")
         return screen
 
     # -- screens ------------------------------------------------------------------------------

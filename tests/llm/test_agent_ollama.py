@@ -12,6 +12,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import ModelUsage, Summary, stream_agent, summarize
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.tools import build_tools
+from tests.conftest import poll_until
 from tests.fakes import FakeOllama, Reply
 
 from .helpers import collect, collect_until_error, text_of
@@ -156,8 +157,7 @@ async def test_cancelling_the_consumer_propagates(server: FakeOllama) -> None:
                 got.append(item.text)
 
     task = asyncio.create_task(consume())
-    while not got:
-        await asyncio.sleep(0.02)
+    await poll_until(lambda: bool(got))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

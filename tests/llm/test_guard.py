@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from langchain.agents.middleware import ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from oncall_tui.core.memory import ContextBudget
@@ -17,7 +17,7 @@ from tests.fakes.chat_model import ScriptedChatModel
 
 SYSTEM = "You help an on-call engineer."
 BODY = "Loaded skill: log-analysis\n\n" + "Grep the error rate per minute, then per pod.\n" * 40
-CALL = {
+CALL: ToolCall = {
     "name": "load_skill",
     "args": {"skill_name": "log-analysis"},
     "id": "c1",
@@ -43,16 +43,16 @@ def request_tokens(messages: list[AnyMessage]) -> int:
 
 
 async def run_tool(
-    guard: ContextGuard, call: dict[str, Any] = CALL, messages: list[AnyMessage] = MESSAGES
+    guard: ContextGuard, call: ToolCall = CALL, messages: list[AnyMessage] = MESSAGES
 ) -> ToolMessage:
     async def handler(_: ToolCallRequest) -> ToolMessage:
         return ToolMessage(BODY, tool_call_id=call["id"], name=call["name"])
 
     request = ToolCallRequest(
-        tool_call=call,  # type: ignore[arg-type]
+        tool_call=call,
         tool=None,
         state={"messages": messages},
-        runtime=None,  # type: ignore[arg-type]
+        runtime=None,  # type: ignore[arg-type]  # outside a graph: the guard never reads it
     )
     result = await guard.awrap_tool_call(request, handler)
     assert isinstance(result, ToolMessage)
@@ -95,7 +95,7 @@ async def test_calibration_counts_against_the_limit() -> None:
 
 async def test_results_of_one_step_count_together() -> None:
     """Calls of one assistant message run side by side: each result counts the ones before."""
-    second = {**CALL, "id": "c2"}
+    second: ToolCall = {**CALL, "id": "c2"}
     total = request_tokens(MESSAGES) + message_tokens(BODY)
     guard = ContextGuard(ContextBudget(window_with_limit(total)), SYSTEM, [])
     assert not is_withheld(await run_tool(guard))

@@ -18,13 +18,13 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "skills-examples"
 DEMO_WINDOW = 8192
 FIXED_TIME = "2026-11-30 03:12:00.000000"
 
-INCIDENT = [
+INCIDENT: list[tuple[str, Turn | list[Turn]]] = [
     (
         "payments-api p99 went from 180 ms to 2.4 s at 02:51. Where do I start?",
         Turn(
@@ -59,8 +59,8 @@ INCIDENT = [
 ]
 
 
-def _services(db_path: Path, turns: list[object]) -> Services:
-    model = ScriptedChatModel(turns)  # type: ignore[arg-type]
+def _services(db_path: Path, turns: list[TurnLike]) -> Services:
+    model = ScriptedChatModel(turns)
     return Services(Settings(db_path=db_path, user="alice"), StaticGateway(model, DEMO_WINDOW))
 
 
@@ -72,16 +72,21 @@ async def _chat(services: Services, session_id: int | None, text: str) -> int:
     return sid
 
 
+def replies(reply: Turn | list[Turn]) -> list[Turn]:
+    """The model's turns answering one question."""
+    return reply if isinstance(reply, list) else [reply]
+
+
 def build_demo(db_path: Path) -> int:
     """Seed prompts, the example skills, three sessions; return the incident session's id."""
-    turns: list[object] = [
+    turns: list[TurnLike] = [
         "Disk at 91% on db-3: WAL archiving is failing since 01:10.",
         "Alert storm traced to one noisy exporter; silence proposed.",
-        INCIDENT[0][1],
+        *replies(INCIDENT[0][1]),
         "payments-api p99 180 ms -> 2.4 s from 02:51; asked for rollout history and p99 by route.",
     ]
     for _, reply in INCIDENT[1:]:
-        turns.extend(reply if isinstance(reply, list) else [reply])
+        turns.extend(replies(reply))
     services = _services(db_path, turns)
     try:
         configuration = services.configuration
@@ -113,8 +118,8 @@ def build_demo(db_path: Path) -> int:
     return incident
 
 
-def demo_app(db_path: Path, turns: list[object] | None = None) -> OncallApp:
-    model = ScriptedChatModel(turns or [])  # type: ignore[arg-type]
+def demo_app(db_path: Path, turns: list[TurnLike] | None = None) -> OncallApp:
+    model = ScriptedChatModel(turns or [])
     settings = Settings(db_path=db_path, user="alice")
     return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW))
 

@@ -91,7 +91,11 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
     text = reply(150)
     app = LogApp()
     copied: list[str] = []
-    app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+
+    def copy_to_clipboard(text: str) -> None:
+        copied.append(text)
+
+    app.copy_to_clipboard = copy_to_clipboard  # type: ignore[method-assign]  # no terminal here
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
         block = log.add_message("assistant", "", status="streaming")
@@ -126,7 +130,11 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
         tails: list[int] = []
         for start in range(0, len(text), 400):
             block.append(text[start : start + 400])
-            await wait_until(pilot, lambda end=start + 400: block.shown_text == text[:end])
+
+            def drawn(end: int = start + 400) -> bool:
+                return block.shown_text == text[:end]
+
+            await wait_until(pilot, drawn)
             tails.append(len(body.tail))
             assert split_point(body.tail, min_chars=1) is None  # the paragraph being written
             assert log.is_vertical_scroll_end  # the log follows the reply
@@ -263,6 +271,12 @@ async def test_enter_on_a_message_without_tool_calls_is_left_alone() -> None:
         assert log.check_action("copy", ()) is True
 
 
+def selected(log: ChatLog) -> MessageBlock | None:
+    """The selected message, read afresh (mypy would carry an earlier narrowing of the
+    property across the key presses that change it)."""
+    return log.selected
+
+
 class EarlierApp(LogApp):
     def __init__(self) -> None:
         super().__init__()
@@ -287,7 +301,7 @@ async def test_keys_move_between_messages_and_the_earlier_line_loads_more() -> N
         assert log.selected is log.messages[-3]
         for _ in range(20):
             await pilot.press("up")
-        assert log.selected is None  # past the first message: the earlier line
+        assert selected(log) is None  # past the first message: the earlier line
         assert log.cursor == 0
         assert log.scroll_offset.y == 0  # brought into view
         assert log.check_action("open", ()) is True

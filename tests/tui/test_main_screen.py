@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import Any
 
 from textual import events
+from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import Select, Static
+from textual.widgets import OptionList, Select, Static
 
 from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
 from oncall_tui.core.memory import MemoryMode
@@ -21,14 +23,14 @@ from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.session_list import SessionList
-from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)
 
 
-def main_screen(app: object) -> MainScreen:
-    screen = app.screen  # type: ignore[attr-defined]
+def main_screen(app: App[Any]) -> MainScreen:
+    screen = app.screen
     assert isinstance(screen, MainScreen)
     return screen
 
@@ -262,7 +264,10 @@ async def test_a_reply_that_fails_after_the_message_is_stored_leaves_the_compose
 
 
 async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:
-    turns = [Turn.raises(ConnectionRefusedError("down"), after=1), "Upstream timeouts."]
+    turns: list[TurnLike] = [
+        Turn.raises(ConnectionRefusedError("down"), after=1),
+        "Upstream timeouts.",
+    ]
     app, model = scripted_app(tmp_path / "t.db", turns)
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
@@ -314,8 +319,8 @@ async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(screen.query_one(SessionList).sessions) == 2)
         await pilot.press("ctrl+f")
         await pilot.press(*"disk")
-        options = screen.query_one("#session-options")
-        await wait_until(pilot, lambda: options.option_count == 1)  # type: ignore[attr-defined]
+        options = screen.query_one("#session-options", OptionList)
+        await wait_until(pilot, lambda: options.option_count == 1)
         await pilot.press("enter", "enter")
         await wait_until(pilot, lambda: screen.session_id == first)
         await pilot.press("ctrl+n")
@@ -358,12 +363,14 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
     app, _ = scripted_app(tmp_path / "t.db")
     opened = seed_session(app, 1)
 
-    async def broken(owner: str, session_id: int | None, text: str) -> AsyncIterator[ChatEvent]:
+    async def broken(
+        owner: str, session_id: int | None, text: str
+    ) -> AsyncGenerator[ChatEvent, None]:
         yield UserMessageStored(opened, 3, text)
         yield TokenDelta("Checking the pods")
         raise RuntimeError("a bug, not a model failure")
 
-    app.services.chat.send = broken  # type: ignore[method-assign]
+    app.services.chat.send = broken  # type: ignore[method-assign]  # a fault inside the service
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
         await wait_until(pilot, lambda: len(blocks(screen)) == 2)  # the seeded session

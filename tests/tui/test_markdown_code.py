@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 
@@ -20,9 +20,9 @@ FENCES = (
 )
 
 
-def rendered(renderable: object) -> list[list[Segment]]:
+def rendered(renderable: RenderableType) -> list[list[Segment]]:
     console = Console(width=60, color_system="truecolor")
-    return console.render_lines(renderable, console.options)  # type: ignore[arg-type]
+    return console.render_lines(renderable, console.options)
 
 
 def test_fences_are_highlighted_exactly_as_rich_highlights_them() -> None:

@@ -37,8 +37,8 @@ async def send_when_ready(app: OncallApp, pilot: Pilot[None], text: str) -> Main
     return screen
 
 
-def panel_model_text(app: object) -> str:
-    screen = app.screen  # type: ignore[attr-defined]
+def panel_model_text(app: OncallApp) -> str:
+    screen = app.screen
     return str(screen.query_one("#model", Static).render())
 
 

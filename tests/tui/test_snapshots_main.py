@@ -18,9 +18,9 @@ async def settle(pilot: Pilot[Any]) -> None:
     """Wait for the demo session to be on screen; park the focus so no cursor blinks."""
     app = pilot.app
     await wait_until(pilot, lambda: any(log.messages for log in app.screen.query(ChatLog)))
-    await app.workers.wait_for_complete()
-    await pilot.pause(0.3)
-    await app.workers.wait_for_complete()
+    # Every load and probe done, and those their results started (the page, the gauge):
+    # a worker leaves the list when it ends, after its results' callbacks have run.
+    await wait_until(pilot, lambda: not app.workers)
     app.screen.set_focus(None)
     await pilot.pause()
 

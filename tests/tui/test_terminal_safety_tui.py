@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from textual._compositor import LayoutUpdate
 from textual.pilot import Pilot
 
 from oncall_tui.core.text import terminal_safe
@@ -39,6 +40,7 @@ CONTROLS = (
 def rendered(pilot: Pilot[Any]) -> str:
     """Every character the app's current screen would write as text to the terminal."""
     update = pilot.app.screen._compositor.render_update(full=True)
+    assert isinstance(update, LayoutUpdate)  # a full update is the whole screen's lines
     return "".join(
         segment.text
         for line in update.strips

@@ -46,17 +46,21 @@ class ChatActions(MemoryActions):
     """Sends, retries and their replies; at most one at a time."""
 
     _reply: MessageBlock | None = None
+    _submitted: str | None = None
+    """The composer's text as it was sent, taken out of it once the service has stored it."""
     _closing = False
 
     def start_send(self, session_id: int | None, text: str | None) -> None:
         """Send ``text`` (``None``: retry the session's unanswered message)."""
+        self._submitted = text
         self._sending = self._send(session_id, text)
 
     @work(exclusive=True, group="chat", exit_on_error=False)
     async def _send(self, session_id: int | None, text: str | None) -> None:
         chat, owner = self.services.chat, self.services.owner
         if text is None:
-            assert session_id is not None
+            if session_id is None:  # a retry answers a stored message again
+                raise ValueError("a retry needs a session")
             events = chat.retry(owner, session_id)
         else:
             events = chat.send(owner, session_id, text)
@@ -90,8 +94,9 @@ class ChatActions(MemoryActions):
             log.mark_boundary(event.compacted_message_count)
             self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
         elif isinstance(event, UserMessageStored):
-            self.query_one(Composer).clear()
-            self._set_status("")
+            if self._submitted is not None:
+                self.query_one(Composer).remove_sent(self._submitted)
+            self._clear_status()
             if self.session_id != event.session_id:
                 self.session_id = event.session_id
                 self.load_sessions(select=None)
@@ -110,8 +115,7 @@ class ChatActions(MemoryActions):
             )
         elif isinstance(event, ReplyDone) and self._reply is not None:
             self._reply.finish(event.status)
-            if self.query_one("#status", PlainText).has_class("-error") is False:
-                self._set_status("")
+            self._clear_status()
         elif isinstance(event, CompactionFailed | ToolsUnavailable):
             self.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
         elif isinstance(event, ReplyFailed):
@@ -122,6 +126,11 @@ class ChatActions(MemoryActions):
             self.query_one(ContextPanel).gauge.update_usage(
                 usage.context_tokens, usage.context_window_tokens
             )
+
+    def _clear_status(self) -> None:
+        """Clear "Sending…"; an error said since (an Enter refused mid-reply) stays."""
+        if not self.query_one("#status", PlainText).has_class("-error"):
+            self._set_status("")
 
     def _replying(self) -> MessageBlock:
         """The streaming reply; a retry's first piece starts it (it stores no user message)."""

@@ -10,7 +10,8 @@ from textual.widgets import TextArea
 
 class Composer(TextArea):
     """Enter sends; ctrl+j, alt+enter or shift+enter (where the terminal reports it) break
-    the line. The text is cleared only when the app says the send was accepted."""
+    the line. The text sent leaves the composer only when the app says the send was accepted,
+    and only that text: what was typed after it stays."""
 
     BINDINGS = [
         Binding("enter", "submit", "Send"),  # handled in _on_key; listed for the footer
@@ -47,6 +48,17 @@ class Composer(TextArea):
     def action_submit(self) -> None:
         if self.text.strip():
             self.post_message(self.Submitted(self, self.text))
+
+    def remove_sent(self, sent: str) -> None:
+        """Take ``sent`` out of the composer once it is stored, keeping what was typed after
+        it while the send was on its way (the cursor stays with that text). Text the user
+        changed meanwhile is theirs now, and stays as it is."""
+        if not self.text.startswith(sent):
+            return
+        lines = sent.split("\n")
+        self.delete((0, 0), (len(lines) - 1, len(lines[-1])))
+        if self.text.strip() == "":
+            self.clear()
 
     def action_newline(self) -> None:
         self.insert("\n")

@@ -1,0 +1,111 @@
+"""What the user types while a send is on its way is theirs: storing the sent message takes
+only that message out of the composer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual import events
+from textual.pilot import Pilot
+
+from oncall_tui.core.events import ChatEvent, ReplyDone, TokenDelta, UserMessageStored
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.tui.harness import scripted_app, seed_session, wait_until
+
+SIZE = (120, 36)
+
+
+def type_keys(app: OncallApp, keys: str) -> None:
+    """Keys as one burst from the terminal (tmux send-keys, a fast typist): ``\\r`` is Enter."""
+    for character in keys:
+        if character == "\r":
+            app.post_message(events.Key("enter", "\r"))
+        else:
+            app.post_message(events.Key(character, character))
+
+
+def status_text(screen: MainScreen) -> str:
+    return str(screen.query_one("#status", PlainText).render())
+
+
+@dataclass
+class Held:
+    """The app on a send that stores the message only on ``release`` (a slow readiness
+    check), then answers at once; ``sent`` holds the texts it was asked to send."""
+
+    app: OncallApp
+    pilot: Pilot[None]
+    screen: MainScreen
+    composer: Composer
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+    sent: list[str] = field(default_factory=list)
+
+    async def stored(self) -> None:
+        """Let the held send store its message, and wait for its reply to end."""
+        self.release.set()
+        await wait_until(self.pilot, lambda: self.screen._sending is None)
+
+
+@asynccontextmanager
+async def held_app(tmp_path: Path) -> AsyncIterator[Held]:
+    app, _ = scripted_app(tmp_path / "t.db")
+    opened = seed_session(app, 0)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        await app.workers.wait_for_complete()
+        held = Held(app, pilot, screen, app.query_one(Composer))
+
+        async def send(
+            owner: str, session_id: int | None, text: str
+        ) -> AsyncGenerator[ChatEvent, None]:
+            held.sent.append(text)
+            await held.release.wait()
+            yield UserMessageStored(opened, 0, text)
+            yield TokenDelta("Look at the events.")
+            yield ReplyDone(opened, 1, "complete")
+
+        app.services.chat.send = send  # type: ignore[method-assign]  # a send held back
+        yield held
+
+
+async def test_text_typed_while_the_send_is_on_its_way_stays_in_the_composer(
+    tmp_path: Path,
+) -> None:
+    async with held_app(tmp_path) as held:
+        type_keys(held.app, "why is it crashlooping\rand what next\r")
+        await wait_until(held.pilot, lambda: "and what next" in held.composer.text)
+        await held.pilot.pause()
+        assert held.sent == ["why is it crashlooping"]  # the second Enter: refused, streaming
+        await held.stored()
+        assert held.composer.text == "and what next"
+        assert held.composer.cursor_location == (0, len("and what next"))
+        assert "still streaming" in status_text(held.screen)  # why the second Enter did nothing
+
+
+async def test_the_sent_text_leaves_the_composer_once_stored(tmp_path: Path) -> None:
+    async with held_app(tmp_path) as held:
+        held.composer.text = "line one\nline two"
+        await held.pilot.press("enter")
+        await held.pilot.pause()
+        assert held.sent == ["line one\nline two"]
+        assert held.composer.text == "line one\nline two"  # not stored yet: still the user's
+        await held.stored()
+        assert held.composer.text == ""
+
+
+async def test_text_changed_before_it_was_stored_is_left_alone(tmp_path: Path) -> None:
+    async with held_app(tmp_path) as held:
+        held.composer.text = "restart the pod"
+        await held.pilot.press("enter")
+        held.composer.text = "drain the node instead"
+        await held.stored()
+        assert held.sent == ["restart the pod"]
+        assert held.composer.text == "drain the node instead"
