@@ -21,6 +21,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.cache import LRUCache
@@ -46,8 +47,10 @@ from oncall_tui.tui.chat_log.message import MessageBlock
 FLUSH_SECONDS = 0.05
 """Streamed text is drawn at most this often: about the rate a reader follows, and far below
 the frame budget at any speed a local model writes."""
-CACHED_LINES = 1024
-"""Drawn lines kept (a few screens): scrolling back over them draws nothing again."""
+CACHED_LINES = 256
+"""Drawn lines kept (a few screens): scrolling back over them draws nothing again. Lines
+further back are drawn again from their messages' rendered lines, which costs little; a strip
+kept costs the garbage collector more than it saves (see :mod:`.markdown`)."""
 _generations = itertools.count(1)
 
 
@@ -87,8 +90,11 @@ class ChatLog(ScrollView, can_focus=True):
         self._heights: list[int] = []
         self._width = 0
         self._styles: LogStyles | None = None
-        self._lines: LRUCache[tuple[int, int, int | None, int], Strip] = LRUCache(CACHED_LINES)
-        """Drawn lines by (line of the log, width, entry drawn selected, styles generation)."""
+        self._lines: LRUCache[tuple[int, int, int | None, int, Style], Strip] = LRUCache(
+            CACHED_LINES
+        )
+        """Drawn lines by (line of the log, width, entry drawn selected, styles generation,
+        the log's own style)."""
         self._waiting: set[MessageBlock] = set()
         """Messages with something to draw at the next flush."""
         self._flush_timer: Timer | None = None
@@ -289,12 +295,15 @@ class ChatLog(ScrollView, can_focus=True):
         line_y = y + self.scroll_offset.y
         styles = self.styles_of_lines
         selected = self._current() if self.has_focus else None
-        key = (line_y, self._width, selected, styles.palette.generation)
+        background = self.rich_style
+        key = (line_y, self._width, selected, styles.palette.generation, background)
         line = self._lines.get(key)
-        if line is None:
-            line = self._line_at(line_y, selected) or Strip.blank(self._width)
+        if line is None:  # kept as drawn: the styled strip, not also the one it was made from
+            line = (self._line_at(line_y, selected) or Strip.blank(self._width)).apply_style(
+                background
+            )
             self._lines.set(key, line)
-        return line.apply_style(self.rich_style)
+        return line
 
     def line_at(self, y: int) -> Strip | None:
         """Line ``y`` of the whole log (not only the part in view), or None past its end."""

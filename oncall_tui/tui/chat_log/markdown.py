@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from rich.segment import Segment
 from textual.app import App
 from textual.strip import Strip
 
@@ -71,6 +72,13 @@ def _first_split(text: str, min_chars: int) -> int | None:
     return None
 
 
+Line = tuple[Segment, ...]
+"""One rendered line: its segments, padded to the width. A line is kept this way, not as a
+:class:`Strip`: a strip carries seven caches of its own, so a long reply kept as strips is tens
+of thousands of objects for each full garbage collection to visit while the reply streams. A
+strip is made when the line is drawn, and the chat log keeps the few it has drawn."""
+
+
 class MarkdownLines:
     """Markdown text, however long, kept as lines rendered by rich, for a widget to draw.
 
@@ -87,10 +95,10 @@ class MarkdownLines:
     def __init__(self, segments: Sequence[str] = (), tail: str = "") -> None:
         self._segments = [segment for segment in segments if segment]
         self._tail = tail
-        self._lines: list[Strip] = []
+        self._lines: list[Line] = []
         """The lines of the first ``_rendered`` segments at ``_width``."""
         self._rendered = 0
-        self._tail_lines: list[Strip] | None = None
+        self._tail_lines: list[Line] | None = None
         """The tail's lines at ``_width``; None until drawn (again)."""
         self._width = -1
         self._theme = ""
@@ -119,7 +127,26 @@ class MarkdownLines:
         self._tail = tail
         self._tail_lines = None
 
-    def lines(self, app: App[object], width: int) -> tuple[list[Strip], list[Strip]]:
+    def line(self, app: App[object], width: int, row: int) -> Strip | None:
+        """Line ``row`` at ``width``, None past the last."""
+        lines, tail = self._lines_at(app, width)
+        if row < len(lines):
+            return Strip(lines[row], width)
+        if row - len(lines) < len(tail):
+            return Strip(tail[row - len(lines)], width)
+        return None
+
+    def line_count(self, app: App[object], width: int) -> int:
+        lines, tail = self._lines_at(app, width)
+        return len(lines) + len(tail)
+
+    @property
+    def finished_height(self) -> int:
+        """Lines of the finished segments drawn so far: the tail (and anything added since)
+        starts here."""
+        return len(self._lines)
+
+    def _lines_at(self, app: App[object], width: int) -> tuple[list[Line], list[Line]]:
         """The finished lines and the tail's lines at ``width``: what is new since the last
         call is rendered now; a new width or theme renders everything again."""
         if width != self._width or app.theme != self._theme:
@@ -134,17 +161,7 @@ class MarkdownLines:
             self._tail_lines = self._render(app, self._tail, after=self._lines)
         return self._lines, self._tail_lines
 
-    def line_count(self, app: App[object], width: int) -> int:
-        lines, tail = self.lines(app, width)
-        return len(lines) + len(tail)
-
-    @property
-    def finished_height(self) -> int:
-        """Lines of the finished segments drawn so far: the tail (and anything added since)
-        starts here."""
-        return len(self._lines)
-
-    def _render(self, app: App[object], text: str, *, after: Sequence[Strip]) -> list[Strip]:
+    def _render(self, app: App[object], text: str, *, after: Sequence[Line]) -> list[Line]:
         """``text`` as lines at the current width; a blank line first if it follows lines
         (segments meet at a paragraph break)."""
         if not text:
@@ -152,13 +169,14 @@ class MarkdownLines:
         from oncall_tui.tui.chat_log.rich_markdown import rich_markdown, themes
 
         console = app.console
-        options = console.options.update_width(self._width)
+        width = self._width
+        options = console.options.update_width(width)
         document = rich_markdown(text, dark=app.current_theme.dark)
         with console.use_theme(themes(app.theme, app.theme_variables)):
-            rendered = [Strip(line) for line in console.render_lines(document, options, pad=False)]
-        while rendered and not rendered[0].cell_length:  # rich opens a list with an empty line
+            rendered = console.render_lines(document, options, pad=False)
+        while rendered and not Segment.get_line_length(rendered[0]):  # a list opens blank
             del rendered[0]
-        lines = [line.adjust_cell_length(self._width) for line in rendered]
+        lines = [tuple(Segment.adjust_line_length(line, width)) for line in rendered]
         if after and lines:  # one empty line between segments, as between blocks in one
-            lines.insert(0, Strip.blank(self._width))
+            lines.insert(0, (Segment(" " * width),))
         return lines

@@ -174,13 +174,7 @@ class MessageBlock:
         head = self.head_lines(width, palette)
         if row < len(head):
             return head[row]
-        lines, tail = self.body.lines(app, width)
-        row -= len(head)
-        if row < len(lines):
-            return lines[row]
-        if row - len(lines) < len(tail):
-            return tail[row - len(lines)]
-        return Strip.blank(width)
+        return self.body.line(app, width, row - len(head)) or Strip.blank(width)
 
     def take_changes(self) -> int | None:
         """The first row whose line changed since the last call, if any."""

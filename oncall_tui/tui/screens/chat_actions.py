@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -42,6 +44,21 @@ STOP_SECONDS = 5.0
 """How long quitting waits for a cancelled send to store its partial reply."""
 
 
+@contextlib.contextmanager
+def full_collections_deferred() -> Iterator[None]:
+    """While a reply streams, the garbage collector's full passes wait for its end; the young
+    passes go on. LangChain keeps every chunk of a model call until the call ends (a dozen
+    objects a token), so a full pass late in a long reply visits tens of thousands of objects:
+    80-130 ms at 200 tokens a second after 30 s (bench/tui_stream.py), a visible stall. The
+    start-up heap is frozen (see the app's warm-up); this is the reply's share."""
+    young, middle, full = gc.get_threshold()
+    gc.set_threshold(young, middle, 1 << 30)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, middle, full)
+
+
 class ChatActions(MemoryActions):
     """Sends, retries and their replies; at most one at a time."""
 
@@ -65,9 +82,10 @@ class ChatActions(MemoryActions):
         else:
             events = chat.send(owner, session_id, text)
         try:
-            async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
-                async for event in events:
-                    self._apply(event)
+            with full_collections_deferred():
+                async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
+                    async for event in events:
+                        self._apply(event)
         except OncallError as error:  # refused before anything was stored
             self.show_error(error)
         except asyncio.CancelledError:
