@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,13 @@ from typing import TYPE_CHECKING
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from oncall_tui.core.events import ReplyDone, ReplyFailed, UserMessageStored  # noqa: E402
+from oncall_tui.core.events import (  # noqa: E402
+    CompactionFailed,
+    MemoryCompacted,
+    ReplyDone,
+    ReplyFailed,
+    UserMessageStored,
+)
 from oncall_tui.errors import OncallError  # noqa: E402
 from oncall_tui.services.container import Services  # noqa: E402
 from oncall_tui.settings import Settings  # noqa: E402
@@ -49,6 +56,7 @@ async def write(
     questions: list[int] = []
     replies: list[int] = []
     errors: list[str] = []
+    compactions = {"stored": 0, "discarded": 0}
     try:
         for i in range(sends):
             try:
@@ -59,11 +67,20 @@ async def write(
                         replies.append(event.message_id)
                     elif isinstance(event, ReplyFailed):
                         errors.append(event.code)
+                    elif isinstance(event, MemoryCompacted):
+                        compactions["stored"] += 1
+                    elif isinstance(event, CompactionFailed):
+                        compactions["discarded"] += 1
             except OncallError as error:
                 errors.append(error.code)
     finally:
         services.close()
-    return {"questions": questions, "replies": replies, "errors": errors}
+    return {
+        "questions": questions,
+        "replies": replies,
+        "errors": errors,
+        "compactions": compactions,
+    }
 
 
 def serve() -> tuple[FakeOllama, str]:
@@ -86,6 +103,7 @@ def main() -> None:
     parser.add_argument("--worker", nargs=4, metavar=("DB", "URL", "SESSION", "NAME"))
     args = parser.parse_args()
     if args.worker:
+        logging.disable(logging.WARNING)  # the discarded compactions are counted, not printed
         database, url, session_id, name = args.worker
         report = asyncio.run(write(Path(database), url, int(session_id), name, args.sends))
         print(json.dumps(report))
@@ -143,6 +161,12 @@ def main() -> None:
     print(f"| lost questions | {sum(1 for i in told_questions if i not in stored)} |")
     print(f"| positions dense | {[m.position for m in messages] == list(range(len(messages)))} |")
     print(f"| replies before their question | {misordered} |")
+    stored_compactions = sum(r["compactions"]["stored"] for r in reports)
+    discarded = sum(r["compactions"]["discarded"] for r in reports)
+    print(
+        "| automatic compactions stored / discarded (overtaken) |"
+        f" {stored_compactions} / {discarded} |"
+    )
 
 
 if __name__ == "__main__":
