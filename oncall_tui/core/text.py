@@ -9,6 +9,9 @@ output does not need to (JSON escapes control characters itself).
 
 from __future__ import annotations
 
+NEW_SESSION = "New session"
+"""How a session without a title is listed, by the CLI and the TUI."""
+
 REPLACEMENT = "\ufffd"
 """What a C1 control character or a lone surrogate becomes."""
 

@@ -14,13 +14,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
     from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
-
-NEW_SESSION = "New session"
-"""How a session without a title is listed."""
 
 
 def iso(moment: datetime | None) -> str | None:

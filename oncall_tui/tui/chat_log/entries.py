@@ -5,14 +5,17 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
-from oncall_tui.services.views import MessageView
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
+
+if TYPE_CHECKING:
+    from oncall_tui.services.views import MessageView
 
 GUTTER = 3
 """Cells left of a message's text: a space, the selection bar, a space."""

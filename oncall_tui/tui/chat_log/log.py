@@ -20,6 +20,7 @@ import itertools
 import time
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.style import Style
 from textual import events
@@ -31,7 +32,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from oncall_tui.services.views import MessageView
 from oncall_tui.tui.chat_log.entries import (
     Divider,
     Earlier,
@@ -43,6 +43,9 @@ from oncall_tui.tui.chat_log.entries import (
     text_width,
 )
 from oncall_tui.tui.chat_log.message import MessageBlock
+
+if TYPE_CHECKING:
+    from oncall_tui.services.views import MessageView
 
 FLUSH_SECONDS = 0.05
 """Streamed text is drawn at most this often: about the rate a reader follows, and far below

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -21,8 +22,10 @@ from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.services.views import ToolCallView
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
+
+if TYPE_CHECKING:
+    from oncall_tui.services.views import ToolCallView
 
 STATUS_MARKS = {
     "streaming": "…",

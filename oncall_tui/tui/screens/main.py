@@ -17,7 +17,6 @@ from textual.widgets import Footer
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
-from oncall_tui.services.views import MessageView, SessionView
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import Composer
@@ -27,6 +26,7 @@ from oncall_tui.tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.views import MessageView, SessionView
 
 PAGE_SIZE = 40
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,8 +13,10 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from oncall_tui.core.text import terminal_safe
-from oncall_tui.services.views import NEW_SESSION, SessionView
+from oncall_tui.core.text import NEW_SESSION, terminal_safe
+
+if TYPE_CHECKING:
+    from oncall_tui.services.views import SessionView
 
 
 class SessionList(Vertical):
