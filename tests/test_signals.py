@@ -3,17 +3,10 @@ arrived is stored, marked interrupted, then the process exits. Real processes th
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import signal
-import struct
 import subprocess
 import sys
-import termios
-import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +15,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.services.views import MessageView
 from tests.conftest import make_settings
 from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.terminal import Terminal, wait_for
 
 SLOW = Reply("one two three four five six seven eight nine ten", delay_per_chunk=0.4)
 
@@ -45,13 +39,6 @@ def stored(database: Path) -> list[MessageView]:
         return services.sessions.messages("alice", session.id)
     finally:
         services.close()
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 @pytest.mark.parametrize(
@@ -81,41 +68,6 @@ def test_a_signal_during_chat_keeps_the_partial_reply(
     assert reply.content.startswith("one ")
 
 
-class Terminal:
-    """The app on a pseudo-terminal of 120x40, its output drained as a terminal would."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the app, with the pty as its controlling terminal
-            os.execve(sys.executable, [sys.executable, "-m", "oncall_tui"], env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-        self.screen = bytearray()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            self.screen.extend(data)
-
-    def type(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def wait(self, timeout: float = 30.0) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return status
-            time.sleep(0.05)
-        os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError("the app did not exit")
-
-
 @pytest.mark.parametrize("ending", ["SIGTERM", "terminal closed"])
 def test_the_tui_keeps_the_partial_reply_when_killed_or_its_terminal_closes(
     tmp_path: Path, ollama: FakeOllama, ending: str
@@ -123,10 +75,10 @@ def test_the_tui_keeps_the_partial_reply_when_killed_or_its_terminal_closes(
     ollama.script(SLOW)
     database = tmp_path / "oncall.db"
     terminal = Terminal(environment(database, ollama))
-    wait_for(lambda: b"Enter sends" in terminal.screen)
-    terminal.type("count slowly\r")
-    wait_for(lambda: b"one" in terminal.screen and bool(ollama.chat_requests))
-    wait_for(lambda: b"two" in terminal.screen)  # more of the reply has arrived
+    wait_for(lambda: terminal.shows("Enter sends"))
+    terminal.write("count slowly\r")
+    wait_for(lambda: b"one" in terminal.output and bool(ollama.chat_requests))
+    wait_for(lambda: b"two" in terminal.output)  # more of the reply has arrived
     if ending == "SIGTERM":
         os.kill(terminal.pid, signal.SIGTERM)
     else:

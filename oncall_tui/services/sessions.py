@@ -95,6 +95,16 @@ class SessionService:
                 MessageView.of(message, tuple(calls.get(message.id or 0, ()))) for message in rows
             ]
 
+    def input_history(self, owner: str, session_id: int | None, limit: int = 200) -> list[str]:
+        """The owner's latest messages, newest first, those of ``session_id`` before the
+        others (what ↑ in the composer brings back)."""
+        with self._database.read() as session:
+            if session_id is not None:
+                SessionRepository(session).require(owner, session_id)
+            latest = MessageRepository(session).recent_user_texts(owner, limit)
+        own = [text for sid, text in latest if sid == session_id]
+        return own + [text for sid, text in latest if sid != session_id]
+
     def clear(self, owner: str, session_id: int) -> None:
         """Delete the messages; summary, boundary, usage and compaction time reset together."""
         with self._database.session() as session:

@@ -112,6 +112,18 @@ class MessageRepository:
         rows = self._session.exec(query.order_by(col(MessageRow.position).desc()).limit(limit))
         return list(reversed(rows.all()))
 
+    def recent_user_texts(self, owner: str, limit: int) -> list[tuple[int, str]]:
+        """The owner's latest user messages across their sessions, newest first, as
+        ``(session id, text)``: what the composer's ↑ brings back."""
+        query = (
+            select(MessageRow.session_id, MessageRow.content)
+            .join(SessionRow, col(SessionRow.id) == MessageRow.session_id)
+            .where(SessionRow.owner == owner, MessageRow.role == "user")
+            .order_by(col(MessageRow.id).desc())
+            .limit(limit)
+        )
+        return [(int(session_id), text) for session_id, text in self._session.exec(query).all()]
+
     def clear(self, chat: SessionRow) -> None:
         self._session.exec(sql_delete(ToolAuditRow).where(col(ToolAuditRow.session_id) == chat.id))
         self._session.exec(sql_delete(MessageRow).where(col(MessageRow.session_id) == chat.id))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import signal
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from textual import constants
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import Screen
 
 from oncall_tui.core.text import terminal_safe
@@ -40,6 +43,16 @@ class OncallApp(App[None]):
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        """On a POSIX terminal, Textual's driver with alt+enter and unbracketed pastes read as
+        meant (see :mod:`.terminal_input`); elsewhere, and when ``TEXTUAL_DRIVER`` names one,
+        Textual's choice."""
+        if sys.platform == "win32" or constants.DRIVER is not None:
+            return super().get_driver_class()
+        from oncall_tui.tui.terminal_input import InputDriver
+
+        return InputDriver
 
     def on_mount(self) -> None:
         self.call_after_refresh(self._warm_up)

@@ -63,13 +63,10 @@ class ChatActions(MemoryActions):
     """Sends, retries and their replies; at most one at a time."""
 
     _reply: MessageBlock | None = None
-    _submitted: str | None = None
-    """The composer's text as it was sent, taken out of it once the service has stored it."""
     _closing = False
 
     def start_send(self, session_id: int | None, text: str | None) -> None:
         """Send ``text`` (``None``: retry the session's unanswered message)."""
-        self._submitted = text
         self._sending = self._send(session_id, text)
 
     @work(exclusive=True, group="chat", exit_on_error=False)
@@ -88,6 +85,8 @@ class ChatActions(MemoryActions):
                         self._apply(event)
         except OncallError as error:  # refused before anything was stored
             self.show_error(error)
+            if error.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+                self.check_ollama()  # the panel says what the send found
         except asyncio.CancelledError:
             if self._reply is not None:
                 self._reply.finish("interrupted")
@@ -103,6 +102,7 @@ class ChatActions(MemoryActions):
             self._sending = None
             self._reply = None
             if not self._closing:
+                self.query_one(Composer).send_ended()
                 self.load_sessions()
                 self.refresh_context()
 
@@ -112,8 +112,7 @@ class ChatActions(MemoryActions):
             log.mark_boundary(event.compacted_message_count)
             self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
         elif isinstance(event, UserMessageStored):
-            if self._submitted is not None:
-                self.query_one(Composer).remove_sent(self._submitted)
+            self.query_one(Composer).sent()
             self._clear_status()
             if self.session_id != event.session_id:
                 self.session_id = event.session_id
@@ -173,6 +172,16 @@ class ChatActions(MemoryActions):
         elif self.session_id is not None:
             self._set_status("Retrying…")
             self.start_send(self.session_id, None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt_reply":
+            return self._sending is not None
+        return True
+
+    def action_interrupt_reply(self) -> None:
+        """ctrl+c while a reply streams: stop it, keeping what arrived (marked interrupted)."""
+        if self._sending is not None:
+            self._sending.cancel()
 
     def action_cancel_reply(self) -> None:
         if self._sending is not None:

@@ -35,6 +35,9 @@ class MainScreen(ChatActions):
     AUTO_FOCUS = "#composer"
     BINDINGS = [
         Binding("escape", "cancel_reply", "Cancel"),
+        # While a reply streams, ctrl+c stops it as in the CLI; otherwise it copies (a priority
+        # binding whose action is not available passes the key on).
+        Binding("ctrl+c", "interrupt_reply", "Cancel", show=False, priority=True),
         Binding("ctrl+n", "new_session", "New"),
         Binding("f2", "rename_session", "Rename", show=False),
         Binding("f8", "delete_session", "Delete", show=False),
@@ -125,6 +128,10 @@ class MainScreen(ChatActions):
 
         self._in_thread(fetch, show)
         self.refresh_context()
+        self._in_thread(
+            lambda: self.services.sessions.input_history(owner, session_id),
+            self.query_one(Composer).remember,
+        )
 
     def refresh_context(self) -> None:
         """Re-read the selection and the session's memory (gauge, mode, summary)."""
@@ -188,11 +195,7 @@ class MainScreen(ChatActions):
             self._set_status(
                 f"{full.message(lang)} (f9 compacts, ctrl+n starts a new session)", True
             )
-            return
-        if self.ollama.reachable is False:
-            error = OncallError("MODEL_UNAVAILABLE", url=self.ollama.url)
-            self._set_status(error.message(lang), error=True)
-            self.check_ollama()
+            event.composer.send_ended()
             return
         self._set_status("Sending…")
         self.start_send(self.session_id, event.text)

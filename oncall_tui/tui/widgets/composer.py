@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
+HISTORY_LIMIT = 200
+"""Earlier messages ↑ can bring back."""
+
 
 class Composer(TextArea):
     """Enter sends; ctrl+j, alt+enter or shift+enter (where the terminal reports it) break
     the line. The text sent leaves the composer only when the app says the send was accepted,
-    and only that text: what was typed after it stays."""
+    and only that text: what was typed after it stays.
+
+    ↑ in an empty composer brings back earlier messages (this session's, newest first, then
+    the other sessions'), ↓ goes back towards the newest and then to an empty composer. A
+    recalled message is edited like typed text; once changed, ↑ and ↓ move the cursor again."""
 
     BINDINGS = [
         Binding("enter", "submit", "Send"),  # handled in _on_key; listed for the footer
-        Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", show=True),
+        Binding(",".join(NEWLINE_KEYS), "newline", "Newline", show=True),
+        Binding("ctrl+l", "clear_text", "Clear", tooltip="Empty the composer (ctrl+z undoes)"),
+        Binding("alt+a", "select_all", "Select all", show=False),
     ]
 
     class Submitted(Message):
@@ -31,34 +43,99 @@ class Composer(TextArea):
             show_line_numbers=False,
             tab_behavior="focus",
             compact=True,
-            placeholder="Message · Enter sends · ctrl+j new line",
+            placeholder="Message · Enter sends · ctrl+j new line · ↑ history",
         )
+        self.earlier: list[str] = []
+        """Messages ↑ brings back, newest first."""
+        self._recalled: int | None = None
+        """The index in ``earlier`` of the message shown, while it is shown unchanged."""
+        self._sent: str | None = None
+        """The text on its way to being stored, while the composer still shows it."""
 
     async def _on_key(self, event: events.Key) -> None:
-        # Here, in order with the typed characters before it: a priority binding would run as
-        # the key reaches the app, before text typed just ahead of it (a fast typist, a paste
-        # without bracketing, tmux send-keys) has been inserted, and send too little or nothing.
+        # Here, in order with the typed characters before it: a binding runs only once the key
+        # has gone up to the app, after text typed just behind it (a fast typist, a paste
+        # without bracketing, tmux send-keys) has been inserted: Enter would send too little,
+        # and ctrl+j would put its line break after the text that followed it.
         if event.key == "enter":
-            event.stop()
-            event.prevent_default()
+            self._take(event)
             self.action_submit()
-            return
-        await super()._on_key(event)
+        elif event.key in NEWLINE_KEYS:
+            self._take(event)
+            self.action_newline()
+        elif event.key in ("up", "down") and self._recall(older=event.key == "up"):
+            self._take(event)
+        else:
+            if event.is_printable and self._sent is not None and self.text == self._sent:
+                self.move_cursor(self.document.end)  # typed ahead: on a line of its own
+                self.insert("\n")
+            await super()._on_key(event)
+
+    @staticmethod
+    def _take(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
 
     def action_submit(self) -> None:
+        """Ask the screen to send the text. From here on, what is typed goes on a line of its
+        own (keys that came with the Enter are handled before the screen hears of it), so it
+        stays apart from the text sent, whatever becomes of the send: :meth:`sent` takes that
+        text out once it is stored, :meth:`send_ended` ends the arrangement."""
         if self.text.strip():
+            if self._sent is None:  # else one is on its way already, and the screen says so
+                self._sent = self.text
             self.post_message(self.Submitted(self, self.text))
-
-    def remove_sent(self, sent: str) -> None:
-        """Take ``sent`` out of the composer once it is stored, keeping what was typed after
-        it while the send was on its way (the cursor stays with that text). Text the user
-        changed meanwhile is theirs now, and stays as it is."""
-        if not self.text.startswith(sent):
-            return
-        lines = sent.split("\n")
-        self.delete((0, 0), (len(lines) - 1, len(lines[-1])))
-        if self.text.strip() == "":
-            self.clear()
 
     def action_newline(self) -> None:
         self.insert("\n")
+
+    def action_clear_text(self) -> None:
+        self.clear()  # an edit like any other: ctrl+z brings the text back
+        self._recalled = None
+
+    # -- what was sent ----------------------------------------------------------------------
+
+    def sent(self) -> None:
+        """The text on its way is stored: take it out, keeping what was typed after it while
+        it was on its way (the cursor stays with that text). Text the user changed meanwhile
+        is theirs now, and stays as it is. It becomes the newest message ↑ brings back."""
+        sent, self._sent = self._sent, None
+        if sent is None:
+            return
+        self.remember([sent], newest=True)
+        if self.text == sent:
+            self.clear()
+        elif self.text.startswith(sent + "\n"):
+            lines = sent.split("\n")
+            self.delete((0, 0), (len(lines), 0))
+
+    def send_ended(self) -> None:
+        """The send is over or was refused, stored or not: typing edits the text again."""
+        self._sent = None
+
+    def remember(self, messages: Iterable[str], *, newest: bool = False) -> None:
+        """Messages ↑ can bring back, newest first: set anew, or (``newest``) put in front."""
+        given = [m for m in messages if m.strip()]
+        merged = given + self.earlier if newest else given
+        unique = list(dict.fromkeys(merged))  # a message sent twice is recalled once
+        self.earlier = unique[:HISTORY_LIMIT]
+        self._recalled = None
+
+    def _recall(self, *, older: bool) -> bool:
+        """Show the next older (or newer) message, if ↑/↓ means that here; else False."""
+        recalling = self._recalled is not None and self.text == self.earlier[self._recalled]
+        if not recalling:
+            self._recalled = None
+            if not older or self.text:
+                return False
+        row = self.cursor_location[0]
+        if recalling and row != (0 if older else self.document.line_count - 1):
+            return False  # within a recalled message of several lines, the cursor moves
+        current = -1 if self._recalled is None else self._recalled
+        wanted = current + 1 if older else current - 1
+        if wanted >= len(self.earlier):
+            return True  # the oldest is shown: ↑ stays on it
+        self.text = "" if wanted < 0 else self.earlier[wanted]
+        self._recalled = None if wanted < 0 else wanted
+        self.move_cursor(self.document.end)
+        return True

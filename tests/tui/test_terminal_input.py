@@ -1,0 +1,154 @@
+"""Every key and line the engineer types or pastes is kept, in the order and place typed.
+
+The terminal's byte stream matters here, so most tests run the app in a real pseudo-terminal
+and write keys to it in one write, as a fast typist over SSH, a terminal pasting without
+bracketed paste, or tmux send-keys deliver them. The filter that reads those bytes is also
+tested on its own, at its bounds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.services.container import Services
+from oncall_tui.tui.terminal_input import ALT_ENTER, PASTE_END, PASTE_GAP, PASTE_START, InputFilter
+from tests.conftest import make_settings
+from tests.fakes.ollama_server import FakeOllama
+from tests.terminal import Terminal, wait_for
+
+# -- the filter -------------------------------------------------------------------------------
+
+
+def test_one_line_break_in_a_read_is_typing() -> None:
+    assert InputFilter()("A\rB", now=0.0) == "A\rB"
+
+
+@pytest.mark.parametrize("breaks", ["\r", "\n", "\r\n"])
+def test_two_line_breaks_in_a_read_are_a_paste(breaks: str) -> None:
+    read = f"line-1 first{breaks}line-2 second{breaks}line 3"
+    expected = f"{PASTE_START}line-1 first\nline-2 second\nline 3{PASTE_END}"
+    assert InputFilter()(read, now=0.0) == expected
+
+
+def test_a_crlf_pair_is_one_line_break() -> None:
+    assert InputFilter()("one\r\ntwo", now=0.0) == "one\r\ntwo"
+
+
+def test_reads_right_after_a_paste_continue_it_and_later_ones_are_typing() -> None:
+    rewrite = InputFilter()
+    rewrite("a\rb\rc", now=10.0)
+    assert rewrite("d\re", now=10.0 + PASTE_GAP / 2) == f"{PASTE_START}d\ne{PASTE_END}"
+    assert rewrite("f\rg", now=10.0 + PASTE_GAP / 2 + PASTE_GAP) == "f\rg"
+
+
+def test_escape_then_carriage_return_is_alt_enter() -> None:
+    assert InputFilter()("bash\x1b\rkubectl", now=0.0) == f"bash{ALT_ENTER}kubectl"
+
+
+def test_a_bracketed_paste_and_escape_sequences_pass_as_they_are() -> None:
+    bracketed = f"{PASTE_START}a\rb\rc{PASTE_END}"
+    assert InputFilter()(bracketed, now=0.0) == bracketed
+    arrows = "\x1b[A\r\x1b[B\r"  # keys, not text: never a paste
+    assert InputFilter()(arrows, now=0.0) == arrows
+
+
+# -- the app in a pseudo-terminal ---------------------------------------------------------------
+
+
+@pytest.fixture
+def terminal(tmp_path: Path, ollama: FakeOllama) -> Iterator[Terminal]:
+    env = {
+        **os.environ,
+        "ONCALL_TUI_DB": str(tmp_path / "oncall.db"),
+        "ONCALL_TUI_USER": "alice",
+        "OLLAMA_HOST": ollama.url,
+        "ONCALL_TUI_MODEL": "qwen3:8b",
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+    }
+    app = Terminal(env)
+    app.wait_to_show("Enter sends")
+    app.wait_to_show("Ollama 0.")  # up: a send is not refused for want of it
+    yield app
+    app.quit()
+
+
+def sent(tmp_path: Path) -> list[str]:
+    """The user messages stored, oldest first."""
+    services = Services(make_settings(tmp_path / "oncall.db"))
+    try:
+        return [
+            message.content
+            for session in services.sessions.list_sessions("alice")
+            for message in services.sessions.messages("alice", session.id)
+            if message.role == "user"
+        ]
+    finally:
+        services.close()
+
+
+def replies(tmp_path: Path) -> int:
+    services = Services(make_settings(tmp_path / "oncall.db"))
+    try:
+        return sum(
+            message.role == "assistant" and message.status != "streaming"
+            for session in services.sessions.list_sessions("alice")
+            for message in services.sessions.messages("alice", session.id)
+        )
+    finally:
+        services.close()
+
+
+def send_and_wait(terminal: Terminal, tmp_path: Path, count: int) -> list[str]:
+    """Enter, then the stored messages once the ``count``-th reply has ended."""
+    terminal.write("\r")
+    wait_for(lambda: replies(tmp_path) == count, what=f"reply {count} stored")
+    return sent(tmp_path)
+
+
+def test_keys_in_the_same_read_as_enter_stay_in_the_composer(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    terminal.write("alpha\rbravo-kept")
+    wait_for(lambda: sent(tmp_path) == ["alpha"], what="alpha sent")
+    wait_for(lambda: replies(tmp_path) == 1, what="its reply")
+    terminal.wait_to_show("bravo-kept")
+    assert send_and_wait(terminal, tmp_path, 2) == ["alpha", "bravo-kept"]
+
+
+def test_an_unbracketed_paste_goes_into_the_composer_whole_and_is_not_sent(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    terminal.write("line-1 first\rline-2 second\rline 3")
+    terminal.wait_to_show("line 3")
+    first, second, third = (terminal.row_of(t) for t in ("line-1 first", "line-2 second", "line 3"))
+    assert (second, third) == (first + 1, first + 2)  # one line each, as pasted
+    assert sent(tmp_path) == []
+    assert send_and_wait(terminal, tmp_path, 1) == ["line-1 first\nline-2 second\nline 3"]
+
+
+def test_a_thirty_line_log_pasted_without_brackets_is_one_message(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    log = [f"03:{n:02d}:00Z ERROR upstream timed out pod-{n}" for n in range(30)]
+    terminal.write("\r".join(log) + "\r")
+    terminal.wait_to_show("pod-29")
+    assert sent(tmp_path) == []
+    terminal.write("what failed?")
+    terminal.wait_to_show("what failed?")
+    assert send_and_wait(terminal, tmp_path, 1) == ["\n".join(log) + "\nwhat failed?"]
+
+
+@pytest.mark.parametrize("newline", ["\x1b\r", "\n"], ids=["alt+enter", "ctrl+j"])
+def test_alt_enter_and_ctrl_j_break_the_line_where_typed(
+    terminal: Terminal, tmp_path: Path, newline: str
+) -> None:
+    terminal.write(f"bash{newline}kubectl")
+    terminal.wait_to_show("kubectl")
+    assert terminal.row_of("kubectl") == terminal.row_of("bash") + 1
+    assert sent(tmp_path) == []
+    assert send_and_wait(terminal, tmp_path, 1) == ["bash\nkubectl"]
