@@ -83,6 +83,11 @@ class Services:
         """The model server's version; ``MODEL_UNAVAILABLE`` when it does not answer."""
         return self.gateway.server_version()
 
+    def check_model(self) -> None:
+        """Whether the chat model can be used: ``MODEL_UNAVAILABLE`` when the server does not
+        answer, ``MODEL_NOT_FOUND`` when it has not pulled the model."""
+        self.gateway.check_ready()
+
     def installed_models(self) -> list[str]:
         """Models the Ollama server has pulled (``/api/tags``)."""
         from oncall_tui.llm.ollama_api import OllamaApi

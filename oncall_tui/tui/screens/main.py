@@ -20,7 +20,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 
@@ -156,22 +156,40 @@ class MainScreen(ChatActions):
         self._in_thread(fetch, show)
 
     def check_ollama(self) -> None:
-        """Ask the model server for its version, off the UI thread; sending waits on a 'yes'."""
+        """Ask the model server, off the UI thread, whether it answers and has the model; the
+        panel shows what it said, and a model that is not pulled is said on the status line
+        too (the panel is folded away on small screens). Sends do not wait on it: the chat
+        service checks again before storing anything."""
         services = self.services
 
-        def probe() -> str | None:
+        def probe() -> tuple[str | None, bool]:
             try:
                 version = services.server_version()
             except OncallError:
-                return None
-            return version
+                return None, False
+            try:
+                services.check_model()
+            except OncallError as error:
+                return version, error.code == "MODEL_NOT_FOUND"
+            return version, False
 
-        def show(version: str | None) -> None:
+        def show(result: tuple[str | None, bool]) -> None:
+            version, missing = result
             settings = services.settings
             self.ollama = OllamaStatus(
-                settings.ollama_url, settings.model, version is not None, str(version or "")
+                settings.ollama_url,
+                settings.model,
+                version is not None,
+                str(version or ""),
+                model_missing=missing,
             )
             self.query_one(ContextPanel).show_ollama(self.ollama)
+            status = self.query_one("#status", PlainText)
+            if missing:
+                error = OncallError("MODEL_NOT_FOUND", model=settings.model)
+                self._set_status(f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})", True)
+            elif MISSING_MODEL_HINT in status.text:  # another model was picked: said no more
+                self._set_status("")
 
         self.query_one(ContextPanel).show_ollama(self.ollama)
         self._in_thread(probe, show)

@@ -22,6 +22,9 @@ MODE_LABELS = {
 }
 
 
+MISSING_MODEL_HINT = "f5 picks an installed model"
+
+
 @dataclass(frozen=True, slots=True)
 class OllamaStatus:
     url: str
@@ -29,13 +32,21 @@ class OllamaStatus:
     reachable: bool | None = None
     """``None`` while the first check is running."""
     version: str = ""
+    model_missing: bool = False
+    """The server answered but has not pulled the model."""
+
+    @property
+    def usable(self) -> bool | None:
+        return None if self.reachable is None else self.reachable and not self.model_missing
 
     def describe(self) -> str:
         if self.reachable is None:
             return f"checking {self.url}…"
+        if self.model_missing:
+            return f"not pulled on Ollama {self.version}: {MISSING_MODEL_HINT}"
         if self.reachable:
             return f"Ollama {self.version} at {self.url}"
-        return f"Ollama unreachable at {self.url}: sending is disabled"
+        return f"Ollama unreachable at {self.url}"
 
 
 class ContextPanel(VerticalScroll):
@@ -105,7 +116,7 @@ class ContextPanel(VerticalScroll):
     def show_ollama(self, status: OllamaStatus) -> None:
         model = self.query_one("#model", PlainText)
         model.show(terminal_safe(f"{status.model}\n{status.describe()}"))
-        model.set_class(status.reachable is False, "-error")
+        model.set_class(status.usable is False, "-error")
 
     @on(Select.Changed, "#mode-select")
     def _mode_changed(self, event: Select.Changed) -> None:

@@ -1,0 +1,71 @@
+"""What the TUI says about the model server: a model that is not pulled is flagged at
+start-up with the way out, and a send is never refused on what an earlier check said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import build_app
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import OllamaStatus
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.tui.harness import wait_until
+
+SIZE = (120, 36)
+
+
+class Missing(StaticGateway):
+    """A server that answers but has not pulled the model, until ``pulled`` is set."""
+
+    pulled = False
+
+    def check_ready(self) -> ModelReadiness:
+        if not self.pulled:
+            raise OncallError("MODEL_NOT_FOUND", model=self.model_name)
+        return super().check_ready()
+
+
+def status(screen: MainScreen) -> str:
+    return screen.query_one("#status", PlainText).text
+
+
+def model_panel(screen: MainScreen) -> PlainText:
+    return screen.query_one("#model", PlainText)
+
+
+async def test_a_model_that_is_not_pulled_is_flagged_at_start_up(tmp_path: Path) -> None:
+    gateway = Missing(ScriptedChatModel(), 8192)
+    app = build_app(Settings(db_path=tmp_path / "t.db", user="alice"), gateway=gateway)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(pilot, lambda: "f5 picks an installed model" in status(screen))
+        assert "ollama pull" in status(screen)
+        assert screen.query_one("#status").has_class("-error")
+        assert "not pulled" in model_panel(screen).text
+        assert model_panel(screen).has_class("-error")
+        gateway.pulled = True  # pulled meanwhile, or another model picked: the flag goes
+        screen.check_ollama()
+        await wait_until(pilot, lambda: "f5 picks" not in status(screen))
+        assert not model_panel(screen).has_class("-error")
+
+
+async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> None:
+    model = ScriptedChatModel([Turn(text="It is back.")])
+    app = build_app(
+        Settings(db_path=tmp_path / "t.db", user="alice"), gateway=StaticGateway(model, 8192)
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await app.workers.wait_for_complete()
+        screen.ollama = OllamaStatus("http://127.0.0.1:11434", "qwen3:8b", reachable=False)
+        app.query_one(Composer).text = "is it up now?"
+        await pilot.press("enter")  # the panel's last word was "down": the service decides
+        await wait_until(pilot, lambda: screen._sending is None and len(model.calls) == 1)
+        assert app.query_one(Composer).text == ""
