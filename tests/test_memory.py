@@ -10,6 +10,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from oncall_tui.core.events import (
+    CompactionStarted,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -56,7 +57,9 @@ class TestEveryThirtyTurns:
         services = engine(model)
         session_id = seed(services, 30)
         events = await collect(services.chat.send("alice", session_id, "31st question"))
-        assert [type(e) for e in events][:2] == [MemoryCompacted, UserMessageStored]
+        kinds = [type(e) for e in events][:3]
+        assert kinds == [CompactionStarted, MemoryCompacted, UserMessageStored]
+        assert events[0] == CompactionStarted(session_id, 60)  # said before the model summarises
         assert isinstance(events[-1], ReplyDone)
         summary_call, reply_call = model.calls
         assert "question 0" in str(summary_call[-1].content)
@@ -73,7 +76,7 @@ class TestEveryThirtyTurns:
         services = engine(model)
         session_id = seed(services, 29)
         events = await collect(services.chat.send("alice", session_id, "30th question"))
-        assert not any(isinstance(e, MemoryCompacted) for e in events)
+        assert not any(isinstance(e, MemoryCompacted | CompactionStarted) for e in events)
         assert len(model.calls) == 1
         assert len(model.calls[0]) == 1 + 58 + 1
 
@@ -112,7 +115,8 @@ class TestContextSeventyPercent:
         window = self.window_for(probe, session_id, "candidate " * 50, 0.70)
         services = engine(model, window=window)
         events = await collect(services.chat.send("alice", session_id, "candidate " * 50))
-        assert isinstance(events[0], MemoryCompacted)
+        assert isinstance(events[0], CompactionStarted)
+        assert isinstance(events[1], MemoryCompacted)
         assert isinstance(events[-1], ReplyDone)
 
     async def test_below_seventy_percent_no_compaction(self, engine: Engine) -> None:
@@ -261,8 +265,8 @@ class TestHardLimit:
         services = engine(model, window=math.floor(alone / 0.95))
         before = message_count(services, session_id)
         events = await collect(services.chat.send("alice", session_id, candidate))
-        assert [type(e) for e in events] == [ContextLimitReached]
-        limit = events[0]
+        assert [type(e) for e in events] == [CompactionStarted, ContextLimitReached]
+        limit = events[1]
         assert isinstance(limit, ContextLimitReached)
         assert limit.code == "CHAT_CONTEXT_LIMIT_REACHED"
         assert limit.usage.at_limit

@@ -14,6 +14,7 @@ from oncall_tui.cli.chat import _ChatOutput
 from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
+    CompactionStarted,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -108,6 +109,7 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
 USAGE = ContextUsage(100, 8192)
 SAMPLES: list[ChatEvent] = [
     ToolsUnavailable("gemma:2b", "m"),
+    CompactionStarted(1, 60),
     MemoryCompacted(1, 60, "s"),
     CompactionFailed(1, "MEMORY_COMPACTION_FAILED", "m"),
     UserMessageStored(1, 2, "text"),

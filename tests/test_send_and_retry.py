@@ -10,6 +10,7 @@ import pytest
 
 from oncall_tui.core.events import (
     CompactionFailed,
+    CompactionStarted,
     ReplyDone,
     ReplyFailed,
     TokenDelta,
@@ -251,7 +252,8 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
             MessageRepository(session).add(chat, "assistant", f"a{i}")
     server.script(Reply.failure(500, "out of memory"), "answer")
     events = await collect(services.chat.send("alice", session_id, "31st"))
-    failed = events[0]
+    assert events[0] == CompactionStarted(session_id, 60)
+    failed = events[1]
     assert isinstance(failed, CompactionFailed)
     assert failed.to_json() == {
         "type": "compaction_failed",
@@ -262,7 +264,7 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
             "The summary and history are unchanged. The message is sent without compacting."
         ),
     }
-    assert isinstance(events[1], UserMessageStored)
+    assert isinstance(events[2], UserMessageStored)
     assert isinstance(events[-1], ReplyDone)
 
 

@@ -29,6 +29,7 @@ from oncall_tui.cli.output import (
 from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
+    CompactionStarted,
     ContextLimitReached,
     ReplyDone,
     ReplyFailed,
@@ -307,6 +308,8 @@ class _ChatOutput:
                 emit_text(f"  {'→' if ok else '✗'} {summary}\n", err)
             case ToolsUnavailable(message=message) | CompactionFailed(message=message):
                 emit_text(f"oncall-tui: {message}\n", err)
+            case CompactionStarted(message_count=count):
+                emit_text(f"[compacting: the model summarises {count} messages first]\n", err)
             case UsageReported(usage=usage):
                 self._end_answer()
                 tokens = usage.context_window_tokens

@@ -2,8 +2,8 @@
 
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).
-Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools) and the
-outcome of an automatic compaction: ``compacted`` or ``compaction_failed``. A retry yields
+Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools) and an
+automatic compaction: ``compacting``, then ``compacted`` or ``compaction_failed``. A retry yields
 the same events without ``user_message`` (its message is stored already).
 
 ``to_json`` gives the one-line-per-event shape of ``oncall-tui chat --json``: ``type`` plus
@@ -35,6 +35,16 @@ class _Event:
             else:
                 document[item.name] = value
         return document
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted(_Event):
+    """An automatic compaction begins: the model summarises before the send goes on."""
+
+    type: ClassVar[str] = "compacting"
+    session_id: int
+    message_count: int
+    """The messages after the boundary being summarised."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +162,8 @@ class ContextLimitReached(_Event):
 
 
 ChatEvent = (
-    MemoryCompacted
+    CompactionStarted
+    | MemoryCompacted
     | CompactionFailed
     | ToolsUnavailable
     | UserMessageStored

@@ -30,6 +30,7 @@ from sqlmodel import Session
 from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
+    CompactionStarted,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -45,7 +46,7 @@ from oncall_tui.core.memory import ContextUsage
 from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
-from oncall_tui.services.memory import ContextLimitError, MemoryService, PreparedSend
+from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryService, PreparedSend
 from oncall_tui.services.steps import completed_in_thread
 from oncall_tui.settings import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
@@ -146,7 +147,7 @@ class ChatService:
     async def _run(
         self,
         owner: str,
-        prepare: Callable[[], Awaitable[PreparedSend]],
+        prepare: Callable[[Compacting], Awaitable[PreparedSend]],
         *,
         stored_text: str | None,
     ) -> AsyncGenerator[ChatEvent, None]:
@@ -156,12 +157,27 @@ class ChatService:
         """
         if not await self._check_ready():
             yield self._tools_unavailable()
+        started: asyncio.Queue[CompactionStarted] = asyncio.Queue()
+        preparing = asyncio.ensure_future(
+            prepare(lambda sid, count: started.put_nowait(CompactionStarted(sid, count)))
+        )
         try:
-            prepared = await prepare()
+            while not preparing.done():  # a compaction that begins is said at once
+                announced = asyncio.ensure_future(started.get())
+                await asyncio.wait({preparing, announced}, return_when=asyncio.FIRST_COMPLETED)
+                if announced.done():
+                    yield announced.result()
+                else:
+                    announced.cancel()
+            prepared = preparing.result()
+            while not started.empty():  # said just as the preparation ended
+                yield started.get_nowait()
         except ContextLimitError as limit:
             for event in self._refused(limit):
                 yield event
             return
+        finally:
+            preparing.cancel()  # the send was abandoned mid-way (nothing once it is done)
         for event in self._memory_events(prepared):
             yield event
         if stored_text is not None:

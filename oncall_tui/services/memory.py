@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlmodel import Session
@@ -117,6 +118,10 @@ class _Reading:
         return _Reading(self.snapshot.before(position), self.context)
 
 
+Compacting = Callable[[int, int], None]
+"""Told the session and the number of messages as an automatic compaction begins."""
+
+
 class MemoryService:
     def __init__(
         self, database: Database, configuration: ConfigurationService, gateway: ModelGateway
@@ -127,14 +132,23 @@ class MemoryService:
 
     # -- the send path -----------------------------------------------------------------------
 
-    async def prepare_message(self, owner: str, session_id: int | None, text: str) -> PreparedSend:
+    async def prepare_message(
+        self,
+        owner: str,
+        session_id: int | None,
+        text: str,
+        on_compacting: Compacting | None = None,
+    ) -> PreparedSend:
         """Apply the memory rules to a candidate message and store it, or raise.
 
         ``session_id=None`` starts a new session, created only once the message passes,
-        so a rejected first message leaves nothing behind.
+        so a rejected first message leaves nothing behind. ``on_compacting`` hears of an
+        automatic compaction as it begins.
         """
         reading = await asyncio.to_thread(self._read, owner, session_id)
-        request, compacted, failure = await self._measure(owner, reading, ("user", text))
+        request, compacted, failure = await self._measure(
+            owner, reading, ("user", text), on_compacting=on_compacting
+        )
         if request.usage.at_limit:
             raise ContextLimitError(request.usage, "limit_message", failure)
         stored_session, message_id = await completed_in_thread(
@@ -142,7 +156,9 @@ class MemoryService:
         )
         return PreparedSend(stored_session, message_id, request, compacted, failure)
 
-    async def prepare_retry(self, owner: str, session_id: int) -> PreparedSend:
+    async def prepare_retry(
+        self, owner: str, session_id: int, on_compacting: Compacting | None = None
+    ) -> PreparedSend:
         """The memory rules for answering the session's unanswered last message again.
 
         Nothing is stored: the message is already there, and replies that failed or were
@@ -154,7 +170,11 @@ class MemoryService:
         if pending is None or pending.id is None:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", "nothing_to_retry", ref=session_id)
         request, compacted, failure = await self._measure(
-            owner, reading.before(pending.position), ("user", pending.content), pending.position
+            owner,
+            reading.before(pending.position),
+            ("user", pending.content),
+            pending.position,
+            on_compacting=on_compacting,
         )
         if request.usage.at_limit:
             raise ContextLimitError(request.usage, "limit_retry", failure)
@@ -301,6 +321,8 @@ class MemoryService:
         earlier: _Reading,
         candidate: tuple[str, str],
         until: int | None = None,
+        *,
+        on_compacting: Compacting | None = None,
     ) -> tuple[Request, MemoryState | None, OncallError | None]:
         """Steps 1-3: measure ``earlier``'s history and the candidate; compact ``earlier`` first
         if the mode says so, and measure again. A failed compaction is reported, not raised:
@@ -319,6 +341,8 @@ class MemoryService:
         )
         if not due:
             return request, None, None
+        if on_compacting is not None:
+            on_compacting(stored_id(snapshot.existing_row()), len(snapshot.history))
         try:
             compacted, after = await self._compact(owner, earlier)
         except OncallError as error:

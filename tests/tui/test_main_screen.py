@@ -223,7 +223,9 @@ async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
                 is MemoryMode.CONTEXT_70_PERCENT
             ),
         )
-        screen.query_one("#mode-select", Select).value = MemoryMode.MANUAL  # compacts at once
+        screen.query_one("#mode-select", Select).value = MemoryMode.MANUAL  # compacts: asks
+        await wait_until(pilot, lambda: app.screen is not screen)
+        await pilot.press("y")
         await wait_until(
             pilot,
             lambda: app.services.sessions.get("alice", session_id).compacted_message_count == 4,

@@ -20,6 +20,7 @@ from textual.worker import Worker
 from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
+    CompactionStarted,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
@@ -34,7 +35,7 @@ from oncall_tui.core.events import (
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
-from oncall_tui.tui.screens.memory_actions import MemoryActions
+from oncall_tui.tui.screens.memory_actions import MemoryActions, compacting_status
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -90,7 +91,8 @@ class ChatActions(MemoryActions):
         except asyncio.CancelledError:
             if self._reply is not None:
                 self._reply.finish("interrupted")
-            self._set_status("Reply cancelled; the partial answer is kept.")
+            if not self._closing:  # quitting: the screen's widgets are going
+                self._set_status("Reply cancelled; the partial answer is kept.")
             raise
         except Exception as exc:  # a fault must still end the reply, or it streams for ever
             problem = f"{type(exc).__name__}: {exc}"[:200]
@@ -108,8 +110,11 @@ class ChatActions(MemoryActions):
 
     def _apply(self, event: ChatEvent) -> None:
         log = self.query_one(ChatLog)
-        if isinstance(event, MemoryCompacted):
+        if isinstance(event, CompactionStarted):
+            self._set_status(compacting_status(event.message_count))
+        elif isinstance(event, MemoryCompacted):
             log.mark_boundary(event.compacted_message_count)
+            self._set_status("Sending…")
             self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
         elif isinstance(event, UserMessageStored):
             self.query_one(Composer).sent()
@@ -133,16 +138,16 @@ class ChatActions(MemoryActions):
         elif isinstance(event, ReplyDone) and self._reply is not None:
             self._reply.finish(event.status)
             self._clear_status()
-        elif isinstance(event, CompactionFailed | ToolsUnavailable):
+        elif isinstance(event, CompactionFailed):
+            self._set_status(event.message, error=True)  # said until the reply starts
+        elif isinstance(event, ToolsUnavailable):
             self.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
         elif isinstance(event, ReplyFailed):
             self._failed(event)
         elif isinstance(event, ContextLimitReached):
+            # The refusal says where this message would take the context; the gauge keeps
+            # showing where it is (a shorter message may still fit).
             self._set_status(event.message, error=True)
-            usage = event.usage
-            self.query_one(ContextPanel).gauge.update_usage(
-                usage.context_tokens, usage.context_window_tokens
-            )
 
     def _clear_status(self) -> None:
         """Clear "Sending…"; an error said since (an Enter refused mid-reply) stays."""

@@ -11,9 +11,14 @@ from textual.worker import Worker
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.screens.background import BackgroundScreen
-from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.context_panel import MODE_LABELS, ContextPanel
 
 _MODES = list(MemoryMode)
+
+
+def compacting_status(messages: int | None = None) -> str:
+    what = "the messages after the boundary" if messages is None else f"{messages:,} messages"
+    return f"Compacting: the model is summarising {what}…"
 
 
 class MemoryActions(BackgroundScreen):
@@ -30,28 +35,40 @@ class MemoryActions(BackgroundScreen):
     _sending: Worker[None] | None = None
     """The send in progress, if any: memory is left alone while a reply streams."""
 
-    def _memory_call(self, call: Callable[[int], Awaitable[MemoryState]]) -> None:
+    def _memory_call(
+        self, call: Callable[[int], Awaitable[MemoryState]], working: str, done: str
+    ) -> None:
+        """Run ``call`` on the open session, saying ``working`` meanwhile and ``done`` after
+        (or the error); not while a reply streams, and not twice at once."""
         session_id = self.session_id
-        if session_id is None or self._sending is not None:
+        if session_id is None:
+            self.notify("Nothing to change yet: the session starts with its first message.")
             return
-        self._set_status("Working on the session memory…")
-        self._run_memory_call(session_id, call)
+        if self._sending is not None:
+            self._set_status("A reply is still streaming; memory can change after it.", True)
+            return
+        self._set_status(working)
+        self._run_memory_call(session_id, call, done)
 
-    @work(group="memory", exit_on_error=False)
+    @work(group="memory", exclusive=True, exit_on_error=False)
     async def _run_memory_call(
-        self, session_id: int, call: Callable[[int], Awaitable[MemoryState]]
+        self, session_id: int, call: Callable[[int], Awaitable[MemoryState]], done: str
     ) -> None:
         try:
             await call(session_id)
         except OncallError as error:
             self.show_error(error)
             return
-        self._set_status("")
+        self._set_status(done)
         self.post_message(self.MemoryChanged(session_id))
 
     def action_compact(self) -> None:
         owner = self.services.owner
-        self._memory_call(lambda sid: self.services.memory.compact(owner, sid))
+        self._memory_call(
+            lambda sid: self.services.memory.compact(owner, sid),
+            compacting_status(),
+            "Memory compacted: the summary is above the divider (f6 reads it).",
+        )
 
     @on(ContextPanel.CompactPressed)
     def _compact_pressed(self) -> None:
@@ -61,14 +78,36 @@ class MemoryActions(BackgroundScreen):
     def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
         if self.memory is not None and event.mode is self.memory.memory_mode:
             return
-        owner = self.services.owner
-        self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, event.mode))
+        self._set_mode(event.mode)
 
     def action_cycle_mode(self) -> None:
         if self.memory is not None:
-            mode = _MODES[(_MODES.index(self.memory.memory_mode) + 1) % len(_MODES)]
-            owner = self.services.owner
-            self._memory_call(lambda sid: self.services.memory.set_mode(owner, sid, mode))
+            self._set_mode(_MODES[(_MODES.index(self.memory.memory_mode) + 1) % len(_MODES)])
+
+    def _set_mode(self, mode: MemoryMode) -> None:
+        """Save the mode; ``manual`` compacts first (a model call), so it asks before."""
+        owner = self.services.owner
+
+        def save(sid: int) -> Awaitable[MemoryState]:
+            return self.services.memory.set_mode(owner, sid, mode)
+
+        done = f"Memory mode: {MODE_LABELS[mode]}."
+        if mode is not MemoryMode.MANUAL or not (self.memory and self.memory.can_compact):
+            self._memory_call(save, "Saving the memory mode…", done)
+            return
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._memory_call(save, compacting_status(), done)
+            else:
+                self.post_message(self.MemoryChanged(self.session_id or 0))  # the panel as was
+
+        question = (
+            "Manual mode compacts now: the model summarises the messages after the boundary, "
+            "and from then on only f9 compacts. Compact now and switch?"
+        )
+        self.app.push_screen(ConfirmDialog("Switch to manual memory", question), decided)
 
     def action_show_summary(self) -> None:
         from oncall_tui.tui.screens.summary import SummaryScreen
