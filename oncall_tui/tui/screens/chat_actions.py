@@ -64,6 +64,7 @@ class ChatActions(MemoryActions):
     """Sends, retries and their replies; at most one at a time."""
 
     _reply: MessageBlock | None = None
+    _known_count: int | None = None
     _closing = False
 
     def start_send(self, session_id: int | None, text: str | None) -> None:
@@ -105,6 +106,7 @@ class ChatActions(MemoryActions):
             self._reply = None
             if not self._closing:
                 self.query_one(Composer).send_ended()
+                self._known_count = None  # the log shows this send: take the count as it is
                 self.load_sessions()
                 self.refresh_context()
 

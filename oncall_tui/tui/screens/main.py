@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView, SessionView
 
 PAGE_SIZE = 40
+POLL_SECONDS = 3.0
+"""How often the sessions are read again, for what other processes (the CLI, another
+terminal) wrote: a new session, or messages in the open one."""
 
 
 class MainScreen(ChatActions):
@@ -60,6 +63,8 @@ class MainScreen(ChatActions):
         self.memory: MemoryState | None = None
         self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
         self._oldest_loaded: int | None = None
+        self._known_count: int | None = None
+        """Messages in the open session as shown; None: take the next listing's count."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -86,6 +91,11 @@ class MainScreen(ChatActions):
         type from the first frame."""
         self.load_sessions(open_newest=self.session_id is None and self._sending is None)
         self.check_ollama()
+        self.set_interval(POLL_SECONDS, self._poll)
+
+    def _poll(self) -> None:
+        if self._sending is None and self.app.screen is self:
+            self.load_sessions()
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
@@ -96,6 +106,8 @@ class MainScreen(ChatActions):
             listing = self.query_one(SessionList)
             listing.sessions = tuple(sessions)
             user_moved_on = self._sending is not None or self.session_id != started
+            if select is None and not open_newest and not user_moved_on:
+                self._follow_open_session(sessions)
             target = select
             if open_newest and listing.sessions and not user_moved_on:
                 target = listing.sessions[0].id
@@ -105,6 +117,19 @@ class MainScreen(ChatActions):
                 self.open_session(None, keep_status=True)
 
         self._in_thread(lambda: self.services.sessions.list_sessions(self.services.owner), done)
+
+    def _follow_open_session(self, sessions: list[SessionView]) -> None:
+        """Show again the open session if another process added messages to it (or it was
+        deleted there)."""
+        listed = next((s for s in sessions if s.id == self.session_id), None)
+        if self.session_id is None:
+            return
+        if listed is None:
+            self.open_session(None, keep_status=True)
+        elif self._known_count is None:
+            self._known_count = listed.message_count
+        elif listed.message_count != self._known_count:
+            self.open_session(self.session_id, keep_status=True)
 
     def open_session(self, session_id: int | None, *, keep_status: bool = False) -> None:
         """Show a session's newest page at once; the gauge follows when it is computed."""
@@ -123,6 +148,7 @@ class MainScreen(ChatActions):
 
         def show(result: tuple[list[MessageView], int, int]) -> None:
             page, earlier, boundary = result
+            self._known_count = earlier + len(page)
             self._oldest_loaded = page[0].position if page else None
             self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
 
@@ -255,27 +281,51 @@ class MainScreen(ChatActions):
                     lambda _: self.load_sessions(open_newest=self.session_id == session_id),
                 )
 
+        listed = self._listed(session_id)
+        what = (
+            f"session {session_id}"
+            if listed is None
+            else f"“{listed.display_title}” and its {listed.message_count:,} messages"
+        )
         self.app.push_screen(
-            ConfirmDialog("Delete session", f"Delete session {session_id} and all its messages?"),
+            ConfirmDialog(
+                "Delete session",
+                f"Delete {what}? This cannot be undone.",
+                yes_label="Delete",
+                destructive=True,
+            ),
             decided,
         )
 
     def action_rename_session(self) -> None:
+        """Rename the open session, the dialog showing its title; a session not started yet
+        is created with the title (the incident is named before the first message)."""
         from oncall_tui.tui.widgets.dialogs import TextDialog
 
-        session_id = self.session_id
-        if session_id is None:
-            self.notify("Nothing to rename yet: the session starts with its first message.")
-            return
+        session_id, owner = self.session_id, self.services.owner
+        shown = self._listed(session_id)
 
         def renamed(title: str | None) -> None:
-            if title:
+            if not title or (shown is not None and title == shown.title):
+                return
+            if session_id is None:
                 self._in_thread(
-                    lambda: self.services.sessions.rename(self.services.owner, session_id, title),
+                    lambda: self.services.sessions.create(owner, title),
+                    lambda view: self.load_sessions(select=view.id),
+                )
+            else:
+                self._in_thread(
+                    lambda: self.services.sessions.rename(owner, session_id, title),
                     lambda _: self.load_sessions(),
                 )
 
-        self.app.push_screen(TextDialog("Rename session", "New title"), renamed)
+        current = "" if shown is None else shown.title
+        self.app.push_screen(TextDialog("Rename session", "Title", value=current), renamed)
+
+    def _listed(self, session_id: int | None) -> SessionView | None:
+        """The session as the sessions list last read it."""
+        listed = self.query_one(SessionList).sessions
+        return next((s for s in listed if s.id == session_id), None)
 
     def action_find_session(self) -> None:
         self.query_one(SessionList).action_filter()

@@ -25,6 +25,7 @@ class SessionList(Vertical):
     BINDINGS = [
         Binding("delete", "delete", "Delete session", show=False),
         Binding("slash", "filter", "Filter", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
     ]
 
     sessions: reactive[tuple[SessionView, ...]] = reactive((), always_update=True)
@@ -63,10 +64,11 @@ class SessionList(Vertical):
 
     @on(Input.Submitted, "#session-filter")
     def _filter_submitted(self) -> None:
-        options = self.query_one(OptionList)
-        if options.option_count:
-            options.focus()
-            options.highlighted = 0
+        """Enter in the filter opens the first match, and the filter is done with."""
+        match = next((key for key, _ in self._shown if key is not None), None)
+        if match is not None:
+            self.query_one("#session-filter", Input).value = ""
+            self.post_message(self.Opened(int(match)))
 
     @on(OptionList.OptionSelected, "#session-options")
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -75,6 +77,14 @@ class SessionList(Vertical):
 
     def action_filter(self) -> None:
         self.query_one("#session-filter", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":  # with no filter, Esc is the screen's (cancel a reply)
+            return bool(self.query_one("#session-filter", Input).value)
+        return True
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#session-filter", Input).value = ""
 
     def action_delete(self) -> None:
         options = self.query_one(OptionList)
@@ -104,9 +114,14 @@ class SessionList(Vertical):
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
             shown.insert(0, (current, f"▸ {NEW_SESSION}"))
+        if needle and not shown:
+            shown.append((None, f"  no session matches “{terminal_safe(needle)}”"))
         if shown != self._shown:
             if shown:  # of the same length, in place: no layout
-                options.set_options(Option(label, id=key) for key, label in shown)
+                options.set_options(
+                    Option(label, id=key, disabled=key is None and bool(needle))
+                    for key, label in shown
+                )
             else:
                 options.clear_options()
             self._shown = shown

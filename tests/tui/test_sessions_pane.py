@@ -1,0 +1,128 @@
+"""The sessions pane as an engineer uses it mid-incident: name the incident first, find a
+session in one Enter, see what another terminal wrote, and delete only what was meant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Button, Input, OptionList, Static
+
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
+from oncall_tui.tui.widgets.session_list import SessionList
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import scripted_app, seed_session, wait_until
+
+SIZE = (120, 36)
+
+
+def main(app: OncallApp) -> MainScreen:
+    screen = app.screen_stack[0]
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+def options(app: OncallApp) -> list[str]:
+    listing = app.query_one("#session-options", OptionList)
+    return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+async def test_a_new_session_can_be_named_before_its_first_message(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text="Look at the 502s.")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        assert screen.session_id is None
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        await pilot.press(*"INC-4411 payments", "enter")
+        await wait_until(pilot, lambda: screen.session_id is not None)
+        assert app.services.sessions.get("alice", screen.session_id or 0).title == (
+            "INC-4411 payments"
+        )
+        await wait_until(pilot, lambda: any("INC-4411 payments" in o for o in options(app)))
+        app.query_one(Composer).text = "502s on checkout"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen._sending is None)
+        (session,) = app.services.sessions.list_sessions("alice")
+        assert (session.title, session.message_count) == ("INC-4411 payments", 2)
+
+
+async def test_rename_shows_the_current_title(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        session_id = seed_session(app, 1, title="db-1 disk full")
+        screen.load_sessions(select=session_id)
+        await wait_until(pilot, lambda: screen.session_id == session_id)
+        await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        assert app.screen.query_one(Input).value == "db-1 disk full"
+
+
+async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        older = seed_session(app, 1, title="redis failover")
+        seed_session(app, 1, title="kafka lag")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        await pilot.press("ctrl+f", *"redis")
+        await wait_until(pilot, lambda: len(options(app)) == 1)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.session_id == older)
+        assert app.query_one("#session-filter", Input).value == ""
+        assert isinstance(app.focused, Composer)
+        await pilot.press("ctrl+f", *"zzz")
+        await wait_until(pilot, lambda: options(app) == ["  no session matches “zzz”"])
+        await pilot.press("escape")
+        assert app.query_one("#session-filter", Input).value == ""
+        assert len(options(app)) == 2
+
+
+async def test_what_another_process_writes_appears_without_a_restart(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        session_id = seed_session(app, 1, title="shared incident")
+        screen.load_sessions(select=session_id)
+        await wait_until(pilot, lambda: screen.session_id == session_id)
+        await app.workers.wait_for_complete()
+        with app.services.database.session() as session:  # as the CLI would, meanwhile
+            chat = SessionRepository(session).require("alice", session_id)
+            MessageRepository(session).add(chat, "user", "posted from a script")
+            SessionRepository(session).create("alice", "opened elsewhere", "every_30_turns")
+        log = screen.query_one(ChatLog)
+        limit = POLL_SECONDS * 3
+        await wait_until(pilot, lambda: any("opened elsewhere" in o for o in options(app)), limit)
+        await wait_until(
+            pilot,
+            lambda: any(m.content == "posted from a script" for m in log.messages),
+            limit,
+        )
+
+
+async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        session_id = seed_session(app, 3, title="redis failover")
+        screen.load_sessions(select=session_id)
+        await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
+        await wait_until(pilot, lambda: screen.session_id == session_id)
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        text = " ".join(str(s.render()) for s in app.screen.query(Static))
+        assert "“redis failover” and its 6 messages" in text
+        focused = app.focused
+        assert isinstance(focused, Button)
+        assert focused.id == "no"
+        await pilot.press("enter")  # Enter by habit: nothing is deleted
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert app.services.sessions.get("alice", session_id).message_count == 6
