@@ -143,8 +143,8 @@ def _run(arguments: list[str]) -> int:
     if handler is None:
         from oncall_tui.tui.app import run_tui
 
-        run_tui(settings)
-        return 0
+        failure = run_tui(settings)
+        return 0 if failure is None else report_error(failure, settings.lang, as_json=False)
     from oncall_tui.services.container import Services
 
     context = Services(settings)

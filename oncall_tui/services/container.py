@@ -104,7 +104,8 @@ class Services:
     def warm_up(self) -> None:
         """Blocking: import the model stack (LangChain, about a second of CPU) and build the chat
         model, so that the first send waits for neither. Clients call it off their event loop,
-        after start-up."""
+        after start-up. A database that cannot be opened raises first, before the long part."""
+        self.database  # noqa: B018
         import oncall_tui.llm.agent  # noqa: F401
 
         self.chat  # noqa: B018  (the services a send uses, and the database they open)

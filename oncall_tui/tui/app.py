@@ -16,8 +16,9 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
-from oncall_tui.tui.messages import ConfigurationChanged, SessionsChanged
+from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
 from oncall_tui.tui.warmup import warm_up_rendering
@@ -43,6 +44,13 @@ class OncallApp(App[None]):
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
+        self.failure: OncallError | None = None
+        """What ended the app, when it could not go on (a database it cannot open)."""
+
+    def on_cannot_go_on(self, message: CannotGoOn) -> None:
+        """End the app; the CLI reports the error as it reports its own, and exits 2."""
+        self.failure = message.error
+        self.exit(return_code=2)
 
     def get_driver_class(self) -> type[Driver]:
         """On a POSIX terminal, Textual's driver with alt+enter and unbracketed pastes read as
@@ -162,9 +170,11 @@ def build_app(
     return OncallApp(Services(settings, gateway=gateway), draft=draft)
 
 
-def run_tui(settings: Settings) -> None:
+def run_tui(settings: Settings) -> OncallError | None:
+    """Run the app; what made it give up, if anything (the caller reports it)."""
     app = build_app(settings, draft=read_typeahead())
     try:
         app.run()
     finally:
         app.services.close()
+    return app.failure

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from oncall_tui.errors import OncallError
+
 
 class ConfigurationChanged(Message):
     """The active prompt, the skill selection, or a prompt/skill itself changed.
@@ -20,3 +22,11 @@ class SessionsChanged(Message):
         super().__init__()
         self.select = select
         """A session to select after the refresh, if any."""
+
+
+class CannotGoOn(Message):
+    """The app cannot work (its database cannot be opened): it ends, and says why."""
+
+    def __init__(self, error: OncallError) -> None:
+        super().__init__()
+        self.error = error

@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
+from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.plain_text import PlainText
 
 if TYPE_CHECKING:
@@ -42,7 +43,10 @@ class BackgroundScreen(Screen[None]):
         try:
             result = await asyncio.to_thread(call)
         except OncallError as error:
-            self.show_error(error)
+            if error.code == "DATABASE_UNAVAILABLE":  # nothing works without it: say why, go
+                self.app.post_message(CannotGoOn(error))
+            else:
+                self.show_error(error)
             return
         outcome = then(result)
         if inspect.isawaitable(outcome):
