@@ -37,6 +37,8 @@ class OncallApp(App[None]):
 
     TITLE = "oncall-tui"
     CSS_PATH = "app.tcss"
+    # Shown where the main screen lists it, first: a priority binding takes the place of the
+    # screen's binding of the same key in the footer.
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
     def __init__(self, services: Services, draft: str = "") -> None:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.screen import ModalScreen
-from textual.widgets import DirectoryTree, Input, Static, TextArea
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
 from oncall_tui.tui.widgets.dialogs import (
     ConfirmDialog,
@@ -53,9 +53,10 @@ async def run_dialog(factory: Callable[[], ModalScreen[Any]], keys: list[str]) -
         (["y"], True, True),
         (["n"], False, False),
         (["escape"], False, False),
-        (["enter"], True, False),  # destructive: the focus starts on "No"
-        (["enter"], False, True),
+        (["enter"], True, False),  # the focus starts on "No"...
+        (["enter"], False, False),  # ...destructive or not: a habitual Enter changes nothing
         (["tab", "enter"], True, True),  # tab wraps from "No" round to "Yes"
+        (["tab", "enter"], False, True),
     ],
 )
 async def test_confirm_dialog_answers_from_the_keyboard(
@@ -65,6 +66,51 @@ async def test_confirm_dialog_answers_from_the_keyboard(
         return ConfirmDialog("Delete?", "Really?", destructive=destructive)
 
     assert await run_dialog(dialog, keys) == [expected]
+
+
+def button_text(dialog: Screen[Any], button_id: str) -> str:
+    return str(dialog.query_one(f"#{button_id}", Button).label)
+
+
+def keys_text(dialog: Screen[Any]) -> str:
+    return str(dialog.query_one("#confirm-keys", Static).render())
+
+
+@pytest.mark.parametrize("destructive", [True, False])
+async def test_confirm_dialog_starts_on_no_and_marks_the_focused_button(
+    destructive: bool,
+) -> None:
+    app = DialogHost(
+        lambda: ConfirmDialog(
+            "Delete session?", "Delete it?", yes_label="Delete", destructive=destructive
+        )
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        dialog = app.screen
+        await pilot.pause()
+        assert isinstance(dialog.focused, Button)
+        assert dialog.focused.id == "no"
+        assert button_text(dialog, "no") == "▸ No ◂"
+        assert button_text(dialog, "yes").strip() == "Delete"
+        assert keys_text(dialog).endswith("enter = No")
+
+        await pilot.press("tab")
+        assert isinstance(dialog.focused, Button)
+        assert dialog.focused.id == "yes"
+        assert button_text(dialog, "yes") == "▸ Delete ◂"
+        assert button_text(dialog, "no").strip() == "No"
+        assert keys_text(dialog).endswith("enter = Delete")
+        assert app.results == []  # moving the focus answers nothing
+
+
+async def test_confirm_dialog_labels_are_never_markup() -> None:
+    app = DialogHost(lambda: ConfirmDialog("t", "m", yes_label="[b]Go[/b]", no_label="[i]x"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        assert button_text(app.screen, "yes").strip() == "[b]Go[/b]"
+        assert button_text(app.screen, "no") == "▸ [i]x ◂"
 
 
 @pytest.mark.parametrize(

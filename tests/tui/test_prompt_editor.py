@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL, MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
+from oncall_tui.services.views import ConfigurationView
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
@@ -292,3 +295,39 @@ async def test_switching_prompts_with_unsaved_edits_asks_first(
         assert screen.editing_id == second.id
         assert label_input(screen).value == "Database"
         assert library_services.configuration.list_prompts(OWNER)[0].label == "Renamed default"
+
+
+@pytest.mark.parametrize("focus", ["#prompt-list", "#prompt-label", "#prompt-content"])
+async def test_one_escape_goes_back_from_any_focus(focus: str, assets_host: HostFactory) -> None:
+    app = editor_host(assets_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await settled(pilot, screen)
+        screen.query_one(focus).focus()
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+        assert len(app.screen_stack) == 1
+
+
+async def test_escape_during_a_slow_load_goes_back_once_it_has_reported(
+    assets_host: HostFactory, library_services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    original = library_services.configuration.get_configuration
+
+    def slow(owner: str) -> ConfigurationView:
+        release.wait(10)
+        return original(owner)
+
+    monkeypatch.setattr(library_services.configuration, "get_configuration", slow)
+    app = editor_host(assets_host)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, PromptEditorScreen) and app.screen.busy
+        )
+        screen = app.screen
+        await pilot.press("escape")  # pressed while the prompts are still being read
+        await pilot.pause()
+        assert app.screen is screen
+        release.set()
+        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])

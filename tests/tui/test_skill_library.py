@@ -11,8 +11,9 @@ from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import SkillView
-from oncall_tui.tui.screens.skills import SkillLibraryScreen, complete_path, read_skill_file
+from oncall_tui.tui.screens.skills import SkillLibraryScreen, read_skill_file
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, TextViewerDialog
+from oncall_tui.tui.widgets.path_input import complete_path
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
 
 SIZE = (100, 32)
@@ -60,9 +61,8 @@ def error_message(screen: SkillLibraryScreen) -> str | None:
 
 
 async def submit_path(pilot: Pilot[None], screen: SkillLibraryScreen, path: str) -> None:
-    await pilot.press("a")
     path_input = screen.query_one("#skill-path", Input)
-    assert screen.focused is path_input
+    assert screen.focused is path_input  # the screen opens there
     path_input.value = path
     await pilot.press("enter")
 
@@ -270,40 +270,6 @@ async def test_failed_selection_save_shows_the_error_and_reloads_the_real_select
         table = screen.query_one("#skill-table", DataTable)
         assert str(table.get_cell(str(other.id), "use")) == "[ ]"
         assert app.configuration_changes == []
-
-
-async def test_typing_in_the_path_field_never_triggers_list_keys(
-    assets_host: HostFactory, library_services: Services
-) -> None:
-    add_skill(library_services, "alpha")
-    app = assets_host(SkillLibraryScreen)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("a", *"v a", "escape")
-        assert screen.query_one("#skill-path", Input).value == "v a"
-        assert app.screen is screen  # escape left the field, not the screen
-        assert screen.focused is screen.query_one("#skill-table", DataTable)
-        assert library_services.configuration.get_configuration(OWNER).skill_ids == ()
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
-
-
-async def test_tab_accepts_the_path_completion(tmp_path: Path, assets_host: HostFactory) -> None:
-    write_skill(tmp_path / "runbooks", skill_md())
-    app = assets_host(SkillLibraryScreen)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        path_input = screen.query_one("#skill-path", Input)
-        await pilot.press("a")
-        path_input.value = str(tmp_path / "run")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("tab")
-        assert path_input.value == f"{tmp_path}/runbooks/"
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        await pilot.press("tab")
-        assert path_input.value == f"{tmp_path}/runbooks/SKILL.md"
 
 
 def test_complete_path_keeps_what_was_typed_and_skips_hidden_entries(

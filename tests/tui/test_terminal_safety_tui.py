@@ -155,6 +155,7 @@ async def test_the_skill_library_holds_no_control_characters(tmp_path: Path) -> 
         )
         await pilot.pause()
         assert_safe(pilot, "desc", "host")
+        await pilot.press("tab")  # from the path field to the list, where v views
         await pilot.press("v")
         await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
         await pilot.pause()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -21,6 +21,7 @@ from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView, SessionView
 
 PAGE_SIZE = 40
+NARROW = 100
+"""Below this many columns the context panel is folded away, and opens over the chat."""
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
 terminal) wrote: a new session, or messages in the open one."""
@@ -36,21 +39,25 @@ terminal) wrote: a new session, or messages in the open one."""
 
 class MainScreen(ChatActions):
     AUTO_FOCUS = "#composer"
+    # In the order the footer shows them: what must fit at 80 columns first.
     BINDINGS = [
-        Binding("escape", "cancel_reply", "Cancel"),
+        Binding("ctrl+q", "app.quit", "Quit"),  # the app's priority binding runs it
+        Binding("f1", "keys", "Keys"),
+        Binding("ctrl+b", "toggle_panel", "Panel"),
+        Binding("escape", "cancel_reply", "Cancel"),  # shown while a reply streams
+        Binding("escape", "focus_composer", "Composer", show=False),
         # While a reply streams, ctrl+c stops it as in the CLI; otherwise it copies (a priority
         # binding whose action is not available passes the key on).
         Binding("ctrl+c", "interrupt_reply", "Cancel", show=False, priority=True),
         Binding("ctrl+n", "new_session", "New"),
-        Binding("f2", "rename_session", "Rename", show=False),
-        Binding("f8", "delete_session", "Delete", show=False),
         Binding("f9", "compact", "Compact"),
         Binding("f3", "app.prompts", "Prompts"),
         Binding("f4", "app.skills", "Skills"),
         Binding("f5", "app.models", "Model"),
+        Binding("f2", "rename_session", "Rename", show=False),
+        Binding("f8", "delete_session", "Delete", show=False),
         Binding("f6", "show_summary", "Summary", show=False, priority=True),
         Binding("f7", "cycle_mode", "Memory mode", show=False, priority=True),
-        Binding("ctrl+b", "toggle_panel", "Panel"),
         Binding("ctrl+f", "find_session", "Find", show=False),
         Binding("ctrl+up", "load_earlier", "Earlier", show=False),
         Binding("ctrl+r", "retry", "Retry", show=False),
@@ -74,11 +81,10 @@ class MainScreen(ChatActions):
                 yield PlainText(id="status")
                 yield Composer(id="composer")
             yield ContextPanel(id="context")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        if self.app.size.width < 100:  # 80 columns: chat first; ctrl+b brings the panel back
-            self.query_one(ContextPanel).display = False
+        self._fit(self.app.size.width)
         composer = self.query_one(Composer)
         if self._draft:
             composer.text = self._draft
@@ -356,6 +362,34 @@ class MainScreen(ChatActions):
 
         self._in_thread(fetch, show)
 
+    # -- layout ---------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Below :data:`NARROW` columns the chat keeps the width (at least 50 columns): the
+        context panel is folded away and opens over the chat (ctrl+b); the gauge's figures
+        stay in sight on the composer's border. Wider, the panel is a column of its own."""
+        narrow = width < NARROW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.query_one(ContextPanel).display = not narrow
+
     def action_toggle_panel(self) -> None:
         panel = self.query_one(ContextPanel)
         panel.display = not panel.display
+
+    def action_focus_composer(self) -> None:
+        self.query_one(Composer).focus()
+
+    def action_keys(self) -> None:
+        """F1: the keys of what has the focus, then the screen's and the app's (again: hide)."""
+        if self.app.screen.query("HelpPanel"):
+            self.app.action_hide_help_panel()
+        else:
+            self.app.action_show_help_panel()
+
+    @on(ContextGauge.Changed)
+    def _gauge_changed(self, event: ContextGauge.Changed) -> None:
+        self.query_one(Composer).border_subtitle = event.figures

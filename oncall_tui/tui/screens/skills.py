@@ -8,7 +8,6 @@ naming the rule that was broken.
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -17,7 +16,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.suggester import Suggester
 from textual.widgets import DataTable, Footer, Input, Static
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
@@ -33,6 +31,8 @@ from oncall_tui.tui.widgets.dialogs import (
     FileBrowserDialog,
     TextViewerDialog,
 )
+from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
+from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -40,55 +40,6 @@ if TYPE_CHECKING:
 MIN_DESCRIPTION_CELLS = 16
 """The table clips descriptions to the screen's width (never below this); the pane below
 shows the highlighted one whole."""
-
-
-def complete_path(value: str) -> str | None:
-    """Complete the last component of a typed path, keeping what was typed (``~`` too).
-
-    Directories complete with a trailing ``/``; hidden entries only when asked for with ``.``.
-    """
-    if not value:
-        return None
-    directory, prefix = os.path.split(os.path.expanduser(value))
-    try:
-        with os.scandir(directory or ".") as entries:
-            names = sorted(
-                entry.name + ("/" if entry.is_dir() else "")
-                for entry in entries
-                if entry.name.startswith(prefix)
-                and (prefix.startswith(".") or not entry.name.startswith("."))
-            )
-    except OSError:
-        return None
-    for name in names:
-        if len(name) > len(prefix):
-            return value + name[len(prefix) :]
-    return None
-
-
-class PathSuggester(Suggester):
-    """Suggest file system completions; the directory is listed off the UI thread."""
-
-    def __init__(self) -> None:
-        super().__init__(use_cache=False, case_sensitive=True)
-
-    async def get_suggestion(self, value: str) -> str | None:
-        return await asyncio.to_thread(complete_path, value)
-
-
-class PathInput(Input):
-    """An input for a file path: Tab accepts the completion, as in a shell."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "complete", "Complete path", show=False),
-    ]
-
-    def action_complete(self) -> None:
-        before = self.value
-        if self.cursor_at_end:
-            self.action_cursor_right()  # accepts the suggestion, if there is one
-        if self.value == before:
-            self.screen.focus_next()
 
 
 def read_skill_file(raw: str) -> tuple[str, bytes]:
@@ -116,20 +67,38 @@ def format_size(size: int) -> str:
 
 
 class SkillLibraryScreen(FlowScreen):
-    """List, add, view, delete, select and deselect the user's skills."""
+    """List, add, view, delete, select and deselect the user's skills.
+
+    It opens in the path field, so whatever is typed first lands there: a space typed into a
+    path never reaches the list. The list's own keys (space, v, a) act only while the list
+    has the focus; tab and shift+tab switch between the two. Esc always leaves in one press
+    (once a running upload or save has reported, when one is under way).
+    """
 
     CSS_PATH = "skills.tcss"
-    AUTO_FOCUS = "#skill-table"
+    DEFAULT_CSS = """
+    SkillLibraryScreen #skill-status {
+        height: 1;
+        padding: 0 1;
+        margin: 0 1;
+        color: $text-success;
+    }
+    """
+    AUTO_FOCUS = "#skill-path"
+    TABLE_ACTIONS = frozenset({"toggle_use", "view", "add"})
+    """Actions of the list's own keys: offered only while the list has the focus."""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "toggle_use", "Use/unuse", id="skills.toggle"),
+        # First, so a narrow footer never cuts it off.
+        Binding("escape", "back", "Back", id="skills.back"),
+        Binding("space", "toggle_use", "Select/unselect", id="skills.toggle"),
         Binding("v", "view", "View", id="skills.view"),
-        Binding("a", "add", "Add", id="skills.add"),
+        # Tab reaches the path field as well; the placeholder there says what it is for.
+        Binding("a", "add", "Add", id="skills.add", show=False),
         Binding("ctrl+o", "browse", "Browse", id="skills.browse"),
         # Safe everywhere because it asks first (in the path field it replaces "delete right").
         Binding("ctrl+d", "delete", "Delete", id="skills.delete", priority=True),
         Binding("delete", "delete", "Delete", show=False),
         Binding("ctrl+r", "reload", "Reload", id="skills.reload"),
-        Binding("escape", "back", "Back", id="skills.back"),
     ]
 
     ERROR_TEXT_ID = "skill-error"
@@ -139,22 +108,33 @@ class SkillLibraryScreen(FlowScreen):
         self._skills: dict[int, SkillView] = {}
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
+        self._status = ""
+        self._leave_when_done = False
+        """Esc was pressed while a flow ran: leave as soon as it has reported."""
 
     def compose(self) -> ComposeResult:
         yield Static("Skills", id="skills-title")
         yield PathInput(
             id="skill-path",
-            placeholder="Add a SKILL.md: type its path (tab completes, enter adds)",
-            suggester=PathSuggester(),
+            placeholder=f"Add a SKILL.md: type its path ({COMPLETE_KEY} completes, enter adds)",
         )
         yield ErrorText(id="skill-error")
         table: DataTable[Text] = DataTable(id="skill-table", cursor_type="row")
         yield table
+        yield Static("", id="skill-status", markup=False)
         yield Static("", id="skill-description", markup=False)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._start(self._reload)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.TABLE_ACTIONS:
+            return isinstance(self.focused, DataTable)
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # the footer offers the list's keys only while it has focus
 
     # -- state helpers ---------------------------------------------------------------------
 
@@ -172,6 +152,20 @@ class SkillLibraryScreen(FlowScreen):
     def selected_ids(self) -> tuple[int, ...]:
         """The skill ids in use, as last read from the service."""
         return self._selected
+
+    @property
+    def status(self) -> str:
+        """What the last change of the selection did ("" when there is nothing to say)."""
+        return self._status
+
+    def _set_status(self, text: str) -> None:
+        self._status = terminal_safe(text)
+        self.query_one("#skill-status", Static).update(self._status)
+
+    def _show_error(self, error: OncallError | None) -> None:
+        if error is not None:
+            self._set_status("")  # the error line says what happened instead
+        super()._show_error(error)
 
     def _current_row_id(self) -> int | None:
         table = self.query_one("#skill-table", DataTable)
@@ -268,13 +262,16 @@ class SkillLibraryScreen(FlowScreen):
             self._start(lambda: self._upload(str(path)))
 
     def action_back(self) -> None:
-        if self._busy:  # let an upload or save finish (and report) before leaving
-            self.app.bell()
-            return
-        if isinstance(self.focused, Input):
-            self.query_one("#skill-table", DataTable).focus()  # keep the typed path
+        if self._busy:  # let an upload or save finish (and report), then leave
+            self._leave_when_done = True
             return
         self.dismiss(None)
+
+    def _flow_finished(self) -> None:
+        if self._leave_when_done:
+            self._leave_when_done = False
+            if self.app.screen is self:  # not when the flow opened a dialog (Esc closes it)
+                self.dismiss(None)
 
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
@@ -328,6 +325,8 @@ class SkillLibraryScreen(FlowScreen):
             return
         self._show_error(None)
         self._apply(view)
+        done = "Selected" if skill.id in self._selected else "Unselected"
+        self._set_status(f"{done} skill {skill.name}.")
         self.app.post_message(ConfigurationChanged())
 
     async def _show(self) -> None:

@@ -1,19 +1,76 @@
-"""A read-only view of the session summary: what the model is told about earlier messages."""
+"""A read-only view of the session summary: what the model is told about earlier messages.
+
+The header (what the summary covers, when it was written, whether it was cut off) and the
+keys that close the dialog sit outside the scrolling text, so neither is pushed off a small
+terminal by a long summary. The styles are the screen's own, under an id of its own: the app
+stylesheet's shared dialog rule outranks a default style and sizes the box to its content,
+which let a long summary push the header out of sight.
+"""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from textual.widgets import Markdown, Static
 
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.core.text import terminal_safe
 
+CLOSE_KEYS = "esc/q/f6 close"
+SCROLL_KEYS = "↑↓/pgup/pgdn scroll"
+
+
+def summary_header(memory: MemoryState) -> list[str]:
+    """The header's lines: what the summary covers, its status, and where the messages are."""
+    count = memory.compacted_message_count
+    when = memory.last_compacted_at
+    stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else "time unknown"
+    status = memory.memory_summary_status
+    if status == "truncated":
+        status += ", cut off at the model's length limit"
+    return [
+        f"Summarises {count:,} earlier message{'' if count == 1 else 's'} · {stamp}",
+        f"Status: {status}",
+        "Every message is still in the log, above the divider.",
+    ]
+
 
 class SummaryScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,f6", "dismiss", "Close")]
+    """The summary under a fixed header; the text scrolls, the border says how to close."""
+
+    DEFAULT_CSS = """
+    SummaryScreen {
+        align: center middle;
+        & > #summary-box {
+            width: 80%;
+            min-width: 40;
+            max-width: 100;
+            height: auto;
+            max-height: 90%;
+            padding: 0 1;
+            border: thick $primary;
+            border-title-style: bold;
+            border-subtitle-color: $text;
+            background: $surface;
+        }
+        & .summary--header { width: 1fr; height: auto; }
+        & .summary--status { color: $text-warning; }
+        & #summary-text {
+            height: auto;
+            max-height: 100%;
+            border-top: solid $panel;
+        }
+        & #summary-text:focus { border-top: solid $primary; }
+        & #summary-text Markdown { margin: 0; padding: 0; }
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,f6", "dismiss", "Close", id="summary.close"),
+    ]
 
     def __init__(self, memory: MemoryState | None) -> None:
         super().__init__()
@@ -21,20 +78,28 @@ class SummaryScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         memory = self.memory
-        with Vertical(id="summary-dialog"):
+        box = Vertical(id="summary-box")
+        box.border_title = "Session summary (model-written)"
+        box.border_subtitle = CLOSE_KEYS
+        with box:
             if memory is None or not memory.memory_summary:
-                yield Label("No summary yet: nothing in this session has been compacted.")
+                yield Static(
+                    "No summary yet: nothing in this session has been compacted.",
+                    classes="summary--header",
+                )
                 return
-            when = memory.last_compacted_at
-            stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else "unknown time"
-            if memory.memory_summary_status == "truncated":
-                stamp += ", cut off at the model's length limit"
-            yield Label(
-                f"Model-written summary of {memory.compacted_message_count:,} earlier messages"
-                f" ({stamp}). Every message is still in the log above the divider.",
-                classes="dialog-title",
+            header = summary_header(memory)
+            truncated = memory.memory_summary_status == "truncated"
+            yield Static(header[0], markup=False, classes="summary--header")
+            yield Static(
+                header[1],
+                markup=False,
+                classes="summary--header" + (" summary--status" if truncated else ""),
             )
-            yield Markdown(terminal_safe(memory.memory_summary))
+            yield Static(header[2], markup=False, classes="summary--header")
+            box.border_subtitle = f"{SCROLL_KEYS} · {CLOSE_KEYS}"
+            with VerticalScroll(id="summary-text"):
+                yield Markdown(terminal_safe(memory.memory_summary))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

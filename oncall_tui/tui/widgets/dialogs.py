@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
@@ -73,10 +74,23 @@ class ErrorText(Static):
 class ConfirmDialog(ModalScreen[bool]):
     """Ask a yes/no question; dismisses with ``True`` only for an explicit yes.
 
-    For a destructive action the focus starts on "No", so a reflexive Enter changes nothing.
+    The focus starts on "No", so an Enter typed by habit changes nothing; the focused button
+    is marked (``▸ No ◂``, in reverse) and the key line says what Enter does, so the choice
+    is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger.
     """
 
-    DEFAULT_CSS = "ConfirmDialog {" + _DIALOG_CSS + "}"
+    DEFAULT_CSS = (
+        "ConfirmDialog {"
+        + _DIALOG_CSS
+        + """
+    & Button.-style-default:focus { text-style: bold reverse; }
+    & #yes:focus, & #no:focus {
+        border-top: tall $accent;
+        border-bottom: tall $accent;
+    }
+}"""
+    )
+    AUTO_FOCUS = "#no"  # from the first frame: never "Yes", not even for a moment
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="dialog.yes"),
         Binding("n", "answer(False)", "No", id="dialog.no"),
@@ -95,25 +109,38 @@ class ConfirmDialog(ModalScreen[bool]):
         super().__init__()
         self._title = terminal_safe(title)
         self._message = terminal_safe(message)
-        self._yes_label = yes_label
-        self._no_label = no_label
+        self._labels = {"yes": terminal_safe(yes_label), "no": terminal_safe(no_label)}
         self._destructive = destructive
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._title, markup=False, classes="dialog--title")
             yield Static(self._message, markup=False, classes="dialog--message")
-            yield Static("y yes · n/esc no · enter the focused button", classes="dialog--keys")
+            yield Static(
+                self._keys_text("no"), id="confirm-keys", classes="dialog--keys", markup=False
+            )
             with Horizontal():
                 yield Button(
-                    self._yes_label,
+                    self._button_label("yes", focused=False),
                     id="yes",
                     variant="error" if self._destructive else "primary",
                 )
-                yield Button(self._no_label, id="no")
+                yield Button(self._button_label("no", focused=True), id="no")
 
-    def on_mount(self) -> None:
-        self.query_one("#no" if self._destructive else "#yes", Button).focus()
+    def _button_label(self, button_id: str, *, focused: bool) -> Content:
+        label = self._labels[button_id]
+        return Content(f"▸ {label} ◂" if focused else f"  {label}  ")  # never markup
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the focused button and name it in the key line."""
+        for button in self.query(Button):
+            if button.id is not None:
+                button.label = self._button_label(button.id, focused=button is event.widget)
+        if isinstance(event.widget, Button) and event.widget.id in self._labels:
+            self.query_one("#confirm-keys", Static).update(self._keys_text(event.widget.id))
+
+    def _keys_text(self, focused_id: str) -> str:
+        return f"y yes · n/esc no · tab switches · enter = {self._labels[focused_id]}"
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -56,7 +57,21 @@ class ContextGauge(Widget):
     def watch_window(self) -> None:
         self._restyle()
 
+    class Changed(Message):
+        """The reading changed; ``figures`` is its one-line form."""
+
+        def __init__(self, figures: str) -> None:
+            super().__init__()
+            self.figures = figures
+
+    @property
+    def figures(self) -> str:
+        if not self.window:
+            return "context window unknown"
+        return f"{self.used:,} / {self.window:,} tokens · {self.percent}%"
+
     def _restyle(self) -> None:
+        self.post_message(self.Changed(f"context {self.percent}% of {self.window:,}"))
         usage = self.usage
         self.set_class(usage is not None and usage.past_compact_threshold, "-warn")
         self.set_class(self.at_limit, "-limit")
@@ -79,8 +94,4 @@ class ContextGauge(Widget):
             if column in marks:
                 style = "bold " + ("red" if column == max(marks) else "yellow")
             bar.append(glyph, style)
-        if self.window:
-            figures = f"{self.used:,} / {self.window:,} tokens · {self.percent}%"
-        else:
-            figures = "context window unknown"
-        return Text.assemble(bar, "\n", (figures, bar_style if self.window else "dim"))
+        return Text.assemble(bar, "\n", (self.figures, bar_style if self.window else "dim"))

@@ -1,0 +1,73 @@
+"""A one-line input for a file path, with shell-like completion of the last component.
+
+The completion is offered as the input's inline suggestion (listed off the UI thread) and
+taken with ctrl+t or → at the end. Tab is left alone: it moves the focus, as everywhere else.
+ctrl+t reaches the app unchanged in tmux, screen and xterm alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+COMPLETE_KEY = "ctrl+t"
+
+
+def complete_path(value: str) -> str | None:
+    """Complete the last component of a typed path, keeping what was typed (``~`` too).
+
+    Directories complete with a trailing ``/``; hidden entries only when asked for with ``.``.
+    """
+    if not value:
+        return None
+    directory, prefix = os.path.split(os.path.expanduser(value))
+    try:
+        with os.scandir(directory or ".") as entries:
+            names = sorted(
+                entry.name + ("/" if entry.is_dir() else "")
+                for entry in entries
+                if entry.name.startswith(prefix)
+                and (prefix.startswith(".") or not entry.name.startswith("."))
+            )
+    except OSError:
+        return None
+    for name in names:
+        if len(name) > len(prefix):
+            return value + name[len(prefix) :]
+    return None
+
+
+class PathSuggester(Suggester):
+    """Suggest file system completions; the directory is listed off the UI thread."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return await asyncio.to_thread(complete_path, value)
+
+
+class PathInput(Input):
+    """An input for a file path whose completion key is shown in the footer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(COMPLETE_KEY, "complete", "Complete path", id="path.complete"),
+    ]
+
+    def __init__(
+        self, *, id: str | None = None, placeholder: str = "", classes: str | None = None
+    ) -> None:
+        super().__init__(id=id, placeholder=placeholder, classes=classes, suggester=PathSuggester())
+
+    def action_complete(self) -> None:
+        """Take the suggested completion; the bell when there is none (yet)."""
+        self.action_end()
+        before = self.value
+        self.action_cursor_right()  # at the end, this accepts the suggestion
+        if self.value == before:
+            self.app.bell()

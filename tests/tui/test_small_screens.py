@@ -1,0 +1,131 @@
+"""At 80x24 and after a resize: the keys that matter stay in the footer, the chat keeps its
+width, the gauge's figures stay in sight, messages are never cut, and focus is a visible
+bar or border on every pane."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.tui.harness import scripted_app, wait_until
+
+
+def main(app: OncallApp) -> MainScreen:
+    screen = app.screen_stack[0]
+    assert isinstance(screen, MainScreen)
+    return screen
+
+
+def shown(widget: Widget) -> bool:
+    """Whether ``widget`` is displayed (a call, so each check reads it anew)."""
+    return bool(widget.display)
+
+
+def edge(widget: Widget, side: str) -> str:
+    """The kind of border ``widget`` has on ``side`` now."""
+    kind: str = getattr(widget.styles, f"border_{side}")[0]
+    return kind
+
+
+def footer_keys(app: OncallApp, width: int) -> list[str]:
+    """The footer's keys that are wholly on screen, as their descriptions."""
+    keys = app.screen.query_one(Footer).query("FooterKey")
+    return [str(getattr(key, "description", "")) for key in keys if key.region.right <= width]
+
+
+async def test_at_80_columns_the_footer_keeps_quit_keys_and_panel(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = footer_keys(app, 80)
+        assert {"Quit", "Keys", "Panel"} <= set(shown), shown
+
+
+async def test_at_80_columns_the_panel_opens_over_the_chat(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        chat = screen.query_one(ChatLog)
+        panel = screen.query_one(ContextPanel)
+        assert not shown(panel)
+        width = chat.size.width
+        assert width >= 50
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert shown(panel)
+        assert chat.size.width == width  # over it, not beside it
+        assert panel.region.right == 80
+
+
+async def test_a_resize_applies_the_same_rules_both_ways(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main(app)
+        panel = screen.query_one(ContextPanel)
+        assert panel.display
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: not panel.display)
+        assert screen.query_one(ChatLog).size.width >= 50
+        await pilot.resize_terminal(120, 36)
+        await wait_until(pilot, lambda: panel.display)
+        assert not screen.has_class("-narrow")
+
+
+async def test_the_gauges_figures_stay_in_sight_without_the_panel(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        composer = app.query_one(Composer)
+        await wait_until(pilot, lambda: "% of 8,192" in str(composer.border_subtitle))
+        assert str(composer.border_subtitle).startswith("context ")
+
+
+async def test_a_long_status_message_is_wrapped_in_full(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main(app)
+        status = screen.query_one("#status", PlainText)
+        words = " ".join(f"word{n}" for n in range(60))  # about six lines at this width
+        screen._set_status(words + " END.", error=True)
+        await pilot.pause()
+        assert status.size.height >= 6
+        rendered = [line.text for line in status.render_lines(status.region.reset_offset)]
+        assert "END." in " ".join(rendered)
+
+
+async def test_f1_opens_the_keys_and_closes_them(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+
+
+async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main(app)
+        composer = app.query_one(Composer)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: app.focused is composer)
+        assert edge(composer, "top") == "thick"
+        assert edge(log, "left") == "vkey"
+        log.focus()
+        await pilot.pause()
+        assert edge(log, "left") == "outer"
+        assert edge(composer, "top") == "hkey"
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert app.focused is not None
+        assert app.focused.id == "session-filter"
+        assert app.focused.styles.text_style.bold
