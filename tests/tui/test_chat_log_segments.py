@@ -15,7 +15,13 @@ import oncall_tui.tui
 from oncall_tui.services.views import MessageView, ToolCallView
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import GUTTER
-from oncall_tui.tui.chat_log.markdown import SEGMENT_CHARS, _fence_open, split_point, split_segments
+from oncall_tui.tui.chat_log.markdown import (
+    SEGMENT_CHARS,
+    MarkdownLines,
+    _fence_open,
+    split_point,
+    split_segments,
+)
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
 from tests.tui.harness import wait_until
 
@@ -52,16 +58,22 @@ def test_segments_join_back_and_never_cut_a_fence() -> None:
         assert not _fence_open(head)
 
 
+NOW = datetime(2026, 11, 30, 14, 3).astimezone()
+"""The time the logs here think it is (local, whatever the machine's zone): headers say 14:03."""
+
+
 class LogApp(App[None]):
     CSS_PATH = str(Path(oncall_tui.tui.__file__).with_name("app.tcss"))
 
     def compose(self) -> ComposeResult:
-        yield ChatLog()
+        log = ChatLog()
+        log.clock = lambda: NOW
+        yield log
 
 
 def page(*messages: tuple[str, str], tools: Sequence[ToolCallView] = ()) -> list[MessageView]:
-    """Stored messages, as a session page brings them (tools on the last one)."""
-    when = datetime(2026, 1, 1, tzinfo=UTC)
+    """Stored messages, as a session page brings them (tools on the last one), said now."""
+    when = NOW.astimezone(UTC)
     return [
         MessageView(
             i + 1,
@@ -87,6 +99,12 @@ def texts(lines: Sequence[Strip]) -> list[str]:
     return [line.text[GUTTER:].rstrip() for line in lines]  # without the selection bar
 
 
+def markdown(block: MessageBlock) -> MarkdownLines:
+    """The text of a reply, as Markdown lines (a user's message is drawn verbatim)."""
+    assert isinstance(block.body, MarkdownLines)
+    return block.body
+
+
 async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
     text = reply(150)
     app = LogApp()
@@ -106,7 +124,7 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
         block.finish("complete")
         await wait_until(pilot, lambda: block.status == "complete")  # the backlog is drawn first
         assert block.content == text
-        body = block.body
+        body = markdown(block)
         assert body.tail == ""  # finished: drawn like a stored message
         assert body.text == block.shown_text == text
         assert len(body.segments) > 1  # finished paragraph by paragraph, as flushes came
@@ -114,7 +132,7 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
             assert not _fence_open("".join(body.segments[:i]))
         log.focus()
         await pilot.press("c")
-        assert copied == [text]
+        assert copied == [f"[2026-11-30 14:03] assistant\n{text}"]  # when, who, the text whole
 
 
 async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None:
@@ -125,7 +143,7 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
         block = log.add_message("assistant", "", status="streaming")
-        body = block.body
+        body = markdown(block)
         widgets = set(app.screen.query("*"))
         tails: list[int] = []
         for start in range(0, len(text), 400):
@@ -156,7 +174,7 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
         assert block.content == "partial answer"  # the note is shown, not stored
         assert block.shown_text.startswith("partial answer")
         drawn = texts(lines_of(log, block))
-        assert drawn[0] == "assistant · ✗ failed"
+        assert drawn[0] == "assistant · ✗ failed · 14:03"
         assert "model went away" in "\n".join(drawn)
 
 
@@ -168,7 +186,7 @@ async def test_a_long_stored_message_opens_as_rendered_segments() -> None:
         log.show_page(page(("assistant", text)), earlier=0, boundary=0)
         await pilot.pause()
         (block,) = log.messages
-        assert len(block.body.segments) > 5
+        assert len(markdown(block).segments) > 5
         assert block.body.text == text
         assert len(lines_of(log, block)) > 100  # every line is laid out, not the first segment
         assert log.is_vertical_scroll_end  # a session opens on its newest lines
@@ -181,7 +199,7 @@ async def test_rendered_headings_sit_on_the_left() -> None:
         log.show_page(page(("assistant", "# Rollback\n\nrun it")), earlier=0, boundary=0)
         await pilot.pause()
         drawn = texts(lines_of(log, log.messages[0]))
-        assert drawn[0] == "assistant"
+        assert drawn[0] == "assistant · 14:03"
         assert drawn[1].startswith("Rollback")
 
 
@@ -202,7 +220,7 @@ async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatc
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
-        log.show_page(page(("user", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
+        log.show_page(page(("assistant", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
         streaming = log.add_message("assistant", "", status="streaming")
         streaming.append("```\nkubectl get pods\nSELECT 1;\n")
         await wait_until(pilot, lambda: "SELECT 1;" in streaming.shown_text)
@@ -240,7 +258,7 @@ async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arg
             return texts(lines_of(log, block))
 
         assert shown()[:4] == [
-            "assistant",
+            "assistant · 14:03",
             "▶ ⚙ load_skill → Loaded skill: x",
             "▶ ⚙ get_current_time ✗ clock unavailable",
             "Done.",
@@ -343,7 +361,7 @@ async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reo
         streamed.finish("complete")
         await wait_until(pilot, lambda: streamed.status == "complete")
         stored = log.messages[0]
-        assert len(streamed.body.segments) > len(stored.body.segments)
+        assert len(markdown(streamed).segments) > len(markdown(stored).segments)
         assert texts(lines_of(log, streamed)) == texts(lines_of(log, stored))
 
 

@@ -85,8 +85,8 @@ async def test_the_gauges_figures_stay_in_sight_without_the_panel(tmp_path: Path
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(80, 24)) as pilot:
         composer = app.query_one(Composer)
-        await wait_until(pilot, lambda: "% of 8,192" in str(composer.border_subtitle))
-        assert str(composer.border_subtitle).startswith("context ")
+        await wait_until(pilot, lambda: "% of 8,192" in str(composer.border_title))
+        assert str(composer.border_title).startswith("context ")
 
 
 async def test_a_long_status_message_is_wrapped_in_full(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
+from oncall_tui.tui.chat_log.times import Clock, local_now
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -21,6 +22,20 @@ GUTTER = 3
 """Cells left of a message's text: a space, the selection bar, a space."""
 RIGHT = 2
 """Cells right of a message's text."""
+COMPONENT_CLASSES = {
+    "chat-log--user",
+    "chat-log--cursor",
+    "chat-log--cursor-bar",
+    "chat-log--header",
+    "chat-log--header-interrupted",
+    "chat-log--header-failed",
+    "chat-log--tool",
+    "chat-log--tool-failed",
+    "chat-log--tool-detail",
+    "chat-log--divider",
+    "chat-log--earlier",
+}
+"""The log's component classes: the styles :class:`LogStyles` reads."""
 
 
 @dataclass
@@ -53,8 +68,12 @@ def centred(text: str, width: int) -> list[str]:
     return [line.center(width) for line in textwrap.wrap(text, max(width, 1))] or [""]
 
 
-def page_entries(messages: Sequence[MessageView], boundary: int) -> list[Entry]:
-    """A page of stored messages as log entries, the divider above message ``boundary``."""
+def page_entries(
+    messages: Sequence[MessageView], boundary: int, clock: Clock = local_now
+) -> list[Entry]:
+    """A page of stored messages as log entries, the divider above message ``boundary`` (or
+    below the last, when it is the boundary);
+    ``clock`` tells the headers what day it is."""
     entries: list[Entry] = []
     for message in messages:
         if boundary > 0 and message.position == boundary:
@@ -66,8 +85,12 @@ def page_entries(messages: Sequence[MessageView], boundary: int) -> list[Entry]:
                 status=message.status,
                 position=message.position,
                 tool_calls=message.tool_calls,
+                created_at=message.created_at,
+                clock=clock,
             )
         )
+    if boundary > 0 and messages and messages[-1].position == boundary - 1:
+        entries.append(Divider(boundary))  # all of it summarised: the divider comes last
     return entries
 
 

@@ -10,8 +10,9 @@ and older pages are added above on request, so a session with 10,000 messages op
 one with 20.
 
 Keys, with the log focused (shift+Tab from the composer): up and down move between messages,
-``c`` copies the selected one, Enter shows its tool calls' arguments (or loads earlier messages,
-on the line that offers them). A click selects a message; a click on a tool line opens it.
+``c`` copies the selected one with its time, Enter shows its tool calls' arguments (or loads
+earlier messages, on the line that offers them). A click selects a message; a click on a tool
+line opens it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from oncall_tui.tui.chat_log.entries import (
+    COMPONENT_CLASSES,
     Divider,
     Earlier,
     Entry,
@@ -43,6 +45,7 @@ from oncall_tui.tui.chat_log.entries import (
     text_width,
 )
 from oncall_tui.tui.chat_log.message import MessageBlock
+from oncall_tui.tui.chat_log.times import Clock, local_now
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -60,19 +63,7 @@ _generations = itertools.count(1)
 class ChatLog(ScrollView, can_focus=True):
     """Messages of the open session, newest at the bottom; follows new output."""
 
-    COMPONENT_CLASSES = {
-        "chat-log--user",
-        "chat-log--cursor",
-        "chat-log--cursor-bar",
-        "chat-log--header",
-        "chat-log--header-interrupted",
-        "chat-log--header-failed",
-        "chat-log--tool",
-        "chat-log--tool-failed",
-        "chat-log--tool-detail",
-        "chat-log--divider",
-        "chat-log--earlier",
-    }
+    COMPONENT_CLASSES = COMPONENT_CLASSES
     BINDINGS = [
         Binding("up", "cursor(-1)", "Previous message", show=False),
         Binding("down", "cursor(1)", "Next message", show=False),
@@ -102,6 +93,8 @@ class ChatLog(ScrollView, can_focus=True):
         """Messages with something to draw at the next flush."""
         self._flush_timer: Timer | None = None
         self._flushed_at = 0.0
+        self.clock: Clock = local_now
+        """Now: the time of a message created here, and the day headers compare with."""
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -125,13 +118,13 @@ class ChatLog(ScrollView, can_focus=True):
 
     def show_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Replace the log with one page (the newest) of a session."""
-        self._replace([Earlier(earlier), *page_entries(messages, boundary)])
+        self._replace([Earlier(earlier), *page_entries(messages, boundary, self.clock)])
         self.anchor()
 
     def prepend_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Add an older page above; what is in view stays in view."""
         before = self._total
-        added = page_entries(messages, boundary)
+        added = page_entries(messages, boundary, self.clock)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
         if self.cursor:  # the same entry stays selected
@@ -145,17 +138,17 @@ class ChatLog(ScrollView, can_focus=True):
             self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
 
     def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
-        return self._append([MessageBlock(role, content, status=status)])
+        return self._append([MessageBlock(role, content, status=status, clock=self.clock)])
 
     def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
-        reply = MessageBlock("assistant", "", status="streaming")
-        self._append([MessageBlock("user", question), reply])
+        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock)
+        self._append([MessageBlock("user", question, clock=self.clock), reply])
         return reply
 
     def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
-        return self._append([MessageBlock("assistant", "", status="streaming")])
+        return self._append([MessageBlock("assistant", "", status="streaming", clock=self.clock)])
 
     def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
         self._insert(len(self.entries), blocks)
@@ -396,7 +389,7 @@ class ChatLog(ScrollView, can_focus=True):
 
     def action_copy(self) -> None:
         if (block := self.selected) is not None:
-            self.app.copy_to_clipboard(block.content)
+            self.app.copy_to_clipboard(block.copy_text())
             self.notify("Message copied to the clipboard", timeout=2)
 
     def on_click(self, event: events.Click) -> None:

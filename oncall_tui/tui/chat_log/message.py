@@ -1,10 +1,11 @@
 """One message of the chat log: a plain model of its state and of its lines.
 
 A message is not a widget, and knows no widget. The chat log draws every message of its page
-from the lines each keeps: the header and tool lines (drawn again only when they change) and
-the text as :class:`MarkdownLines`. Streamed text waits in the message until the log flushes
-it: the paragraphs it completes become a finished segment, rendered once, and the paragraph
-being written is the tail, rendered again at each flush. The message remembers from which of
+from the lines each keeps: the header (who, any status, when) and tool lines, drawn again only
+when they change, and the text: a reply's as :class:`MarkdownLines`, the user's verbatim, as
+:class:`PlainLines`. Streamed text waits in the message until the log flushes it: the
+paragraphs it completes become a finished segment, rendered once, and the paragraph being
+written is the tail, rendered again at each flush. The message remembers from which of
 its rows its lines changed, and tells its listener (the log) that it has something to draw.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -23,6 +25,8 @@ from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
+from oncall_tui.tui.chat_log.plain import PlainLines
+from oncall_tui.tui.chat_log.times import Clock, full_time, local_now, short_time
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import ToolCallView
@@ -88,7 +92,7 @@ class ToolCallLine:
 
 
 class MessageBlock:
-    """One message: role, text, status, tool calls, and the lines that show them."""
+    """One message: role, text, status, time, tool calls, and the lines that show them."""
 
     def __init__(
         self,
@@ -98,21 +102,28 @@ class MessageBlock:
         status: str = "complete",
         position: int | None = None,
         tool_calls: Sequence[ToolCallView] = (),
+        created_at: datetime | None = None,
+        clock: Clock = local_now,
     ) -> None:
         self.role = role
         self.content = content
         self.status = status
         self.position = position
+        self.clock = clock
+        """Now: the day the header's time is compared with."""
+        self.created_at = clock() if created_at is None else created_at
+        """When the message was said (as stored: UTC if naive); a new one, now."""
         self.tools = [ToolCallLine.of(call) for call in tool_calls]
         self.tools_open = False
         # ``content`` is the message as stored (copied as it is); what is drawn is made
-        # terminal-safe as it enters, here and in ``append``.
-        segments = split_segments(terminal_safe(content))
-        self.body = (
-            MarkdownLines(segments[:-1], tail=segments[-1])
-            if status == "streaming"
-            else MarkdownLines(segments)
-        )
+        # terminal-safe as it enters, here (and in PlainLines) and in ``append``.
+        self.body: MarkdownLines | PlainLines
+        if role == "user":  # as typed: a pasted log's lines, a ``#`` in it, stay as they are
+            self.body = PlainLines(content)
+        else:
+            segments = split_segments(terminal_safe(content))
+            tail = segments.pop() if status == "streaming" else ""
+            self.body = MarkdownLines(segments, tail=tail)
         self.listener: Callable[[MessageBlock], None] | None = None
         """Told when the message has something new to draw (the log that shows it)."""
         self._head: list[Strip] = []
@@ -126,10 +137,22 @@ class MessageBlock:
         """The first row whose line changed since the log last asked."""
 
     @property
-    def header(self) -> str:
+    def who(self) -> str:
+        """Who said it, and the status unless complete: ``assistant · ✗ failed``."""
         who = "you" if self.role == "user" else "assistant"
         mark = STATUS_MARKS.get(self.status)
         return f"{who} · {mark}" if mark else who
+
+    @property
+    def header(self) -> str:
+        """The first line: who, then when (``you · 14:03``, ``assistant · ✗ failed · 14:03``),
+        for the incident's timeline. Today is the clock's day when the header is drawn."""
+        return f"{self.who} · {short_time(self.created_at, self.clock())}"
+
+    def copy_text(self) -> str:
+        """The message as copied: when (in full) and who on a first line, then the text as
+        stored, so that pasted in an incident's timeline it keeps when it was said."""
+        return f"[{full_time(self.created_at)}] {self.who}\n{self.content}"
 
     @property
     def ended(self) -> bool:
@@ -243,18 +266,20 @@ class MessageBlock:
         tail), and end the reply if it has ended."""
         text = "".join(self._pending)
         self._pending.clear()
-        if text:
+        body = self.body
+        if text and isinstance(body, MarkdownLines):  # a user's text is whole: none streams in
             self._mark(self._tail_row)
-            tail = self.body.tail + text
+            tail = body.tail + text
             split = split_point(tail, min_chars=1)
             if split is not None:  # whole paragraphs: rendered once, as one segment
-                self.body.add([tail[:split]])
+                body.add([tail[:split]])
                 tail = tail[split:]
-            self.body.set_tail(tail)
+            body.set_tail(tail)
         if self._ending is not None:
             status, self._ending = self._ending, None
-            self.body.add([self.body.tail])  # drawn as it will be when the session is reopened
-            self.body.set_tail("")
+            if isinstance(body, MarkdownLines):  # drawn as it will be when the session is reopened
+                body.add([body.tail])
+                body.set_tail("")
             for tool in self.tools:
                 if tool.status == "running":
                     tool.status = "interrupted"

@@ -252,14 +252,14 @@ class MainScreen(ChatActions):
 
     @on(ChatActions.MemoryChanged)
     def _memory_changed(self, event: ChatActions.MemoryChanged) -> None:
-        self.open_session(event.session_id)
+        self.open_session(event.session_id, keep_status=True)  # what it did stays said
 
     # -- sessions -----------------------------------------------------------------------------
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
         if self._sending is None:
-            self.open_session(event.session_id)
+            self.open_session(event.session_id, keep_status=True)  # what it did stays said
             self.query_one(Composer).focus()
 
     @on(SessionList.DeleteRequested)
@@ -392,4 +392,4 @@ class MainScreen(ChatActions):
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:
-        self.query_one(Composer).border_subtitle = event.figures
+        self.query_one(Composer).border_title = event.figures

@@ -41,8 +41,7 @@ class MemoryActions(BackgroundScreen):
         """Run ``call`` on the open session, saying ``working`` meanwhile and ``done`` after
         (or the error); not while a reply streams, and not twice at once."""
         session_id = self.session_id
-        if session_id is None:
-            self.notify("Nothing to change yet: the session starts with its first message.")
+        if session_id is None:  # nothing stored yet: the mode is chosen with the first message
             return
         if self._sending is not None:
             self._set_status("A reply is still streaming; memory can change after it.", True)
@@ -63,6 +62,9 @@ class MemoryActions(BackgroundScreen):
         self.post_message(self.MemoryChanged(session_id))
 
     def action_compact(self) -> None:
+        if self.session_id is None:
+            self.notify("Nothing to compact yet: the session starts with its first message.")
+            return
         owner = self.services.owner
         self._memory_call(
             lambda sid: self.services.memory.compact(owner, sid),

@@ -1,0 +1,137 @@
+"""Each message shows when it was said, compactly in its header and in full in what is copied.
+
+Times are built in local time (``datetime(...).astimezone()``) and the clocks are fixed: the
+tests hold whatever the machine's zone and whatever day they run.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.chat_log.times import full_time, local, short_time
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.test_chat_log_segments import lines_of, texts
+
+NOW = datetime(2026, 11, 30, 0, 20).astimezone()
+"""Twenty past midnight, local: an incident that began yesterday evening."""
+
+
+def stored(moment: datetime) -> datetime:
+    """``moment`` as the store keeps it: UTC, naive."""
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def test_a_header_says_the_time_today_and_the_date_another_day() -> None:
+    assert short_time(NOW, NOW) == "00:20"
+    assert short_time(NOW.replace(hour=0, minute=0), NOW) == "00:00"  # today from midnight
+    assert short_time(NOW.replace(hour=0, minute=0) - timedelta(minutes=1), NOW) == "Nov 29 23:59"
+    assert short_time(datetime(2026, 1, 2, 9, 5).astimezone(), NOW) == "Jan 2 09:05"
+    assert short_time(datetime(2025, 11, 30, 9, 5).astimezone(), NOW) == "2025-11-30 09:05"
+    assert full_time(NOW) == "2026-11-30 00:20"  # always the date, for a pasted timeline
+
+
+def test_stored_times_are_utc_when_naive_and_shown_in_local_time() -> None:
+    naive = stored(NOW)
+    assert naive.tzinfo is None
+    assert short_time(naive, NOW) == "00:20"
+    elsewhere = NOW.astimezone(timezone(timedelta(hours=-7)))  # the same moment, another zone
+    assert short_time(elsewhere, NOW) == "00:20"
+    assert local(naive) == NOW
+
+
+@pytest.fixture
+def kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The process in a zone 5:30 ahead of UTC (without daylight saving), then back."""
+    if not hasattr(time, "tzset"):
+        pytest.skip("the zone cannot be changed here")
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_naive_stored_time_is_utc_whatever_the_zone(kolkata: None) -> None:
+    said = datetime(2026, 11, 30, 0, 20)  # as the store keeps it: UTC, naive
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    assert short_time(said, now) == "05:50"
+    assert full_time(said) == "2026-11-30 05:50"
+    assert short_time(datetime(2026, 11, 29, 18, 29), now) == "Nov 29 23:59"  # local days
+
+
+def test_a_message_block_is_dated_by_its_clock_unless_told_when_it_was_said() -> None:
+    ticks = iter([NOW, NOW + timedelta(minutes=1)])
+    question = MessageBlock("user", "db-3 disk alert", clock=lambda: next(ticks))
+    assert question.created_at == NOW  # a new message: now
+    assert question.header == "you · 00:20"
+    said = NOW - timedelta(hours=1)
+    reply = MessageBlock(
+        "assistant", "Check the WAL.", status="failed", created_at=stored(said), clock=lambda: NOW
+    )
+    assert reply.header == "assistant · ✗ failed · Nov 29 23:20"
+    assert reply.copy_text() == "[2026-11-29 23:20] assistant · ✗ failed\nCheck the WAL."
+    assert question.copy_text() == "[2026-11-30 00:20] you\ndb-3 disk alert"
+
+
+async def test_a_reopened_session_shows_each_message_time_across_midnight(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        log = screen.query_one(ChatLog)
+        log.clock = lambda: NOW
+        session_id = seed_session(app, 2)
+        said = [NOW - timedelta(minutes=m) for m in (40, 35, 10, 5)]  # 23:40 ... 00:15
+        with sqlite3.connect(app.services.settings.db_path) as connection:
+            connection.executemany(
+                "UPDATE message SET created_at = ? WHERE session_id = ? AND position = ?",
+                [(str(stored(at)), session_id, i) for i, at in enumerate(said)],
+            )
+        screen.open_session(session_id)
+        await wait_until(pilot, lambda: len(log.messages) == 4)
+        headers = [texts(lines_of(log, message))[0] for message in log.messages]
+        assert headers == [
+            "you · Nov 29 23:40",
+            "assistant · Nov 29 23:45",
+            "you · 00:10",
+            "assistant · 00:15",
+        ]
+        log.focus()
+        await pilot.press("up", "up", "up")  # from the newest to the first
+        assert log.selected is log.messages[0]
+        await pilot.press("c")
+        assert app.clipboard == "[2026-11-29 23:40] you\nquestion 0"
+
+
+async def test_a_sent_message_and_its_reply_show_the_time_and_copy_with_it(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text="Roll back 1.42.0.")])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        log = app.screen.query_one(ChatLog)
+        log.clock = lambda: NOW
+        app.query_one(Composer).text = "p99 2.4 s on POST /charge\nsince 00:12"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: [m.status for m in log.messages] == ["complete"] * 2)
+        question, reply = log.messages
+        assert texts(lines_of(log, question)) == [
+            "you · 00:20",
+            "p99 2.4 s on POST /charge",
+            "since 00:12",
+        ]
+        assert texts(lines_of(log, reply))[0] == "assistant · 00:20"
+        log.focus()
+        await pilot.press("c")  # the newest message is selected
+        assert app.clipboard == "[2026-11-30 00:20] assistant\nRoll back 1.42.0."

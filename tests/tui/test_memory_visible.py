@@ -1,0 +1,115 @@
+"""Compaction is never silent: it says it is compacting, the divider comes at once, a failure
+is said, and choosing manual mode (which compacts) asks first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oncall_tui.core.memory import MemoryMode
+from oncall_tui.errors import OncallError
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import scripted_app, seed_session, wait_until
+
+SIZE = (120, 36)
+SLOW_SUMMARY = Turn(text="Goal: fix api-7. Found OOM.", chunk_size=3, delay_per_chunk=0.05)
+
+
+def status(screen: MainScreen) -> str:
+    return screen.query_one("#status", PlainText).text
+
+
+async def opened(app: OncallApp, pairs: int) -> tuple[MainScreen, int]:
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    await app.workers.wait_for_complete()
+    session_id = seed_session(app, pairs)
+    screen.open_session(session_id)
+    return screen, session_id
+
+
+async def test_an_automatic_compaction_says_so_and_draws_the_divider_at_once(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [SLOW_SUMMARY, "Reply after summary."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await opened(app, 30)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 40)
+        app.query_one(Composer).text = "what next?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Compacting" in status(screen))
+        assert "60 messages" in status(screen)
+        await wait_until(pilot, lambda: log.boundary == 60)  # in this view, not after reopening
+        await wait_until(pilot, lambda: screen._sending is None)
+
+
+async def test_f9_says_it_is_compacting_then_shows_the_divider(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [SLOW_SUMMARY])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await opened(app, 3)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        await pilot.press("f9")
+        assert "Compacting" in status(screen)
+        await wait_until(pilot, lambda: log.boundary == 6)
+        assert "Memory compacted" in status(screen)
+
+
+async def test_a_failed_compaction_is_said(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await opened(app, 3)
+        await wait_until(pilot, lambda: screen.memory is not None)
+
+        async def failing(owner: str, sid: int) -> None:
+            raise OncallError("MEMORY_COMPACTION_FAILED", detail="the model went away")
+
+        app.services.memory.compact = failing  # type: ignore[assignment,method-assign]
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: "compaction failed" in status(screen).lower())
+        assert screen.query_one("#status").has_class("-error")
+        assert app.services.sessions.get("alice", session_id).compacted_message_count == 0
+
+
+async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None:
+    app, model = scripted_app(tmp_path / "t.db", ["summary of it"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await opened(app, 2)
+        await wait_until(pilot, lambda: screen.memory is not None)
+        await pilot.press("f7")  # every 30 replies -> at 70%: no model call, no question
+        await wait_until(
+            pilot,
+            lambda: (
+                app.services.sessions.get("alice", session_id).memory_mode
+                is MemoryMode.CONTEXT_70_PERCENT
+            ),
+        )
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.memory is not None
+                and screen.memory.memory_mode is MemoryMode.CONTEXT_70_PERCENT
+            ),
+        )
+        await pilot.press("f7")  # -> manual: asks
+        await wait_until(pilot, lambda: app.screen is not screen)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await app.workers.wait_for_complete()
+        assert model.calls == []
+        stored = app.services.sessions.get("alice", session_id)
+        assert stored.memory_mode is MemoryMode.CONTEXT_70_PERCENT
+        await pilot.press("f7")
+        await wait_until(pilot, lambda: app.screen is not screen)
+        await pilot.press("y")
+        await wait_until(
+            pilot,
+            lambda: app.services.sessions.get("alice", session_id).memory_mode is MemoryMode.MANUAL,
+        )
+        assert len(model.calls) == 1
+        assert app.services.sessions.get("alice", session_id).compacted_message_count == 4
