@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -23,6 +24,8 @@ from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 EXAMPLES = Path(__file__).resolve().parents[2] / "skills-examples"
 DEMO_WINDOW = 8192
 FIXED_TIME = "2026-11-30 03:12:00.000000"
+FIXED_NOW = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)
+"""The demo's "now": its messages are from today, shown in UTC."""
 
 INCIDENT: list[tuple[str, Turn | list[Turn]]] = [
     (
@@ -115,6 +118,10 @@ def build_demo(db_path: Path) -> int:
         services.close()
     with sqlite3.connect(db_path) as connection:
         connection.execute("UPDATE chat_session SET last_compacted_at = ?", (FIXED_TIME,))
+        connection.execute(  # a minute apart, from the fixed time: the headers never change
+            "UPDATE message SET created_at = datetime(?, '+' || (id - 1) || ' minutes')",
+            (FIXED_TIME,),
+        )
     return incident
 
 

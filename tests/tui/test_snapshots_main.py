@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +13,7 @@ from textual.pilot import Pilot
 
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from tests.tui.demo import GaugeApp, build_demo, demo_app
+from tests.tui.demo import FIXED_NOW, GaugeApp, build_demo, demo_app
 from tests.tui.harness import wait_until
 
 
@@ -25,6 +28,22 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The demo's messages in UTC, on the demo's day: the same headers whenever it runs."""
+    zone = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    monkeypatch.setattr("oncall_tui.tui.chat_log.log.local_now", lambda: FIXED_NOW)
+    yield
+    if zone is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = zone
+    time.tzset()
+
+
+@pytest.mark.usefixtures("fixed_clock")
 class TestMainScreen:
     def test_demo_session_at_120x36(self, snap_compare: Any, tmp_path: Path) -> None:
         build_demo(tmp_path / "demo.db")
