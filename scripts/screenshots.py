@@ -8,11 +8,14 @@ Uses the scripted model and a throwaway database: no Ollama is needed.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -21,7 +24,7 @@ from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from oncall_tui.tui.chat_log import ChatLog  # noqa: E402
-from tests.tui.demo import GaugeApp, build_demo, demo_app  # noqa: E402
+from tests.tui.demo import FIXED_NOW, GaugeApp, build_demo, demo_app  # noqa: E402
 from tests.tui.harness import wait_until  # noqa: E402
 
 OUT = ROOT / "screenshots"
@@ -67,8 +70,12 @@ async def run(db: Path) -> None:
 
 
 def main() -> None:
+    # The demo's day, in UTC: the same pictures whenever they are made.
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     OUT.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    clock = mock.patch("oncall_tui.tui.chat_log.log.local_now", return_value=FIXED_NOW)
+    with tempfile.TemporaryDirectory() as tmp, clock:
         db = Path(tmp) / "demo.db"
         build_demo(db)
         asyncio.run(run(db))
