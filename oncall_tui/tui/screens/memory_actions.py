@@ -10,7 +10,7 @@ from textual.worker import Worker
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
-from oncall_tui.tui.screens.background import BackgroundScreen
+from oncall_tui.tui.screens.session_actions import SessionActions
 from oncall_tui.tui.widgets.context_panel import MODE_LABELS, ContextPanel
 
 _MODES = list(MemoryMode)
@@ -21,7 +21,7 @@ def compacting_status(messages: int | None = None) -> str:
     return f"Compacting: the model is summarising {what}…"
 
 
-class MemoryActions(BackgroundScreen):
+class MemoryActions(SessionActions):
     """Acts on the open session's memory, and is left alone while a reply streams. When the
     memory has changed it posts :class:`MemoryChanged`; the screen shows the session again."""
 

@@ -1,0 +1,95 @@
+"""The main screen's session actions: rename (a session not started yet is created with its
+title), delete (asking, with the title and message count), find."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+
+from oncall_tui.tui.screens.background import BackgroundScreen
+from oncall_tui.tui.widgets.session_list import SessionList
+
+if TYPE_CHECKING:
+    from oncall_tui.services.views import SessionView
+
+
+class SessionActions(BackgroundScreen):
+    """Acts on the sessions through the services; the list is refreshed after each change."""
+
+    session_id: int | None = None
+
+    @on(SessionList.DeleteRequested)
+    def _delete_requested(self, event: SessionList.DeleteRequested) -> None:
+        self._confirm_delete(event.session_id)
+
+    def action_delete_session(self) -> None:
+        if self.session_id is None:
+            self.notify("Nothing to delete: this session has not started yet.")
+            return
+        self._confirm_delete(self.session_id)
+
+    def _confirm_delete(self, session_id: int) -> None:
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._in_thread(
+                    lambda: self.services.sessions.delete(self.services.owner, session_id),
+                    lambda _: self.load_sessions(open_newest=self.session_id == session_id),
+                )
+
+        listed = self._listed(session_id)
+        what = (
+            f"session {session_id}"
+            if listed is None
+            else f"“{listed.display_title}” and its {listed.message_count:,} messages"
+        )
+        self.app.push_screen(
+            ConfirmDialog(
+                "Delete session",
+                f"Delete {what}? This cannot be undone.",
+                yes_label="Delete",
+                destructive=True,
+            ),
+            decided,
+        )
+
+    def action_rename_session(self) -> None:
+        """Rename the open session, the dialog showing its title; a session not started yet
+        is created with the title (the incident is named before the first message)."""
+        from oncall_tui.tui.widgets.dialogs import TextDialog
+
+        session_id, owner = self.session_id, self.services.owner
+        shown = self._listed(session_id)
+
+        def renamed(title: str | None) -> None:
+            if not title or (shown is not None and title == shown.title):
+                return
+            if session_id is None:
+                self._in_thread(
+                    lambda: self.services.sessions.create(owner, title),
+                    lambda view: self.load_sessions(select=view.id),
+                )
+            else:
+                self._in_thread(
+                    lambda: self.services.sessions.rename(owner, session_id, title),
+                    lambda _: self.load_sessions(),
+                )
+
+        current = "" if shown is None else shown.title
+        self.app.push_screen(TextDialog("Rename session", "Title", value=current), renamed)
+
+    def _listed(self, session_id: int | None) -> SessionView | None:
+        """The session as the sessions list last read it."""
+        listed = self.query_one(SessionList).sessions
+        return next((s for s in listed if s.id == session_id), None)
+
+    def action_find_session(self) -> None:
+        self.query_one(SessionList).action_filter()
+
+    if TYPE_CHECKING:  # the main screen's, which this part of it uses
+
+        def load_sessions(
+            self, *, open_newest: bool = False, select: int | None = None
+        ) -> None: ...
