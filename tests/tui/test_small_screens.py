@@ -129,3 +129,20 @@ async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
         assert app.focused is not None
         assert app.focused.id == "session-filter"
         assert app.focused.styles.text_style.bold
+
+
+async def test_focus_in_the_prompt_editor_and_skill_library_is_a_heavy_border(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        for key, field in (("f3", "#prompt-list"), ("f4", "#skill-path")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda: app.screen is not app.screen_stack[0])
+            await wait_until(pilot, lambda: app.focused is not None)
+            focused = app.focused
+            assert focused is not None
+            assert f"#{focused.id}" == field
+            assert edge(focused, "top") == "heavy"
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
