@@ -70,7 +70,6 @@ class ChatActions(MemoryActions):
     def start_send(self, session_id: int | None, text: str | None) -> None:
         """Send ``text`` (``None``: retry the session's unanswered message)."""
         self._sending = self._send(session_id, text)
-        self.refresh_bindings()  # the footer offers Esc while it runs
 
     @work(exclusive=True, group="chat", exit_on_error=False)
     async def _send(self, session_id: int | None, text: str | None) -> None:
@@ -105,7 +104,6 @@ class ChatActions(MemoryActions):
         finally:
             self._sending = None
             self._reply = None
-            self.refresh_bindings()
             if not self._closing:
                 self.query_one(Composer).send_ended()
                 self._known_count = None  # the log shows this send: take the count as it is
@@ -183,7 +181,7 @@ class ChatActions(MemoryActions):
             self.start_send(self.session_id, None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("interrupt_reply", "cancel_reply"):  # Esc and its footer key: mid-reply
+        if action == "interrupt_reply":
             return self._sending is not None
         return True
 
@@ -193,8 +191,12 @@ class ChatActions(MemoryActions):
             self._sending.cancel()
 
     def action_cancel_reply(self) -> None:
+        """Esc: stop the streaming reply; with none, back to the composer. (Always offered in
+        the footer: showing it only mid-reply would lay the footer out at every send.)"""
         if self._sending is not None:
             self._sending.cancel()
+        else:
+            self.query_one(Composer).focus()
 
     async def on_unmount(self) -> None:
         """Quitting mid-reply keeps it, marked interrupted: the service stores it as the

@@ -44,8 +44,7 @@ class MainScreen(ChatActions):
         Binding("ctrl+q", "app.quit", "Quit"),  # the app's priority binding runs it
         Binding("f1", "keys", "Keys"),
         Binding("ctrl+b", "toggle_panel", "Panel"),
-        Binding("escape", "cancel_reply", "Cancel"),  # shown while a reply streams
-        Binding("escape", "focus_composer", "Composer", show=False),
+        Binding("escape", "cancel_reply", "Cancel"),
         # While a reply streams, ctrl+c stops it as in the CLI; otherwise it copies (a priority
         # binding whose action is not available passes the key on).
         Binding("ctrl+c", "interrupt_reply", "Cancel", show=False, priority=True),
@@ -310,9 +309,6 @@ class MainScreen(ChatActions):
     def action_toggle_panel(self) -> None:
         panel = self.query_one(ContextPanel)
         panel.display = not panel.display
-
-    def action_focus_composer(self) -> None:
-        self.query_one(Composer).focus()
 
     def action_keys(self) -> None:
         """F1: the keys of what has the focus, then the screen's and the app's (again: hide)."""
