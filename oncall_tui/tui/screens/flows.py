@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 class FlowScreen(Screen[None]):
     """Each action is a *flow*: an async function that awaits services in threads and may ask
-    questions in dialogs. Only one flow runs at a time; a key pressed meanwhile rings the bell.
+    questions in dialogs. Only one flow runs at a time; an action started meanwhile rings the bell,
+    and one that must not be lost (Esc) waits for the flow's end (:meth:`_when_idle`).
     Catalog errors are shown inline in the screen's :class:`ErrorText`."""
 
     ERROR_TEXT_ID: ClassVar[str] = "error"
@@ -29,6 +30,8 @@ class FlowScreen(Screen[None]):
         self._services = services
         self._lang = services.settings.lang
         self._busy = False
+        self._when_done: Callable[[], object] | None = None
+        """What to do once the running flow has reported (Esc pressed meanwhile)."""
 
     @property
     def busy(self) -> bool:
@@ -38,6 +41,14 @@ class FlowScreen(Screen[None]):
     def _show_error(self, error: OncallError | None) -> None:
         message = None if error is None else error.message(self._lang)
         self.query_one(f"#{self.ERROR_TEXT_ID}", ErrorText).show_error(message)
+
+    def _when_idle(self, action: Callable[[], object]) -> None:
+        """Run ``action`` now, or (a flow running) once it has reported, if the screen is still
+        the one on top then: a key such as Esc is kept, not lost with a bell."""
+        if self._busy:
+            self._when_done = action
+        else:
+            action()
 
     def _start(self, flow: Callable[[], Awaitable[None]]) -> None:
         if self._busy:
@@ -53,6 +64,9 @@ class FlowScreen(Screen[None]):
         finally:
             self._busy = False
             self._flow_finished()
+            action, self._when_done = self._when_done, None
+            if action is not None and self.app.screen is self:  # not under a dialog it opened
+                self.call_later(action)
 
     def _flow_finished(self) -> None:
         """Called on the UI thread after every flow, successful or not."""

@@ -64,8 +64,6 @@ class PromptEditorScreen(FlowScreen):
         self._baseline: tuple[str, str] = ("", "")
         """Label and content as last loaded or saved: the editor is dirty when it differs."""
         self._ready = False
-        self._back_pending = False
-        """Esc was pressed while a flow ran: go back as soon as it has reported."""
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -212,20 +210,13 @@ class PromptEditorScreen(FlowScreen):
         self._start(self._delete_flow)
 
     def action_back(self) -> None:
-        if self._busy:  # not lost: leave (asking about unsaved edits) once the flow reports
-            self._back_pending = True
-            return
-        self._start(self._back_flow)
+        self._when_idle(lambda: self._start(self._back_flow))  # asks about unsaved edits
 
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
     def _flow_finished(self) -> None:
         if self._ready and self.app.screen is self:
             self._sync_highlight()  # undo list moves made while the flow ran
-        if self._back_pending:
-            self._back_pending = False
-            if self.app.screen is self:
-                self.call_later(self.action_back)
 
     async def _fetch(self) -> ConfigurationView:
         return await asyncio.to_thread(

@@ -109,8 +109,6 @@ class SkillLibraryScreen(FlowScreen):
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
         self._status = ""
-        self._leave_when_done = False
-        """Esc was pressed while a flow ran: leave as soon as it has reported."""
 
     def compose(self) -> ComposeResult:
         yield Static("Skills", id="skills-title")
@@ -262,16 +260,10 @@ class SkillLibraryScreen(FlowScreen):
             self._start(lambda: self._upload(str(path)))
 
     def action_back(self) -> None:
-        if self._busy:  # let an upload or save finish (and report), then leave
-            self._leave_when_done = True
-            return
-        self.dismiss(None)
+        def leave() -> None:  # dismissed, not awaited: this runs in the screen's own handler
+            self.dismiss(None)
 
-    def _flow_finished(self) -> None:
-        if self._leave_when_done:
-            self._leave_when_done = False
-            if self.app.screen is self:  # not when the flow opened a dialog (Esc closes it)
-                self.dismiss(None)
+        self._when_idle(leave)  # an upload or save reports first
 
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
