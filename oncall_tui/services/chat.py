@@ -157,26 +157,28 @@ class ChatService:
         """
         if not await self._check_ready():
             yield self._tools_unavailable()
-        started: asyncio.Queue[CompactionStarted] = asyncio.Queue()
-        preparing = asyncio.ensure_future(
-            prepare(lambda sid, count: started.put_nowait(CompactionStarted(sid, count)))
-        )
+        # At most one automatic compaction begins while the send is prepared: it is said as it
+        # begins (a summary may take a CPU model a minute), then the preparation is awaited.
+        announced: list[CompactionStarted] = []
+        began = asyncio.Event()
+
+        def compacting(session_id: int, count: int) -> None:
+            announced.append(CompactionStarted(session_id, count))
+            began.set()
+
+        preparing = asyncio.ensure_future(prepare(compacting))
+        beginning = asyncio.ensure_future(began.wait())
         try:
-            while not preparing.done():  # a compaction that begins is said at once
-                announced = asyncio.ensure_future(started.get())
-                await asyncio.wait({preparing, announced}, return_when=asyncio.FIRST_COMPLETED)
-                if announced.done():
-                    yield announced.result()
-                else:
-                    announced.cancel()
-            prepared = preparing.result()
-            while not started.empty():  # said just as the preparation ended
-                yield started.get_nowait()
+            await asyncio.wait({preparing, beginning}, return_when=asyncio.FIRST_COMPLETED)
+            if announced:
+                yield announced[0]
+            prepared = await preparing
         except ContextLimitError as limit:
             for event in self._refused(limit):
                 yield event
             return
         finally:
+            beginning.cancel()
             preparing.cancel()  # the send was abandoned mid-way (nothing once it is done)
         for event in self._memory_events(prepared):
             yield event

@@ -113,3 +113,17 @@ async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None
         )
         assert len(model.calls) == 1
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 4
+
+
+async def test_a_second_f9_while_compacting_is_refused_and_the_first_goes_on(
+    tmp_path: Path,
+) -> None:
+    app, model = scripted_app(tmp_path / "t.db", [SLOW_SUMMARY, "a second summary"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await opened(app, 3)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        await pilot.press("f9", "f9")
+        assert "already" in status(screen)
+        await wait_until(pilot, lambda: log.boundary == 6)
+        assert len(model.calls) == 1

@@ -126,9 +126,9 @@ class MainScreen(ChatActions):
     def _follow_open_session(self, sessions: list[SessionView]) -> None:
         """Show again the open session if another process added messages to it (or it was
         deleted there)."""
-        listed = next((s for s in sessions if s.id == self.session_id), None)
         if self.session_id is None:
             return
+        listed = next((s for s in sessions if s.id == self.session_id), None)
         if listed is None:
             self.open_session(None, keep_status=True)
         elif self._known_count is None:
@@ -144,25 +144,23 @@ class MainScreen(ChatActions):
             self._set_status("")
         owner = self.services.owner
 
-        def fetch() -> tuple[list[MessageView], int, int]:
+        def fetch() -> tuple[list[MessageView], int, int, list[str]]:
+            recall = self.services.sessions.input_history(owner, session_id)
             if session_id is None:
-                return [], 0, 0
+                return [], 0, 0, recall
             view = self.services.sessions.get(owner, session_id)
             page = self.services.sessions.messages(owner, session_id, limit=PAGE_SIZE)
-            return page, view.message_count - len(page), view.compacted_message_count
+            return page, view.message_count - len(page), view.compacted_message_count, recall
 
-        def show(result: tuple[list[MessageView], int, int]) -> None:
-            page, earlier, boundary = result
+        def show(result: tuple[list[MessageView], int, int, list[str]]) -> None:
+            page, earlier, boundary, recall = result
             self._known_count = earlier + len(page)
             self._oldest_loaded = page[0].position if page else None
             self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
+            self.query_one(Composer).remember(recall)
 
         self._in_thread(fetch, show)
         self.refresh_context()
-        self._in_thread(
-            lambda: self.services.sessions.input_history(owner, session_id),
-            self.query_one(Composer).remember,
-        )
 
     def refresh_context(self) -> None:
         """Re-read the selection and the session's memory (gauge, mode, summary)."""
@@ -207,6 +205,7 @@ class MainScreen(ChatActions):
         def show(result: tuple[str | None, bool]) -> None:
             version, missing = result
             settings = services.settings
+            was_missing = self.ollama.model_missing
             self.ollama = OllamaStatus(
                 settings.ollama_url,
                 settings.model,
@@ -215,11 +214,10 @@ class MainScreen(ChatActions):
                 model_missing=missing,
             )
             self.query_one(ContextPanel).show_ollama(self.ollama)
-            status = self.query_one("#status", PlainText)
             if missing:
                 error = OncallError("MODEL_NOT_FOUND", model=settings.model)
                 self._set_status(f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})", True)
-            elif MISSING_MODEL_HINT in status.text:  # another model was picked: said no more
+            elif was_missing:  # pulled since, or another model picked: said no more
                 self._set_status("")
 
         self.query_one(ContextPanel).show_ollama(self.ollama)
@@ -319,4 +317,4 @@ class MainScreen(ChatActions):
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:
-        self.query_one(Composer).border_title = event.figures
+        self.query_one(Composer).border_title = event.summary

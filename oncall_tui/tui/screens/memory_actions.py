@@ -34,6 +34,8 @@ class MemoryActions(SessionActions):
     memory: MemoryState | None = None
     _sending: Worker[None] | None = None
     """The send in progress, if any: memory is left alone while a reply streams."""
+    _memory_work: Worker[None] | None = None
+    """The memory change in progress, if any (a compaction is a model call: one at a time)."""
 
     def _memory_call(
         self, call: Callable[[int], Awaitable[MemoryState]], working: str, done: str
@@ -46,10 +48,13 @@ class MemoryActions(SessionActions):
         if self._sending is not None:
             self._set_status("A reply is still streaming; memory can change after it.", True)
             return
+        if self._memory_work is not None and not self._memory_work.is_finished:
+            self._set_status("The session memory is being changed already; wait for it.", True)
+            return
         self._set_status(working)
-        self._run_memory_call(session_id, call, done)
+        self._memory_work = self._run_memory_call(session_id, call, done)
 
-    @work(group="memory", exclusive=True, exit_on_error=False)
+    @work(group="memory", exit_on_error=False)
     async def _run_memory_call(
         self, session_id: int, call: Callable[[int], Awaitable[MemoryState]], done: str
     ) -> None:
@@ -102,8 +107,8 @@ class MemoryActions(SessionActions):
         def decided(yes: bool | None) -> None:
             if yes:
                 self._memory_call(save, compacting_status(), done)
-            else:
-                self.post_message(self.MemoryChanged(self.session_id or 0))  # the panel as was
+            else:  # the panel's mode choice goes back to what it is
+                self.query_one(ContextPanel).show_memory(self.memory)
 
         question = (
             "Manual mode compacts now: the model summarises the messages after the boundary, "

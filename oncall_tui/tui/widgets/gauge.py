@@ -49,7 +49,10 @@ class ContextGauge(Widget):
         return usage is not None and usage.at_limit
 
     def update_usage(self, used: int, window: int) -> None:
+        if (used, window) == (self.used, self.window):
+            return
         self.used, self.window = used, window
+        self.post_message(self.Changed(self.summary))
 
     def watch_used(self) -> None:
         self._restyle()
@@ -58,11 +61,16 @@ class ContextGauge(Widget):
         self._restyle()
 
     class Changed(Message):
-        """The reading changed; ``figures`` is its one-line form."""
+        """The reading changed; ``summary`` says it in a few words."""
 
-        def __init__(self, figures: str) -> None:
+        def __init__(self, summary: str) -> None:
             super().__init__()
-            self.figures = figures
+            self.summary = summary
+
+    @property
+    def summary(self) -> str:
+        """``context 6.2% of 8,192``: the reading where the bar is not shown."""
+        return f"context {self.percent}% of {self.window:,}" if self.window else ""
 
     @property
     def figures(self) -> str:
@@ -71,7 +79,6 @@ class ContextGauge(Widget):
         return f"{self.used:,} / {self.window:,} tokens · {self.percent}%"
 
     def _restyle(self) -> None:
-        self.post_message(self.Changed(f"context {self.percent}% of {self.window:,}"))
         usage = self.usage
         self.set_class(usage is not None and usage.past_compact_threshold, "-warn")
         self.set_class(self.at_limit, "-limit")
