@@ -6,6 +6,7 @@ A small host app pushes the screen under test on mount and records every
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from oncall_tui.services.container import Services
+from oncall_tui.services.views import ConfigurationView
 from oncall_tui.settings import Settings
 from oncall_tui.tui.messages import ConfigurationChanged
 from tests.tui.harness import wait_until
@@ -59,3 +61,21 @@ def assets_host(library_services: Services) -> Callable[[ScreenFactory], AssetsH
         return AssetsHostApp(library_services, factory)
 
     return build
+
+
+@pytest.fixture
+def slow_configuration(
+    library_services: Services, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[threading.Event]:
+    """Reading the configuration waits until the event is set (at most 10 s): a flow that is
+    still running when a key is pressed."""
+    release = threading.Event()
+    original = library_services.configuration.get_configuration
+
+    def slow(owner: str) -> ConfigurationView:
+        release.wait(10)
+        return original(owner)
+
+    monkeypatch.setattr(library_services.configuration, "get_configuration", slow)
+    yield release
+    release.set()

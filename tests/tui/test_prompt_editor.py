@@ -10,7 +10,6 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL, MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
-from oncall_tui.services.views import ConfigurationView
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
@@ -310,16 +309,9 @@ async def test_one_escape_goes_back_from_any_focus(focus: str, assets_host: Host
 
 
 async def test_escape_during_a_slow_load_goes_back_once_it_has_reported(
-    assets_host: HostFactory, library_services: Services, monkeypatch: pytest.MonkeyPatch
+    assets_host: HostFactory, slow_configuration: threading.Event
 ) -> None:
-    release = threading.Event()
-    original = library_services.configuration.get_configuration
-
-    def slow(owner: str) -> ConfigurationView:
-        release.wait(10)
-        return original(owner)
-
-    monkeypatch.setattr(library_services.configuration, "get_configuration", slow)
+    release = slow_configuration
     app = editor_host(assets_host)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -24,6 +25,18 @@ def main(app: OncallApp) -> MainScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, MainScreen)
     return screen
+
+
+async def open_seeded(pilot: Pilot[None], pairs: int, title: str) -> tuple[MainScreen, int]:
+    """A seeded session, open and listed."""
+    app = pilot.app
+    assert isinstance(app, OncallApp)
+    screen = main(app)
+    session_id = seed_session(app, pairs, title=title)
+    screen.load_sessions(select=session_id)
+    await wait_until(pilot, lambda: screen.session_id == session_id)
+    await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
+    return screen, session_id
 
 
 def options(app: OncallApp) -> list[str]:
@@ -55,11 +68,7 @@ async def test_a_new_session_can_be_named_before_its_first_message(tmp_path: Pat
 async def test_rename_shows_the_current_title(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        session_id = seed_session(app, 1, title="db-1 disk full")
-        screen.load_sessions(select=session_id)
-        await wait_until(pilot, lambda: screen.session_id == session_id)
-        await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
+        await open_seeded(pilot, 1, "db-1 disk full")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
         assert app.screen.query_one(Input).value == "db-1 disk full"
@@ -89,10 +98,7 @@ async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_pat
 async def test_what_another_process_writes_appears_without_a_restart(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        session_id = seed_session(app, 1, title="shared incident")
-        screen.load_sessions(select=session_id)
-        await wait_until(pilot, lambda: screen.session_id == session_id)
+        screen, session_id = await open_seeded(pilot, 1, "shared incident")
         await app.workers.wait_for_complete()
         with app.services.database.session() as session:  # as the CLI would, meanwhile
             chat = SessionRepository(session).require("alice", session_id)
@@ -111,11 +117,7 @@ async def test_what_another_process_writes_appears_without_a_restart(tmp_path: P
 async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        session_id = seed_session(app, 3, title="redis failover")
-        screen.load_sessions(select=session_id)
-        await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
-        await wait_until(pilot, lambda: screen.session_id == session_id)
+        screen, session_id = await open_seeded(pilot, 3, "redis failover")
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         text = " ".join(str(s.render()) for s in app.screen.query(Static))

@@ -15,7 +15,6 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets._footer import FooterKey
 
 from oncall_tui.services.container import Services
-from oncall_tui.services.views import ConfigurationView
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
 from tests.tui.test_skill_library import (
@@ -196,16 +195,9 @@ async def test_one_escape_goes_back_from_any_focus(
 
 
 async def test_escape_during_a_slow_step_goes_back_once_it_has_reported(
-    assets_host: HostFactory, library_services: Services, monkeypatch: pytest.MonkeyPatch
+    assets_host: HostFactory, slow_configuration: threading.Event
 ) -> None:
-    release = threading.Event()
-    original = library_services.configuration.get_configuration
-
-    def slow(owner: str) -> ConfigurationView:
-        release.wait(10)
-        return original(owner)
-
-    monkeypatch.setattr(library_services.configuration, "get_configuration", slow)
+    release = slow_configuration
     app = assets_host(SkillLibraryScreen)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(
