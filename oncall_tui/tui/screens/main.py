@@ -19,7 +19,7 @@ from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.chat_actions import ChatActions
-from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -145,7 +145,7 @@ class MainScreen(ChatActions):
         owner = self.services.owner
 
         def fetch() -> tuple[list[MessageView], int, int, list[str]]:
-            recall = self.services.sessions.input_history(owner, session_id)
+            recall = self.services.sessions.input_history(owner, session_id, HISTORY_LIMIT)
             if session_id is None:
                 return [], 0, 0, recall
             view = self.services.sessions.get(owner, session_id)
