@@ -75,9 +75,12 @@ def test_the_tui_keeps_the_partial_reply_when_killed_or_its_terminal_closes(
     ollama.script(SLOW)
     database = tmp_path / "oncall.db"
     terminal = Terminal(environment(database, ollama))
-    wait_for(lambda: terminal.shows("Enter sends"))
+    terminal.wait_to_show("Enter sends")
     terminal.write("count slowly\r")
-    wait_for(lambda: b"one" in terminal.output and bool(ollama.chat_requests))
+    terminal.wait_to_show("count slowly")  # the screen is in the failure if it never comes
+    wait_for(
+        lambda: b"one" in terminal.output and bool(ollama.chat_requests), what=repr(terminal.rows())
+    )
     wait_for(lambda: b"two" in terminal.output)  # more of the reply has arrived
     if ending == "SIGTERM":
         os.kill(terminal.pid, signal.SIGTERM)
