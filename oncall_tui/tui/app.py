@@ -7,17 +7,20 @@ import gc
 import signal
 import sys
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import constants
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.screen import Screen
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
+from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import COMMANDS
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -37,15 +40,17 @@ class OncallApp(App[None]):
 
     TITLE = "oncall-tui"
     CSS_PATH = "app.tcss"
-    # Shown where the main screen lists it, first: a priority binding takes the place of the
-    # screen's binding of the same key in the footer.
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True)]
 
     def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__()
         self.services = services
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
+        self.lang = services.settings.lang
+        # Shown where the main screen lists it, first: a priority binding takes the place of
+        # the screen's binding of the same key in the footer.
+        quit_label = t("command.quit", self.lang)
+        self._bindings = BindingsMap([Binding("ctrl+q", "quit", quit_label, priority=True)])
         self.failure: OncallError | None = None
         """What ended the app, when it could not go on (a database it cannot open)."""
 
@@ -128,39 +133,38 @@ class OncallApp(App[None]):
     # -- command palette ----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        main = self.main
-        commands = [
-            ("New session", "Start an empty session", main.action_new_session),
-            ("Rename session", "Give the open session a title", main.action_rename_session),
-            ("Delete session", "Delete the open session (asks first)", main.action_delete_session),
-            ("Find session", "Filter the sessions list", main.action_find_session),
-            ("Compact memory", "Summarise messages after the boundary now", main.action_compact),
-            ("Cycle memory mode", "every 30 replies → at 70% → manual", main.action_cycle_mode),
-            ("Show summary", "Read the session's model-written summary", main.action_show_summary),
-            (
-                "Load earlier messages",
-                "Mount the previous page of messages",
-                main.action_load_earlier,
-            ),
-            (
-                "Cancel reply",
-                "Stop the streaming reply, keeping what arrived",
-                main.action_cancel_reply,
-            ),
-            (
-                "Retry",
-                "Answer the session's last message again (its reply failed or was cut off)",
-                main.action_retry,
-            ),
-            ("Toggle context panel", "Show or hide the right-hand panel", main.action_toggle_panel),
-            ("Prompts", "Create, edit and choose system prompts", self.action_prompts),
-            ("Skills", "Upload, view, select and delete SKILL.md skills", self.action_skills),
-            ("Model", "Pick the chat model from Ollama", self.action_models),
-            ("Check Ollama", "Probe the Ollama server again", main.check_ollama),
-        ]
-        for title, help_text, callback in commands:
-            yield SystemCommand(title, help_text, callback)
+        """Every action of the main screen (see :mod:`.commands`), then Textual's theme,
+        screenshot and maximize, in the user's language."""
+        lang = self.lang
+        for command in COMMANDS:
+            if command.palette:
+                yield SystemCommand(
+                    command.title(lang), command.help(lang), partial(self._run, command.action)
+                )
+        yield SystemCommand(
+            t("palette.theme", lang), t("palette.theme.help", lang), self.action_change_theme
+        )
+        yield SystemCommand(
+            t("palette.screenshot", lang),
+            t("palette.screenshot.help", lang),
+            lambda: self.set_timer(0.1, self.deliver_screenshot),
+        )
+        if screen.maximized is not None:
+            yield SystemCommand(
+                t("palette.minimize", lang),
+                t("palette.minimize.help", lang),
+                screen.action_minimize,
+            )
+        elif screen.focused is not None and screen.focused.allow_maximize:
+            yield SystemCommand(
+                t("palette.maximize", lang),
+                t("palette.maximize.help", lang),
+                screen.action_maximize,
+            )
+
+    def _run(self, action: str) -> None:
+        """Run a main-screen action (``app.`` ones on the app) chosen in the palette."""
+        self.call_later(self.run_action, action, self.main)
 
 
 def build_app(

@@ -12,6 +12,11 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
   :data:`PASTE_GAP` continue it (a long paste comes in several reads). A single line break is
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
   stays in the composer.
+- **alt+letter**: terminals send ESC and the letter, which Textual's parser reports as
+  ``alt+p`` *with the character* ``p``: the composer, which takes every printable character,
+  typed a ``p`` instead of the app opening the prompts. ESC followed by a lowercase letter or
+  a digit is rewritten to the kitty protocol's form of the same key, which carries no
+  character, so the key reaches its binding.
 
 :class:`InputDriver` is Textual's Linux driver with the read loop running each read through
 :class:`InputFilter` before the parser (``docs/ARCHITECTURE.md``, "Private APIs").
@@ -20,6 +25,7 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import time
 from codecs import getincrementaldecoder
@@ -58,7 +64,14 @@ class InputFilter:
                 self._paste_seen = now
                 text = data.replace("\r\n", "\n").replace("\r", "\n")
                 return f"{PASTE_START}{text}{PASTE_END}"
-        return data.replace(f"{ESC}\r", ALT_ENTER)
+        return _ALT_KEY.sub(_kitty_alt, data.replace(f"{ESC}\r", ALT_ENTER))
+
+
+_ALT_KEY = re.compile(f"{ESC}([a-z0-9])")
+
+
+def _kitty_alt(match: re.Match[str]) -> str:
+    return f"{ESC}[{ord(match[1])};3u"
 
 
 class InputDriver(LinuxDriver):

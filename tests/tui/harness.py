@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from textual.pilot import Pilot
 
+from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp, build_app
@@ -20,7 +21,11 @@ if TYPE_CHECKING:
 
 
 def scripted_app(
-    db_path: Path, turns: list[TurnLike] | None = None, *, window: int = 8192
+    db_path: Path,
+    turns: list[TurnLike] | None = None,
+    *,
+    window: int = 8192,
+    lang: Language = "en",
 ) -> tuple[OncallApp, ScriptedChatModel]:
     # Imported here: the stream bench uses this module too, and its process, like the app's,
     # holds no LangChain (the scripted model and the static gateway need it).
@@ -28,7 +33,7 @@ def scripted_app(
     from tests.fakes.chat_model import ScriptedChatModel
 
     model = ScriptedChatModel(turns or [])
-    settings = Settings(db_path=db_path, user="alice")
+    settings = Settings(db_path=db_path, user="alice", lang=lang)
     return build_app(settings, gateway=StaticGateway(model, window)), model
 
 

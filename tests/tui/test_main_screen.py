@@ -319,7 +319,7 @@ async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> 
         seed_session(app, 1, title="api latency")
         screen.load_sessions(open_newest=True)
         await wait_until(pilot, lambda: len(screen.query_one(SessionList).sessions) == 2)
-        await pilot.press("ctrl+f")
+        await pilot.press("alt+l")
         await pilot.press(*"disk")
         options = screen.query_one("#session-options", OptionList)
         await wait_until(pilot, lambda: options.option_count == 1)

@@ -82,13 +82,13 @@ async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_pat
         seed_session(app, 1, title="kafka lag")
         screen.load_sessions(open_newest=True)
         await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
-        await pilot.press("ctrl+f", *"redis")
+        await pilot.press("alt+l", *"redis")
         await wait_until(pilot, lambda: len(options(app)) == 1)
         await pilot.press("enter")
         await wait_until(pilot, lambda: screen.session_id == older)
         assert app.query_one("#session-filter", Input).value == ""
         assert isinstance(app.focused, Composer)
-        await pilot.press("ctrl+f", *"zzz")
+        await pilot.press("alt+l", *"zzz")
         await wait_until(pilot, lambda: options(app) == ["  no session matches “zzz”"])
         await pilot.press("escape")
         assert app.query_one("#session-filter", Input).value == ""

@@ -11,6 +11,7 @@ from textual.widgets import Footer
 
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
@@ -104,11 +105,11 @@ async def test_a_long_status_message_is_wrapped_in_full(tmp_path: Path) -> None:
 
 async def test_f1_opens_the_keys_and_closes_them(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(app.screen.query("HelpPanel")))
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
         await pilot.press("f1")
-        await wait_until(pilot, lambda: not app.screen.query("HelpPanel"))
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
 
 
 async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
@@ -124,7 +125,7 @@ async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
         await pilot.pause()
         assert edge(log, "left") == "outer"
         assert edge(composer, "top") == "hkey"
-        await pilot.press("ctrl+f")
+        await pilot.press("alt+l")
         await pilot.pause()
         assert app.focused is not None
         assert app.focused.id == "session-filter"

@@ -49,6 +49,20 @@ def test_escape_then_carriage_return_is_alt_enter() -> None:
     assert InputFilter()("bash\x1b\rkubectl", now=0.0) == f"bash{ALT_ENTER}kubectl"
 
 
+@pytest.mark.parametrize(("read", "key"), [("\x1bp", "p"), ("\x1b9", "9"), ("x\x1bsy", "s")])
+def test_escape_then_a_letter_or_digit_is_that_alt_key_without_a_character(
+    read: str, key: str
+) -> None:
+    rewritten = InputFilter()(read, now=0.0)
+    assert f"\x1b[{ord(key)};3u" in rewritten
+    assert rewritten.replace(f"\x1b[{ord(key)};3u", "") == read.replace(f"\x1b{key}", "")
+
+
+def test_escape_sequences_that_are_not_alt_keys_pass_as_they_are() -> None:
+    for read in ("\x1bOP", "\x1b[1;5A", "\x1bP", "\x1b\x1b[A"):  # f1, ctrl+up, alt+P, esc up
+        assert InputFilter()(read, now=0.0) == read
+
+
 def test_a_bracketed_paste_and_escape_sequences_pass_as_they_are() -> None:
     bracketed = f"{PASTE_START}a\rb\rc{PASTE_END}"
     assert InputFilter()(bracketed, now=0.0) == bracketed
@@ -152,3 +166,14 @@ def test_alt_enter_and_ctrl_j_break_the_line_where_typed(
     assert terminal.row_of("kubectl") == terminal.row_of("bash") + 1
     assert sent(tmp_path) == []
     assert send_and_wait(terminal, tmp_path, 1) == ["bash\nkubectl"]
+
+
+def test_an_alt_key_runs_its_action_and_types_nothing(terminal: Terminal) -> None:
+    terminal.write("half typed")
+    terminal.wait_to_show("half typed")
+    terminal.write("\x1bh")  # alt+h, as a terminal sends it: the keys help
+    terminal.wait_to_show("What it does")
+    terminal.write("\x1b")
+    wait_for(lambda: not terminal.shows("What it does"), what="the keys help closed")
+    assert terminal.shows("half typed")
+    assert not terminal.shows("half typedh")

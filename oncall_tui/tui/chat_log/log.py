@@ -68,11 +68,19 @@ class ChatLog(ScrollView, can_focus=True):
         Binding("up", "cursor(-1)", "Previous message", show=False),
         Binding("down", "cursor(1)", "Next message", show=False),
         Binding("c", "copy", "Copy message"),
+        Binding("b", "screen.copy_code", "Copy code", show=False),
         Binding("enter", "open", "Open"),
     ]
 
     class EarlierRequested(Message):
         """The user asked for the page before the oldest message shown."""
+
+    class EmptyChanged(Message):
+        """The log has come to show no message at all, or its first one."""
+
+        def __init__(self, empty: bool) -> None:
+            super().__init__()
+            self.empty = empty
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -94,6 +102,8 @@ class ChatLog(ScrollView, can_focus=True):
         self._flush_timer: Timer | None = None
         self._flushed_at = 0.0
         self.clock: Clock = local_now
+        self.empty = True
+        """Whether no message is shown, nor any earlier one offered."""
         """Now: the time of a message created here, and the day headers compare with."""
 
     # -- what is shown ---------------------------------------------------------------------------
@@ -185,6 +195,10 @@ class ChatLog(ScrollView, can_focus=True):
             if isinstance(entry, MessageBlock):
                 entry.listener = self._message_changed
         self.entries[index:index] = entries
+        empty = self.earlier == 0 and not any(isinstance(e, MessageBlock) for e in self.entries)
+        if empty != self.empty:
+            self.empty = empty
+            self.post_message(self.EmptyChanged(empty))
 
     # -- changes and the flush -------------------------------------------------------------------
 

@@ -11,19 +11,24 @@ from typing import TYPE_CHECKING
 
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import BindingsMap
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
+from oncall_tui.core.code_blocks import CodeBlock, code_blocks
+from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
-from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.commands import main_bindings
 from oncall_tui.tui.screens.chat_actions import ChatActions
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
+from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -39,32 +44,13 @@ terminal) wrote: a new session, or messages in the open one."""
 
 class MainScreen(ChatActions):
     AUTO_FOCUS = "#composer"
-    # In the order the footer shows them: what must fit at 80 columns first.
-    BINDINGS = [
-        Binding("ctrl+q", "app.quit", "Quit"),  # the app's priority binding runs it
-        Binding("f1", "keys", "Keys"),
-        Binding("ctrl+b", "toggle_panel", "Panel"),
-        Binding("escape", "cancel_reply", "Cancel"),
-        # While a reply streams, ctrl+c stops it as in the CLI; otherwise it copies (a priority
-        # binding whose action is not available passes the key on).
-        Binding("ctrl+c", "interrupt_reply", "Cancel", show=False, priority=True),
-        Binding("ctrl+n", "new_session", "New"),
-        Binding("f9", "compact", "Compact"),
-        Binding("f3", "app.prompts", "Prompts"),
-        Binding("f4", "app.skills", "Skills"),
-        Binding("f5", "app.models", "Model"),
-        Binding("f2", "rename_session", "Rename", show=False),
-        Binding("f8", "delete_session", "Delete", show=False),
-        Binding("f6", "show_summary", "Summary", show=False, priority=True),
-        Binding("f7", "cycle_mode", "Memory mode", show=False, priority=True),
-        Binding("ctrl+f", "find_session", "Find", show=False),
-        Binding("ctrl+up", "load_earlier", "Earlier", show=False),
-        Binding("ctrl+r", "retry", "Retry", show=False),
-    ]
 
     def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__(services)
+        # Built here, in the user's language, rather than as a class-level BINDINGS list.
+        self._bindings = BindingsMap(main_bindings(services.settings.lang))
         self._draft = draft
+        self.lang = services.settings.lang
         self.session_id: int | None = None
         self.memory: MemoryState | None = None
         self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
@@ -76,7 +62,11 @@ class MainScreen(ChatActions):
         with Horizontal(id="panes"):
             yield SessionList(id="sessions")
             with Vertical(id="centre"):
-                yield ChatLog(id="chat-log")
+                keymap = dict(getattr(self.services.settings, "keymap", {}))
+                yield Welcome(self.lang, skills_examples_path(), keymap, id="welcome")
+                log = ChatLog(id="chat-log")
+                log.display = False  # until it has a message: the welcome is shown instead
+                yield log
                 yield PlainText(id="status")
                 yield Composer(id="composer")
             yield ContextPanel(id="context")
@@ -214,6 +204,7 @@ class MainScreen(ChatActions):
                 model_missing=missing,
             )
             self.query_one(ContextPanel).show_ollama(self.ollama)
+            self.query_one(Welcome).show_ollama(self.ollama)
             if missing:
                 error = OncallError("MODEL_NOT_FOUND", model=settings.model)
                 self._set_status(f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})", True)
@@ -221,6 +212,7 @@ class MainScreen(ChatActions):
                 self._set_status("")
 
         self.query_one(ContextPanel).show_ollama(self.ollama)
+        self.query_one(Welcome).show_ollama(self.ollama)
         self._in_thread(probe, show)
 
     # -- sending ------------------------------------------------------------------------------
@@ -309,11 +301,59 @@ class MainScreen(ChatActions):
         panel.display = not panel.display
 
     def action_keys(self) -> None:
-        """F1: the keys of what has the focus, then the screen's and the app's (again: hide)."""
-        if self.app.screen.query("HelpPanel"):
-            self.app.action_hide_help_panel()
+        """F1: the keys help; Enter there runs the action it highlights."""
+        from oncall_tui.tui.screens.keys import KeysScreen
+
+        def chosen(action: str | None) -> None:
+            if action:
+                self.call_after_refresh(self.run_action, action)
+
+        keymap = dict(getattr(self.services.settings, "keymap", {}))
+        self.app.push_screen(KeysScreen(self.services.settings.lang, keymap), chosen)
+
+    # -- copying ------------------------------------------------------------------------------
+
+    def _target_message(self) -> MessageBlock | None:
+        """What copying acts on: the message selected in the log, else the newest one."""
+        log = self.query_one(ChatLog)
+        messages = log.messages
+        return log.selected or (messages[-1] if messages else None)
+
+    def action_copy_message(self) -> None:
+        message = self._target_message()
+        if message is None:
+            self.notify(t("copy.nothing", self.lang), timeout=3)
+            return
+        self.app.copy_to_clipboard(message.copy_text())
+        self.notify(t("copy.message_done", self.lang), timeout=2)
+
+    def action_copy_code(self) -> None:
+        """Copy a code block of the selected message (else the newest reply): at once when it
+        has one, else the blocks are listed by number."""
+        from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
+
+        log = self.query_one(ChatLog)
+        replies = [m for m in log.messages if m.role == "assistant"]
+        message = log.selected or (replies[-1] if replies else None)
+        blocks = [] if message is None else code_blocks(message.content)
+        if not blocks:
+            self.notify(t("code.none", self.lang), timeout=3)
+            return
+
+        def chosen(block: CodeBlock | None) -> None:
+            if block is not None:
+                self.app.copy_to_clipboard(block.code)
+                self.notify(t("code.copied", self.lang, lines=block.line_count), timeout=2)
+
+        if len(blocks) == 1:
+            chosen(blocks[0])
         else:
-            self.app.action_show_help_panel()
+            self.app.push_screen(CodeBlockPicker(blocks, self.lang), chosen)
+
+    @on(ChatLog.EmptyChanged)
+    def _log_emptied(self, event: ChatLog.EmptyChanged) -> None:
+        self.query_one(Welcome).display = event.empty
+        self.query_one(ChatLog).display = not event.empty
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:

@@ -1,0 +1,25 @@
+"""The UI catalog: every label, key description, dialog, status line and CLI line a person
+reads, in English and Chinese, by a stable key.
+
+Error messages have their own catalog (:mod:`oncall_tui.errors`), with codes clients rely on;
+everything else the app says is here. A key missing in one language, or a user-facing string
+left outside the catalog, fails ``tests/test_texts.py``. Values are ``str.format`` templates:
+``text("keys.bound", "zh", key="f9")``.
+"""
+
+from __future__ import annotations
+
+from oncall_tui.errors import Language
+from oncall_tui.texts.cli import CLI
+from oncall_tui.texts.tui import TUI
+
+TEXTS: dict[str, dict[Language, str]] = {**TUI, **CLI}
+
+
+def text(key: str, lang: Language, /, **fields: object) -> str:
+    """The catalog's text for ``key`` in ``lang``, filled with ``fields``."""
+    template = TEXTS[key][lang]
+    return template.format(**fields) if fields else template
+
+
+__all__ = ["TEXTS", "text"]

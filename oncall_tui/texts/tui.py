@@ -1,0 +1,275 @@
+"""What the terminal UI says: footer keys, the command palette, the keys help, dialogs, status
+lines and panels."""
+
+from __future__ import annotations
+
+from oncall_tui.errors import Language
+
+COMMANDS: dict[str, dict[Language, str]] = {
+    "command.quit": {"en": "Quit", "zh": "退出"},
+    "command.quit.title": {"en": "Quit", "zh": "退出"},
+    "command.quit.help": {
+        "en": "Leave oncall-tui (a streaming reply is kept, marked interrupted)",
+        "zh": "退出 oncall-tui（正在输出的回复会保留并标记为中断）",
+    },
+    "command.keys": {"en": "Keys", "zh": "按键"},
+    "command.keys.title": {"en": "Keys", "zh": "按键帮助"},
+    "command.keys.help": {
+        "en": "List every key, and the ids that rebind them",
+        "zh": "列出所有按键及用于改键的 id",
+    },
+    "command.toggle_panel": {"en": "Panel", "zh": "面板"},
+    "command.toggle_panel.title": {"en": "Toggle context panel", "zh": "显示/隐藏上下文面板"},
+    "command.toggle_panel.help": {
+        "en": "Show or hide the context panel (prompt, skills, memory, gauge)",
+        "zh": "显示或隐藏上下文面板（提示词、技能、记忆、用量）",
+    },
+    "command.cancel_reply": {"en": "Cancel", "zh": "取消"},
+    "command.cancel_reply.title": {"en": "Cancel reply", "zh": "取消回复"},
+    "command.cancel_reply.help": {
+        "en": "Stop the streaming reply, keeping what arrived",
+        "zh": "停止正在输出的回复，保留已收到的内容",
+    },
+    "command.interrupt_reply": {"en": "Cancel", "zh": "取消"},
+    "command.interrupt_reply.title": {"en": "Stop reply", "zh": "停止回复"},
+    "command.interrupt_reply.help": {
+        "en": "While a reply streams: stop it, as in the CLI",
+        "zh": "回复输出时：停止它（与命令行一致）",
+    },
+    "command.new_session": {"en": "New", "zh": "新建"},
+    "command.new_session.title": {"en": "New session", "zh": "新建会话"},
+    "command.new_session.help": {
+        "en": "Start an empty session",
+        "zh": "开始一个空会话",
+    },
+    "command.compact": {"en": "Compact", "zh": "压缩"},
+    "command.compact.title": {"en": "Compact memory", "zh": "压缩记忆"},
+    "command.compact.help": {
+        "en": "Summarise the messages after the boundary now (history is kept)",
+        "zh": "立即总结边界之后的消息（历史会保留）",
+    },
+    "command.prompts": {"en": "Prompts", "zh": "提示词"},
+    "command.prompts.title": {"en": "Prompts", "zh": "提示词"},
+    "command.prompts.help": {
+        "en": "Write, edit and choose your system prompts",
+        "zh": "编写、编辑和选择系统提示词",
+    },
+    "command.skills": {"en": "Skills", "zh": "技能"},
+    "command.skills.title": {"en": "Skills", "zh": "技能"},
+    "command.skills.help": {
+        "en": "Add SKILL.md skills, read them, choose which the model may load",
+        "zh": "添加 SKILL.md 技能、查看内容、选择模型可加载的技能",
+    },
+    "command.models": {"en": "Model", "zh": "模型"},
+    "command.models.title": {"en": "Model", "zh": "模型"},
+    "command.models.help": {
+        "en": "Pick the chat model from those Ollama has",
+        "zh": "从 Ollama 已有的模型中选择对话模型",
+    },
+    "command.search": {"en": "Search", "zh": "搜索"},
+    "command.search.title": {"en": "Search messages", "zh": "搜索消息"},
+    "command.search.help": {
+        "en": "Search every message and title; open the session at the match",
+        "zh": "搜索所有消息和标题，并在匹配处打开会话",
+    },
+    "command.rename_session": {"en": "Rename", "zh": "重命名"},
+    "command.rename_session.title": {"en": "Rename session", "zh": "重命名会话"},
+    "command.rename_session.help": {
+        "en": "Give the open session a title",
+        "zh": "为当前会话命名",
+    },
+    "command.delete_session": {"en": "Delete", "zh": "删除"},
+    "command.delete_session.title": {"en": "Delete session", "zh": "删除会话"},
+    "command.delete_session.help": {
+        "en": "Delete the open session and its messages (asks first)",
+        "zh": "删除当前会话及其消息（会先确认）",
+    },
+    "command.show_summary": {"en": "Summary", "zh": "摘要"},
+    "command.show_summary.title": {"en": "Show summary", "zh": "查看摘要"},
+    "command.show_summary.help": {
+        "en": "Read the model-written summary of the session's earlier messages",
+        "zh": "查看模型为会话较早消息写的摘要",
+    },
+    "command.cycle_mode": {"en": "Memory mode", "zh": "记忆模式"},
+    "command.cycle_mode.title": {"en": "Cycle memory mode", "zh": "切换记忆模式"},
+    "command.cycle_mode.help": {
+        "en": "When memory compacts: every 30 replies, at 70% of the window, or by hand",
+        "zh": "何时压缩记忆：每 30 条回复、达到窗口 70% 时，或手动",
+    },
+    "command.export": {"en": "Export", "zh": "导出"},
+    "command.export.title": {"en": "Export session", "zh": "导出会话"},
+    "command.export.help": {
+        "en": "Write the session to a Markdown file for the postmortem",
+        "zh": "把会话写入 Markdown 文件，用于事后复盘",
+    },
+    "command.copy_message": {"en": "Copy message", "zh": "复制消息"},
+    "command.copy_message.title": {"en": "Copy message", "zh": "复制消息"},
+    "command.copy_message.help": {
+        "en": "Copy the selected message (else the last one) with its time",
+        "zh": "复制选中的消息（未选中则复制最后一条），带时间",
+    },
+    "command.copy_code": {"en": "Copy code block", "zh": "复制代码块"},
+    "command.copy_code.title": {"en": "Copy code block", "zh": "复制代码块"},
+    "command.copy_code.help": {
+        "en": "Copy one code block of the selected message (else the last reply)",
+        "zh": "复制选中消息（未选中则最后一条回复）中的一个代码块",
+    },
+    "command.filter_sessions": {"en": "Filter sessions", "zh": "筛选会话"},
+    "command.filter_sessions.title": {"en": "Filter sessions", "zh": "筛选会话"},
+    "command.filter_sessions.help": {
+        "en": "Narrow the sessions list by title",
+        "zh": "按标题筛选会话列表",
+    },
+    "command.load_earlier": {"en": "Earlier", "zh": "更早"},
+    "command.load_earlier.title": {"en": "Load earlier messages", "zh": "加载更早的消息"},
+    "command.load_earlier.help": {
+        "en": "Show the page of messages before the oldest one shown",
+        "zh": "显示当前最早消息之前的一页消息",
+    },
+    "command.retry": {"en": "Retry", "zh": "重试"},
+    "command.retry.title": {"en": "Retry", "zh": "重试"},
+    "command.retry.help": {
+        "en": "Answer the session's last message again (its reply failed or was cut off)",
+        "zh": "重新回答会话的最后一条消息（其回复失败或被中断）",
+    },
+    "command.check_ollama": {"en": "Check Ollama", "zh": "检查 Ollama"},
+    "command.check_ollama.title": {"en": "Check Ollama", "zh": "检查 Ollama"},
+    "command.check_ollama.help": {
+        "en": "Ask the Ollama server again whether it answers and has the model",
+        "zh": "再次询问 Ollama 服务是否可用、是否有该模型",
+    },
+}
+
+KEYS: dict[str, dict[Language, str]] = {
+    "keys.title": {"en": "Keys", "zh": "按键"},
+    "keys.footer": {
+        "en": "Enter runs it · Esc closes · rebind: [keys] in the settings file, e.g. "
+        'compact = "ctrl+k"',
+        "zh": 'Enter 执行 · Esc 关闭 · 改键：设置文件的 [keys]，如 compact = "ctrl+k"',
+    },
+    "keys.column.keys": {"en": "Keys", "zh": "按键"},
+    "keys.column.what": {"en": "What it does", "zh": "作用"},
+    "keys.column.id": {"en": "id", "zh": "id"},
+    "keys.section.app": {"en": "oncall-tui", "zh": "oncall-tui"},
+    "keys.section.composer": {"en": "Typing a message", "zh": "输入消息时"},
+    "keys.section.log": {"en": "Chat log (shift+tab)", "zh": "聊天记录（shift+tab）"},
+    "keys.section.sessions": {"en": "Sessions list", "zh": "会话列表"},
+    "keys.section.everywhere": {"en": "Everywhere", "zh": "任何位置"},
+    "keys.composer.send": {"en": "Send the message", "zh": "发送消息"},
+    "keys.composer.newline": {
+        "en": "New line (shift+enter too, where the terminal reports it)",
+        "zh": "换行（终端支持时也可用 shift+enter）",
+    },
+    "keys.composer.history": {
+        "en": "In an empty message: earlier messages, this session's first",
+        "zh": "输入框为空时：调出之前的消息，本会话的优先",
+    },
+    "keys.composer.clear": {"en": "Empty the message", "zh": "清空输入框"},
+    "keys.composer.select_all": {"en": "Select all the text", "zh": "全选文本"},
+    "keys.composer.focus": {
+        "en": "Move to the next or previous pane",
+        "zh": "切换到下一个或上一个区域",
+    },
+    "keys.log.move": {"en": "Select the previous or next message", "zh": "选择上一条或下一条消息"},
+    "keys.log.copy": {
+        "en": "Copy the selected message with its time",
+        "zh": "复制选中的消息（带时间）",
+    },
+    "keys.log.code": {
+        "en": "Copy a code block of the selected message",
+        "zh": "复制选中消息中的代码块",
+    },
+    "keys.log.open": {
+        "en": "Show the message's tool calls in full",
+        "zh": "展开该消息的工具调用详情",
+    },
+    "keys.sessions.open": {"en": "Open a session", "zh": "打开会话"},
+    "keys.sessions.filter": {"en": "Filter by title", "zh": "按标题筛选"},
+    "keys.sessions.delete": {"en": "Delete the session (asks first)", "zh": "删除会话（会先确认）"},
+    "keys.palette": {
+        "en": "Command palette: every action, by name",
+        "zh": "命令面板：按名称查找所有操作",
+    },
+}
+
+COPYING: dict[str, dict[Language, str]] = {
+    "copy.nothing": {"en": "No message to copy yet.", "zh": "还没有可复制的消息。"},
+    "copy.message_done": {"en": "Message copied to the clipboard", "zh": "消息已复制到剪贴板"},
+    "code.title": {"en": "Copy a code block", "zh": "复制代码块"},
+    "code.keys": {
+        "en": "1-9 or Enter copies · Esc cancels",
+        "zh": "按 1-9 或 Enter 复制 · Esc 取消",
+    },
+    "code.lines": {"en": "{count} lines", "zh": "{count} 行"},
+    "code.none": {
+        "en": "The selected message has no code block (shift+tab selects messages).",
+        "zh": "选中的消息中没有代码块（shift+tab 可选择消息）。",
+    },
+    "code.copied": {
+        "en": "Code block copied ({lines} lines)",
+        "zh": "代码块已复制（{lines} 行）",
+    },
+}
+
+PALETTE: dict[str, dict[Language, str]] = {
+    "palette.theme": {"en": "Theme", "zh": "主题"},
+    "palette.theme.help": {
+        "en": "Change the colours (remembered in the settings file)",
+        "zh": "更换配色（记录在设置文件中）",
+    },
+    "palette.screenshot": {"en": "Screenshot", "zh": "截图"},
+    "palette.screenshot.help": {
+        "en": "Save an SVG picture of the screen in the current directory",
+        "zh": "把当前屏幕保存为 SVG 图片（当前目录）",
+    },
+    "palette.maximize": {"en": "Maximize", "zh": "最大化"},
+    "palette.maximize.help": {
+        "en": "Fill the screen with the focused pane",
+        "zh": "让当前区域占满屏幕",
+    },
+    "palette.minimize": {"en": "Minimize", "zh": "还原"},
+    "palette.minimize.help": {"en": "Put the panes back", "zh": "恢复各区域的布局"},
+}
+
+WELCOME: dict[str, dict[Language, str]] = {
+    "welcome.title": {"en": "oncall-tui: where to start", "zh": "oncall-tui：从这里开始"},
+    "welcome.type": {
+        "en": "Type your question below and press Enter; alt+enter or ctrl+j starts a new line.",
+        "zh": "在下方输入问题并按 Enter 发送；alt+enter 或 ctrl+j 换行。",
+    },
+    "welcome.skills": {
+        "en": "{keys} adds a skill (a SKILL.md runbook the model loads when it needs it).",
+        "zh": "{keys} 添加技能（模型按需加载的 SKILL.md 手册）。",
+    },
+    "welcome.examples": {
+        "en": "Examples to start with: {path}",
+        "zh": "可先试用示例：{path}",
+    },
+    "welcome.prompt_model": {
+        "en": "{prompts} sets your system prompt; {models} picks the model.",
+        "zh": "{prompts} 设置系统提示词；{models} 选择模型。",
+    },
+    "welcome.keys": {
+        "en": "{keys} lists every key; ctrl+p finds any action by name.",
+        "zh": "{keys} 列出所有按键；ctrl+p 可按名称查找任何操作。",
+    },
+    "welcome.checking": {
+        "en": "Asking Ollama whether it is ready…",
+        "zh": "正在询问 Ollama 是否就绪…",
+    },
+    "welcome.ollama_down": {
+        "en": "Ollama does not answer at {url}: start it with `ollama serve` (or set OLLAMA_HOST).",
+        "zh": "{url} 上的 Ollama 没有响应：请运行 `ollama serve`（或设置 OLLAMA_HOST）。",
+    },
+    "welcome.ollama_up": {
+        "en": "Ollama {version} answers at {url}.",
+        "zh": "Ollama {version} 已在 {url} 就绪。",
+    },
+    "welcome.model_missing": {
+        "en": "The model {model} is not pulled: run `ollama pull {model}`, or pick another one.",
+        "zh": "模型 {model} 尚未拉取：请运行 `ollama pull {model}`，或选择其他模型。",
+    },
+    "welcome.model_ready": {"en": "The model {model} is ready.", "zh": "模型 {model} 已就绪。"},
+}
+
+TUI: dict[str, dict[Language, str]] = {**COMMANDS, **KEYS, **COPYING, **PALETTE, **WELCOME}

@@ -1,0 +1,65 @@
+"""Copy one code block of a message: its blocks numbered, a digit or Enter copies one."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from oncall_tui.core.code_blocks import CodeBlock
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text
+
+
+class CodeBlockPicker(ModalScreen[CodeBlock | None]):
+    """Dismissed with the block chosen, or ``None`` (Esc)."""
+
+    BINDINGS = [Binding("escape", "dismiss_none", "Cancel", show=False)]
+
+    def __init__(self, blocks: list[CodeBlock], lang: Language) -> None:
+        super().__init__()
+        self.blocks = blocks
+        self.lang: Language = lang
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="code-dialog"):
+            yield Label(Text(text("code.title", self.lang)), classes="dialog-title")
+            yield OptionList(
+                *(
+                    Option(self._describe(number, block), id=str(number - 1))
+                    for number, block in enumerate(self.blocks, 1)
+                ),
+                id="code-blocks",
+            )
+            yield Label(Text(text("code.keys", self.lang)), classes="dialog-keys")
+
+    def _describe(self, number: int, block: CodeBlock) -> Text:
+        lines = text("code.lines", self.lang, count=block.line_count)
+        head = f"{number}  {block.language or '—'} · {lines}  "
+        line = Text(head, style="bold")
+        first = block.first_line.strip()
+        line.append(terminal_safe(first if len(first) <= 60 else first[:59] + "…"))
+        return line
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.character and event.character.isdigit() and event.character != "0":
+            index = int(event.character) - 1
+            if index < len(self.blocks):
+                event.stop()
+                self.dismiss(self.blocks[index])
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.blocks[int(event.option.id or 0)])
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)

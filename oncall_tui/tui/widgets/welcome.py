@@ -1,0 +1,105 @@
+"""What an empty session shows: how to start, and whether Ollama and the model are ready.
+
+A first start has nothing else on screen, so this is where a new user learns that they can
+type at once, where example skills are, and which keys matter; the readiness lines say what
+to run when the server or the model is missing, before the first send fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text
+from oncall_tui.tui.commands import COMMANDS
+from oncall_tui.tui.widgets.context_panel import OllamaStatus
+
+
+class Welcome(Static):
+    """Shown in place of the chat log while the open session has no messages."""
+
+    def __init__(
+        self,
+        lang: Language,
+        examples: Path | None,
+        keymap: dict[str, str],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.lang: Language = lang
+        self.examples = examples
+        self.keymap = keymap
+        self.ollama: OllamaStatus | None = None
+
+    def show_ollama(self, status: OllamaStatus) -> None:
+        self.ollama = status
+        self.update(self.describe())
+
+    def on_mount(self) -> None:
+        self.update(self.describe())
+
+    def keys(self, command_id: str) -> str:
+        """The keys of an action as bound now (the settings file may rebind them)."""
+        default = next(c.keys for c in COMMANDS if c.id == command_id)
+        keys = [key.strip() for key in self.keymap.get(command_id, default).split(",")]
+        return " / ".join(keys)
+
+    def describe(self) -> Group:
+        """The guide, then the readiness lines; each item wraps under its own text."""
+        lang = self.lang
+        examples = terminal_safe(str(self.examples)) if self.examples else ""
+        skills = text("welcome.skills", lang, keys=self.keys("skills"))
+        if examples:
+            skills += " " + text("welcome.examples", lang, path=examples)
+        guide = [
+            ("•", Text(text("welcome.type", lang))),
+            ("•", Text(skills)),
+            (
+                "•",
+                Text(
+                    text(
+                        "welcome.prompt_model",
+                        lang,
+                        prompts=self.keys("prompts"),
+                        models=self.keys("models"),
+                    )
+                ),
+            ),
+            ("•", Text(text("welcome.keys", lang, keys=self.keys("keys")))),
+        ]
+        return Group(
+            Text(text("welcome.title", lang), style="bold"),
+            Text(),
+            _items(guide),
+            Text(),
+            _items(self._readiness()),
+        )
+
+    def _readiness(self) -> list[tuple[str, Text]]:
+        lang, status = self.lang, self.ollama
+        if status is None or status.reachable is None:
+            return [("…", Text(text("welcome.checking", lang), style="dim"))]
+        url, model = terminal_safe(status.url), terminal_safe(status.model)
+        if not status.reachable:
+            return [("✗", Text(text("welcome.ollama_down", lang, url=url), style="bold red"))]
+        version = terminal_safe(status.version)
+        up = ("✓", Text(text("welcome.ollama_up", lang, version=version, url=url), style="green"))
+        if status.model_missing:
+            missing = text("welcome.model_missing", lang, model=model)
+            return [up, ("✗", Text(missing, style="bold red"))]
+        return [up, ("✓", Text(text("welcome.model_ready", lang, model=model), style="green"))]
+
+
+def _items(rows: list[tuple[str, Text]]) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=1)
+    grid.add_column(ratio=1)
+    for mark, line in rows:
+        grid.add_row(mark, line)
+    return grid

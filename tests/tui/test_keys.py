@@ -1,0 +1,187 @@
+"""Keys that fit the terminal: a ctrl or alt key for every action, F1's keys help, the command
+palette offering every action, and copying a code block on its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.texts import text
+from oncall_tui.tui.app import OncallApp
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.commands import COMMANDS
+from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
+from oncall_tui.tui.screens.keys import KeysScreen
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.screens.prompts import PromptEditorScreen
+from oncall_tui.tui.screens.skills import SkillLibraryScreen
+from oncall_tui.tui.widgets.composer import Composer
+from tests.tui.harness import scripted_app, wait_until
+
+SIZE = (120, 36)
+TWO_BLOCKS = (
+    "Check the pods:\n\n```bash\nkubectl get pods -n api\n```\n\n"
+    "Then the logs:\n\n```\nkubectl logs deploy/api --since=10m\ngrep -c 502\n```\n"
+)
+
+
+def test_every_action_has_a_ctrl_or_alt_key() -> None:
+    for command in COMMANDS:
+        keys = [key.strip() for key in command.keys.split(",")]
+        modified = [k for k in keys if k.startswith(("ctrl+", "alt+")) or k == "escape"]
+        assert modified, f"{command.id} has only {keys}"
+        if any(key.startswith("f") and key[1:].isdigit() for key in keys):
+            assert keys[0].startswith("f"), f"{command.id}: its F-key is listed first"
+
+
+def test_binding_ids_are_unique() -> None:
+    ids = [command.id for command in COMMANDS]
+    assert len(ids) == len(set(ids))
+
+
+def seed_reply(app: OncallApp, reply: str) -> int:
+    with app.services.database.session() as session:
+        chat = SessionRepository(session).create("alice", "code", "every_30_turns")
+        messages = MessageRepository(session)
+        messages.add(chat, "user", "what do I run?")
+        messages.add(chat, "assistant", reply)
+        assert chat.id is not None
+        return chat.id
+
+
+def main(app: OncallApp) -> MainScreen:
+    assert isinstance(app.screen, MainScreen)
+    return app.screen
+
+
+@pytest.mark.parametrize(
+    ("key", "screen_type"), [("alt+p", PromptEditorScreen), ("alt+s", SkillLibraryScreen)]
+)
+async def test_alt_keys_open_screens_while_typing_and_type_nothing(
+    tmp_path: Path, key: str, screen_type: type
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        composer = app.query_one(Composer)
+        await wait_until(pilot, lambda: app.focused is composer)
+        await pilot.press(*"half typed", key)
+        await wait_until(pilot, lambda: isinstance(app.screen, screen_type))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert composer.text == "half typed"
+
+
+async def test_f1_lists_the_apps_actions_first_and_enter_runs_one(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        table = app.screen.query_one(DataTable)
+        ids = [str(table.get_row_at(row)[2]) for row in range(table.row_count)]
+        listed = [i for i in ids if i]
+        assert listed == [command.id for command in COMMANDS]  # the app's actions, first
+        keys = str(table.get_row_at(ids.index("compact"))[0])
+        assert keys == "f9, alt+c"
+        table.move_cursor(row=ids.index("filter_sessions"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "session-filter")
+
+
+@pytest.mark.parametrize("key", ["escape", "f1", "alt+h"])
+async def test_the_keys_help_closes_with_esc_or_f1(tmp_path: Path, key: str) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("alt+h")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        await pilot.press(key if key != "alt+h" else "escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+
+
+async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE):
+        offered = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        for command in COMMANDS:
+            if command.palette:
+                assert offered[command.title("en")] == command.help("en")
+        assert "Copy message" in offered
+        assert "Copy code block" in offered
+        assert not any("Mount" in help_text for help_text in offered.values())
+
+
+async def test_the_palette_and_footer_speak_chinese_with_lang_zh(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE):
+        offered = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"复制代码块", "压缩记忆", "主题"} <= offered
+        shown = {b.description for _, b, _, _ in app.screen.active_bindings.values() if b.show}
+        assert {"退出", "按键", "压缩", "模型"} <= shown
+
+
+async def test_a_palette_command_runs_its_action(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Skills")
+        chosen.callback()
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillLibraryScreen))
+
+
+async def test_one_code_block_of_the_last_reply_is_copied_by_number(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = main(app)
+        screen.open_session(seed_reply(app, TWO_BLOCKS))
+        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
+        await pilot.press("alt+y")
+        await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
+        await pilot.press("2")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.clipboard == "kubectl logs deploy/api --since=10m\ngrep -c 502"
+
+
+async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = main(app)
+        screen.open_session(seed_reply(app, "Run:\n\n```sh\nsystemctl restart api\n```"))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 2)
+        log.focus()
+        await pilot.press("b")
+        await wait_until(pilot, lambda: app.clipboard == "systemctl restart api")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_a_message_without_code_says_so_and_copies_nothing(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = main(app)
+        screen.open_session(seed_reply(app, "Nothing to run; wait for the alert to clear."))
+        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
+        await pilot.press("alt+y")
+        expected = text("code.none", "en")
+        await wait_until(pilot, lambda: any(n.message == expected for n in app._notifications))
+        assert app.clipboard == ""
+
+
+async def test_copy_message_from_the_palette_copies_the_newest_with_its_time(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = main(app)
+        screen.open_session(seed_reply(app, "It is the disk."))
+        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
+        chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Copy message")
+        chosen.callback()
+        await wait_until(pilot, lambda: app.clipboard.endswith("assistant\nIt is the disk."))

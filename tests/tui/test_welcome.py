@@ -1,0 +1,97 @@
+"""First start: what to do, where the example skills are, and whether Ollama is ready."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oncall_tui.core.examples import skills_examples_path
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import build_app
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.welcome import Welcome
+from tests.fakes.chat_model import Turn
+from tests.fakes.ollama_server import FakeOllama
+from tests.tui.harness import scripted_app, wait_until
+from tests.tui.test_ollama_and_palette import closed_port_url
+
+SIZE = (120, 36)
+
+
+def shown(welcome: Welcome) -> str:
+    lines = welcome.render_lines(welcome.region.reset_offset)
+    return "\n".join(line.text for line in lines)
+
+
+def test_the_bundled_examples_are_found() -> None:
+    path = skills_examples_path()
+    assert path is not None
+    assert (path / "log-analysis" / "SKILL.md").is_file()
+
+
+async def test_first_start_says_what_to_do_and_that_ollama_and_the_model_are_ready(
+    tmp_path: Path,
+) -> None:
+    with FakeOllama() as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="qwen3:8b"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            welcome = app.screen.query_one(Welcome)
+            await wait_until(pilot, lambda: "qwen3:8b is ready" in shown(welcome))
+            text = " ".join(shown(welcome).split())
+            assert "press Enter" in text
+            assert "f4 / alt+s adds a skill" in text
+            assert str(skills_examples_path()) in text.replace(" ", "")
+            assert "f1 / alt+h lists every key" in text
+            assert f"Ollama 0.12.6 answers at {server.url}" in text
+            assert "The model qwen3:8b is ready." in text
+            assert not app.screen.query_one(ChatLog).display
+
+
+async def test_first_start_says_how_to_start_ollama_when_it_does_not_answer(
+    tmp_path: Path,
+) -> None:
+    url = closed_port_url()
+    app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=url))
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = app.screen.query_one(Welcome)
+        await wait_until(pilot, lambda: "does not answer" in shown(welcome))
+        assert "ollama serve" in " ".join(shown(welcome).split())
+
+
+async def test_a_missing_model_is_said_with_the_command_that_pulls_it(tmp_path: Path) -> None:
+    with FakeOllama() as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="nope:1b"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            welcome = app.screen.query_one(Welcome)
+            await wait_until(pilot, lambda: "not pulled" in shown(welcome))
+            assert "ollama pull nope:1b" in " ".join(shown(welcome).split())
+
+
+async def test_the_welcome_gives_way_to_the_chat_at_the_first_send_and_returns_for_a_new_session(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text="Looking.")])
+    async with app.run_test(size=SIZE) as pilot:
+        welcome, log = app.screen.query_one(Welcome), app.screen.query_one(ChatLog)
+        composer = app.screen.query_one(Composer)
+        await wait_until(pilot, lambda: app.focused is composer)
+        assert welcome.display
+        assert not log.display
+        await pilot.press(*"disk full on db-3", "enter")
+        await wait_until(pilot, lambda: log.display and not welcome.display)
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: welcome.display and not log.display)
+
+
+async def test_the_welcome_speaks_chinese(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = app.screen.query_one(Welcome)
+        await wait_until(pilot, lambda: "从这里开始" in shown(welcome))
