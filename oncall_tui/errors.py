@@ -75,6 +75,10 @@ CATALOG: dict[str, dict[Language, str]] = {
         "en": "Cannot open the database at {path}: {detail}",
         "zh": "无法打开数据库 {path}：{detail}",
     },
+    "EXPORT_FAILED": {
+        "en": "The session was not exported: {detail}. Nothing was written.",
+        "zh": "会话未导出：{detail}。未写入任何文件。",
+    },
 }
 
 # Reasons refine a code with the exact rule that was broken.
@@ -278,6 +282,27 @@ REASONS: dict[str, dict[Language, str]] = {
     "disk_full": {
         "en": "the disk is full ({problem}); free some space and try again",
         "zh": "磁盘已满（{problem}）；请释放空间后重试",
+    },
+    "export_no_directory": {
+        "en": "there is no directory '{path}' to write the file in",
+        "zh": "目录 '{path}' 不存在，无法在其中写入文件",
+    },
+    "export_is_directory": {
+        "en": "'{path}' is a directory; give a file name",
+        "zh": "'{path}' 是目录，请给出文件名",
+    },
+    "export_not_regular": {
+        "en": "'{path}' exists and is not a regular file (a named pipe, device or socket is "
+        "never written to)",
+        "zh": "'{path}' 已存在且不是普通文件（不会写入命名管道、设备或套接字）",
+    },
+    "export_not_writable": {
+        "en": "cannot write in the directory '{path}' ({problem})",
+        "zh": "无法在目录 '{path}' 中写入（{problem}）",
+    },
+    "export_write_failed": {
+        "en": "writing '{path}' failed ({problem})",
+        "zh": "写入 '{path}' 失败（{problem}）",
     },
 }
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import (
@@ -46,6 +47,7 @@ from oncall_tui.inputs import id_type, read_stdin_text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.export import ExportFormat
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -69,6 +71,17 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p = actions.add_parser("clear", help="delete a session's messages and reset its memory")
     p.add_argument("id", type=id_type("ID"))
     add_json_flag(p).set_defaults(handler=sessions_clear)
+    p = actions.add_parser("export", help="a session as Markdown or JSON, for a postmortem")
+    p.add_argument("id", type=id_type("ID"))
+    p.add_argument(
+        "--format",
+        choices=("md", "json"),
+        help="md (default) or json (the document of show --json)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write FILE (private, 0600) instead of stdout"
+    )
+    add_json_flag(p).set_defaults(handler=sessions_export)
 
     memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -125,20 +138,13 @@ def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
 
 
 def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
-    session = ctx.sessions.get(ctx.owner, args.id)
-    messages = ctx.sessions.messages(ctx.owner, args.id)
-    memory = ctx.memory.state(ctx.owner, args.id)
-    if args.json:
-        emit_json(
-            {
-                **session.to_json(),
-                "messages": [m.to_json() for m in messages],
-                "memory": memory.to_json(),
-            }
-        )
+    if args.json:  # the JSON export: one function makes both
+        sys.stdout.write(ctx.export.render(ctx.owner, args.id, "json"))
         return EXIT_OK
+    transcript = ctx.export.transcript(ctx.owner, args.id)
+    session, memory = transcript.session, transcript.memory
     emit_line(f"# {session.display_title} (session {session.id})")
-    for message in messages:
+    for message in transcript.messages:
         if message.position == memory.compacted_message_count and message.position > 0:
             emit_line(f"\n----- {message.position} earlier messages summarised -----")
         marker = "" if message.status == "complete" else f" [{message.status}]"
@@ -171,6 +177,29 @@ def sessions_rename(ctx: Services, args: argparse.Namespace) -> int:
 def sessions_clear(ctx: Services, args: argparse.Namespace) -> int:
     ctx.sessions.clear(ctx.owner, args.id)
     return _emit_memory(ctx.memory.refresh_usage(ctx.owner, args.id), args.json)
+
+
+def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
+    """The document on stdout, or written to ``-o FILE`` and its path said. With ``--json``
+    stdout holds one JSON document, as for every command: the session's (``--format md``
+    is refused), or with ``-o`` the ``exported`` report."""
+    if args.json and args.output is None and args.format == "md":
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail="--json prints JSON: leave out --format md, or write the Markdown with -o FILE",
+        )
+    fmt: ExportFormat = args.format or ("json" if args.json and args.output is None else "md")
+    if args.output is None:
+        sys.stdout.write(ctx.export.render(ctx.owner, args.id, fmt))
+        return EXIT_OK
+    path = ctx.export.write(ctx.owner, args.id, fmt, Path(args.output))
+    if args.json:
+        emit_json(
+            {"exported": {"kind": "session", "id": args.id, "format": fmt, "path": str(path)}}
+        )
+    else:
+        emit_line(f"Exported session {args.id} to {path}")
+    return EXIT_OK
 
 
 def _print_memory(state: MemoryState) -> None:

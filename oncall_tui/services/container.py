@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.configuration import ConfigurationService
+    from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
     from oncall_tui.services.sessions import SessionService
     from oncall_tui.store.engine import Database
@@ -79,6 +80,12 @@ class Services:
             max_reply_chars=self.settings.max_reply_chars,
         )
 
+    @cached_property
+    def export(self) -> ExportService:
+        from oncall_tui.services.export import ExportService
+
+        return ExportService(self.sessions, self.memory, model=self.gateway.model_name)
+
     def server_version(self) -> str:
         """The model server's version; ``MODEL_UNAVAILABLE`` when it does not answer."""
         return self.gateway.server_version()
@@ -97,7 +104,7 @@ class Services:
     def use_model(self, model: str) -> None:
         """Switch the chat model; the engine is rebuilt around it on next use."""
         self.settings = replace(self.settings, model=model)
-        for name in ("gateway", "memory", "chat"):
+        for name in ("gateway", "memory", "chat", "export"):
             self.__dict__.pop(name, None)
         self._gateway = None
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from oncall_tui.core.memory import MemoryMode
+from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.store.ids import stored_id
 
@@ -248,4 +248,24 @@ class MessageView:
             "status": self.status,
             "created_at": iso(self.created_at),
             "tool_calls": [call.to_json() for call in self.tool_calls],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionTranscript:
+    """A whole session as it is shown and exported: the session, every message (the
+    summarised ones too) with its tool calls, and its memory.
+
+    :meth:`to_json` is the one shape of ``sessions show --json`` and of a JSON export, so the
+    two cannot drift apart."""
+
+    session: SessionView
+    messages: tuple[MessageView, ...]
+    memory: MemoryState
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            **self.session.to_json(),
+            "messages": [message.to_json() for message in self.messages],
+            "memory": self.memory.to_json(),
         }

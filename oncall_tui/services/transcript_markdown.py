@@ -1,0 +1,219 @@
+"""A session as a Markdown document, the starting point of a postmortem.
+
+Promised: every message under a header of its own (number, role, local time with its offset),
+marked when the reply was interrupted, failed or cut off; each tool call on one line (name,
+arguments, status, its one-line result); the summary in a section that says the model wrote
+it; the compaction boundary as a ruled line between the messages where it lies.
+
+Nothing a user or a model wrote can break the document or pass for its structure:
+
+- a user's message is plain text (the TUI draws it as typed), so it is fenced, with a fence
+  longer than any run of backticks inside it;
+- a reply is Markdown and is kept as Markdown when it closes everything it opens; a reply that
+  would swallow what follows (an unclosed fence or HTML comment, typical of a reply cut off
+  midway) is fenced as text instead;
+- the summary is a block quote, which closes whatever it holds where it ends;
+- the title, tool names, arguments and results are escaped or set in code spans.
+
+Control characters become visible symbols (:func:`oncall_tui.core.text.terminal_safe`): the
+document may be printed to a terminal, and nobody reading a postmortem wants an escape
+sequence. Pure: no I/O, the time of export and the zone come in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, tzinfo
+from functools import cache
+
+from markdown_it import MarkdownIt
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.services.views import MessageView, SessionTranscript, ToolCallView
+
+STATUS_NOTES = {
+    "interrupted": "Interrupted: the reply was stopped before it ended; what had arrived is kept.",
+    "failed": "Failed: the reply broke off with an error; what had arrived is kept.",
+    "truncated": "Truncated: the reply was cut off at the length limit.",
+}
+"""What a message's status means, said under its header (``complete`` says nothing)."""
+
+TOOL_STATUS = {
+    "ok": "ok",
+    "error": "error",
+    "withheld": "withheld (the result did not fit under the 95% limit; the model got a note)",
+    "interrupted": "interrupted",
+}
+
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#|!~&])")
+_BACKTICK_RUN = re.compile(r"`+")
+_END_OF_REPLY = "oncall-tui-end-of-reply"
+
+
+def render_markdown(
+    transcript: SessionTranscript, *, model: str, exported_at: datetime, zone: tzinfo | None
+) -> str:
+    """The transcript as Markdown; times in ``zone`` (the system's local zone when ``None``)."""
+    session, memory = transcript.session, transcript.memory
+    messages = transcript.messages
+    boundary = memory.compacted_message_count if messages else 0
+    usage = memory.usage
+    parts = [
+        f"# {escape(session.display_title)}",
+        f"Exported from oncall-tui on {when(exported_at, zone)}.",
+        "\n".join(
+            [
+                f"- **Session:** {session.id}",
+                f"- **Started:** {when(session.created_at, zone)}",
+                f"- **Last activity:** {when(session.updated_at, zone)}",
+                f"- **Messages:** {len(messages)}",
+                f"- **Model (when exported):** {code_span(model)}",
+                f"- **Memory mode:** {code_span(memory.memory_mode.value)}",
+                f"- **Compaction boundary:** {_boundary_fact(boundary)}",
+                f"- **Context:** {usage.context_tokens:,} of {usage.context_window_tokens:,} "
+                f"tokens ({usage.percent}%)",
+            ]
+        ),
+    ]
+    if memory.memory_summary:
+        parts += ["## Summary (written by the model)", _summary(transcript, zone)]
+    parts.append("## Conversation")
+    if not messages:
+        parts.append("*No messages.*")
+    for index, message in enumerate(messages):
+        parts += _message(message, zone)
+        if index + 1 == boundary:
+            parts += ["---", _boundary_note(boundary), "---"]
+    return "\n\n".join(parts) + "\n"
+
+
+def _boundary_fact(boundary: int) -> str:
+    if boundary == 0:
+        return "none (nothing summarised)"
+    if boundary == 1:
+        return "after message 1 (it is summarised)"
+    return f"after message {boundary} (messages 1–{boundary} are summarised)"
+
+
+def _boundary_note(boundary: int) -> str:
+    above = "The message above is" if boundary == 1 else f"The {boundary} messages above are"
+    return (
+        f"**Compaction boundary.** {above} summarised in the model-written summary; from here "
+        "on the model saw that summary instead of them, and the messages below."
+    )
+
+
+def _summary(transcript: SessionTranscript, zone: tzinfo | None) -> str:
+    memory = transcript.memory
+    summary = memory.memory_summary or ""
+    covered = memory.compacted_message_count
+    span = "message 1" if covered == 1 else f"messages 1–{covered}"
+    made = (
+        f", made {when(memory.last_compacted_at, zone)}"
+        if memory.last_compacted_at is not None
+        else ""
+    )
+    cut = (
+        " It was cut off at the model's length limit."
+        if memory.memory_summary_status == "truncated"
+        else ""
+    )
+    lead = (
+        f"**Model-written summary** of {span}{made}: not the user's words, and not evidence.{cut}"
+    )
+    return block_quote(f"{lead}\n\n{terminal_safe(summary)}")
+
+
+def _message(message: MessageView, zone: tzinfo | None) -> list[str]:
+    header = f"### {message.position + 1} · {message.role} · {when(message.created_at, zone)}"
+    if message.status != "complete":
+        header += f" · {message.status}"
+    parts = [header]
+    note = STATUS_NOTES.get(message.status)
+    if note is None and message.status != "complete":
+        note = f"Status: {message.status}."
+    if note is not None:
+        parts.append(f"*{escape(note)}*")
+    parts += [_tool_call(call) for call in message.tool_calls]
+    text = terminal_safe(message.content)
+    if not text.strip():
+        parts.append("*(no text)*")
+    elif message.role == "user" or not closes_itself(text):
+        parts.append(fenced(text, "text" if message.role == "user" else "markdown"))
+    else:
+        parts.append(text.strip("\n"))
+    return parts
+
+
+def _tool_call(call: ToolCallView) -> str:
+    """One paragraph (not a list item: a reply after a list could be read into it)."""
+    arguments = json.dumps(call.arguments, ensure_ascii=False)
+    status = TOOL_STATUS.get(call.status, call.status)
+    summary = " ".join(terminal_safe(call.summary).split())
+    result = f": {escape(summary)}" if summary else ""
+    return (
+        f"**Tool call** {code_span(call.name)} {code_span(arguments)} → "
+        f"{escape(status)}{result} ({call.duration_ms:,} ms)"
+    )
+
+
+# -- Markdown building blocks ------------------------------------------------------------------
+
+
+def when(moment: datetime, zone: tzinfo | None) -> str:
+    """``2026-12-01 21:30:05 +01:00``: stored (UTC, naive or aware) times in ``zone``, with
+    the offset, so a timeline built from several exports lines up."""
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+    shown = aware.astimezone(zone)
+    offset = shown.utcoffset()
+    minutes = 0 if offset is None else int(offset.total_seconds()) // 60
+    sign = "-" if minutes < 0 else "+"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"{shown:%Y-%m-%d %H:%M:%S} {sign}{hours:02d}:{rest:02d}"
+
+
+def escape(text: str) -> str:
+    """``text`` as literal inline Markdown: one line, control characters made visible, every
+    character that could start emphasis, code, a link, HTML or a heading's end escaped."""
+    flat = " ".join(terminal_safe(text).split())
+    return _INLINE_SPECIAL.sub(r"\\\1", flat)
+
+
+def code_span(text: str) -> str:
+    """``text`` in a code span whose backtick run is longer than any inside it."""
+    flat = " ".join(terminal_safe(text).split()) or " "
+    ticks = "`" * (max((len(run) for run in _BACKTICK_RUN.findall(flat)), default=0) + 1)
+    pad = " " if flat.startswith(("`", " ")) or flat.endswith(("`", " ")) else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def fenced(text: str, info: str) -> str:
+    """``text`` verbatim in a fenced code block that nothing inside it can close: the fence is
+    longer than any run of backticks in the text."""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def block_quote(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def closes_itself(text: str) -> bool:
+    """Whether Markdown ``text`` closes every block it opens: a paragraph written after it
+    (past a blank line) is a paragraph of the document, not part of a fence, an HTML block
+    or a list item of the text."""
+    tokens = _parser().parse(f"{text}\n\n{_END_OF_REPLY}\n")
+    if len(tokens) < 3:
+        return False
+    opening, inline, _ = tokens[-3:]
+    return (
+        opening.type == "paragraph_open" and opening.level == 0 and inline.content == _END_OF_REPLY
+    )
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
