@@ -272,4 +272,24 @@ WELCOME: dict[str, dict[Language, str]] = {
     "welcome.model_ready": {"en": "The model {model} is ready.", "zh": "模型 {model} 已就绪。"},
 }
 
-TUI: dict[str, dict[Language, str]] = {**COMMANDS, **KEYS, **COPYING, **PALETTE, **WELCOME}
+EXPORT: dict[str, dict[Language, str]] = {
+    "export.nothing": {
+        "en": "Nothing to export: this session has not started yet.",
+        "zh": "没有可导出的内容：此会话尚未开始。",
+    },
+    "export.title": {"en": "Export session", "zh": "导出会话"},
+    "export.prompt": {
+        "en": "Write the session to this file (Markdown; a name ending .json writes JSON):",
+        "zh": "把会话写入此文件（Markdown；以 .json 结尾则写 JSON）：",
+    },
+    "export.done": {"en": "Exported to {path}", "zh": "已导出到 {path}"},
+}
+
+TUI: dict[str, dict[Language, str]] = {
+    **EXPORT,
+    **COMMANDS,
+    **KEYS,
+    **COPYING,
+    **PALETTE,
+    **WELCOME,
+}

@@ -70,6 +70,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("delete_session", "delete_session", "f8,alt+x"),
     Command("show_summary", "show_summary", "f6,alt+v", priority=True),
     Command("cycle_mode", "cycle_mode", "f7,alt+o", priority=True),
+    Command("export", "export", "ctrl+s,alt+e"),
     Command("copy_message", "copy_message", "alt+w"),
     Command("copy_code", "copy_code", "alt+y"),
     Command("filter_sessions", "find_session", "alt+l"),

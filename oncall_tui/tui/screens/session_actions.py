@@ -3,14 +3,17 @@ title), delete (asking, with the title and message count), find."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
 
+from oncall_tui.texts import text
 from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
+    from oncall_tui.services.export import ExportFormat
     from oncall_tui.services.views import SessionView
 
 
@@ -85,6 +88,36 @@ class SessionActions(BackgroundScreen):
         listed = self.query_one(SessionList).sessions
         return next((s for s in listed if s.id == session_id), None)
 
+    def action_export(self) -> None:
+        """Write the open session to a file for the postmortem: the dialog shows the path
+        (the current directory, a name with the session and the time), Enter writes it; a
+        path ending in ``.json`` gets the JSON document instead of Markdown."""
+        from oncall_tui.tui.widgets.dialogs import TextDialog
+
+        session_id, owner = self.session_id, self.services.owner
+        lang = self.services.settings.lang
+        if session_id is None:
+            self.notify(text("export.nothing", lang), timeout=3)
+            return
+
+        def write(path: str | None) -> None:
+            if not path or not path.strip():
+                return
+            target = Path(path.strip()).expanduser()
+            fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
+            self._in_thread(
+                lambda: self.services.export.write(owner, session_id, fmt, target),
+                lambda written: self._set_status(text("export.done", lang, path=str(written))),
+            )
+
+        def ask(name: str) -> None:
+            dialog = TextDialog(
+                text("export.title", lang), text("export.prompt", lang), value=str(_here() / name)
+            )
+            self.app.push_screen(dialog, write)
+
+        self._in_thread(lambda: self.services.export.default_filename(owner, session_id, "md"), ask)
+
     def action_find_session(self) -> None:
         self.query_one(SessionList).action_filter()
 
@@ -93,3 +126,12 @@ class SessionActions(BackgroundScreen):
         def load_sessions(
             self, *, open_newest: bool = False, select: int | None = None
         ) -> None: ...
+
+
+def _here() -> Path:
+    """Where the export is offered: the directory the app was started in (where the engineer
+    works), else the home directory if that one has gone."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return Path.home()

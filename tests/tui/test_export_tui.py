@@ -1,0 +1,92 @@
+"""Exporting the open session from the TUI, to a file whose path the app shows."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.dialogs import TextDialog
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.tui.harness import scripted_app, seed_session, wait_until
+
+SIZE = (120, 36)
+
+
+async def test_ctrl_s_offers_a_path_here_and_writes_the_markdown_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.open_session(seed_session(app, 2, title="db-3 disk full"))
+        await wait_until(pilot, lambda: screen.session_id is not None)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        offered = Path(app.screen.query_one(Input).value)
+        assert offered.parent == tmp_path
+        assert offered.name.startswith(f"oncall-session-{screen.session_id}-")
+        assert offered.suffix == ".md"
+        await pilot.press("enter")
+        status = screen.query_one("#status", PlainText)
+        await wait_until(pilot, lambda: str(offered) in status.text)
+        assert status.text == f"Exported to {offered}"
+        written = offered.read_text(encoding="utf-8")
+        assert "db-3 disk full" in written
+        assert "question 1" in written
+        assert "answer 1" in written
+        assert stat.S_IMODE(offered.stat().st_mode) == 0o600
+
+
+async def test_a_path_ending_in_json_writes_the_json_document(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    target = tmp_path / "incident.json"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.open_session(seed_session(app, 1))
+        await wait_until(pilot, lambda: screen.session_id is not None)
+        await pilot.press("alt+e")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        await wait_until(pilot, target.exists)
+        assert target.read_text(encoding="utf-8").lstrip().startswith("{")
+
+
+async def test_a_directory_that_does_not_exist_is_said_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    target = tmp_path / "missing" / "out.md"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.open_session(seed_session(app, 1))
+        await wait_until(pilot, lambda: screen.session_id is not None)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = str(target)
+        await pilot.press("enter")
+        status = screen.query_one("#status", PlainText)
+        await wait_until(pilot, lambda: status.has_class("-error"))
+        assert "missing" in status.text
+        assert not target.parent.exists()
+
+
+async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert any("Nothing to export" in n.message for n in app._notifications)
