@@ -40,6 +40,7 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     test writes one), never the user's own; no variable of the developer's leaks in."""
     path = tmp_path / "config" / "config.toml"
     monkeypatch.setenv("ONCALL_TUI_CONFIG", str(path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # for environ={} too
     for variable in ("ONCALL_TUI_LANG", "ONCALL_TUI_THEME"):
         monkeypatch.delenv(variable, raising=False)
     return path
