@@ -7,14 +7,15 @@ and the caller uses none of the file. Top-level keys this version does not know 
 and listed (a newer version's keys, or ``[[mcp_servers]]`` tables, must not stop an older one).
 
 Writing changes one key and keeps the rest of the file as it was, comments and unknown tables
-included (``tomlkit``, loaded only by a write). It is atomic (a private temporary file in the
+included (``tomlkit``). It is atomic (a private temporary file in the
 same directory, then ``os.replace``), creates the directory 0700 and the file 0600, and
 refuses, changing nothing, a file it could not read back: the user would lose it. A link to
 the file (dotfiles kept elsewhere) stays a link: its target is written.
 
 The shapes are checked here; what a value means (a window in range, an address) is the
 settings' rule. Standard library, the catalog and :mod:`oncall_tui.private_files` only:
-every start reads this, and the TUI's start-up path stays light.
+every start reads this, and the TUI's start-up path stays light (``tomllib`` is imported
+only when there is a file, ``tempfile`` and ``tomlkit`` only by a write).
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
@@ -140,6 +139,8 @@ def write_setting(path: Path, name: str, value: FileValue | None) -> None:
 
 
 def _replace_atomically(target: Path, data: bytes) -> None:
+    import tempfile
+
     make_private_directories(target.parent)
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
@@ -196,6 +197,8 @@ _TOMLLIB_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
 def _parse(path: Path, text: str) -> dict[str, object]:
+    import tomllib  # only when there is a file: most starts have none
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
