@@ -79,6 +79,17 @@ CATALOG: dict[str, dict[Language, str]] = {
         "en": "The session was not exported: {detail}. Nothing was written.",
         "zh": "会话未导出：{detail}。未写入任何文件。",
     },
+    "CONFIG_INVALID": {
+        "en": (
+            "The settings file {path} was not used: {detail}. "
+            "Everything it would have set has its default."
+        ),
+        "zh": "未使用设置文件 {path}：{detail}。它本应设置的各项均使用默认值。",
+    },
+    "CONFIG_NOT_SAVED": {
+        "en": "The {setting} setting was not saved in {path}: {detail}. The file is unchanged.",
+        "zh": "设置项 {setting} 未保存到 {path}：{detail}。文件未做任何改动。",
+    },
 }
 
 # Reasons refine a code with the exact rule that was broken.
@@ -304,6 +315,46 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "writing '{path}' failed ({problem})",
         "zh": "写入 '{path}' 失败（{problem}）",
     },
+    "config_syntax": {
+        "en": "it is not valid TOML at line {line}, column {column} ({problem})",
+        "zh": "第 {line} 行第 {column} 列不是有效的 TOML（{problem}）",
+    },
+    "config_wrong_type": {
+        "en": "'{key}' must be {kind}, not a TOML {got}",
+        "zh": "'{key}' 必须是{kind}，而不是 TOML {got}",
+    },
+    "config_empty": {
+        "en": "'{key}' must not be empty",
+        "zh": "'{key}' 不能为空",
+    },
+    "config_bad_value": {
+        "en": "'{key}' is refused: {problem}",
+        "zh": "'{key}' 的值无效：{problem}",
+    },
+    "config_not_regular": {
+        "en": "it is not a regular file",
+        "zh": "它不是普通文件",
+    },
+    "config_unreadable": {
+        "en": "it cannot be read ({problem})",
+        "zh": "无法读取该文件（{problem}）",
+    },
+    "config_too_large": {
+        "en": "it is larger than {limit} bytes",
+        "zh": "文件超过 {limit} 字节",
+    },
+    "config_not_utf8": {
+        "en": "it is not valid UTF-8 (byte {position})",
+        "zh": "文件不是有效的 UTF-8 编码（第 {position} 字节）",
+    },
+    "config_unwritable": {
+        "en": "it cannot be written there ({problem})",
+        "zh": "无法在该位置写入（{problem}）",
+    },
+    "config_unknown_setting": {
+        "en": "'{key}' is not a setting the file keeps (one of {names})",
+        "zh": "'{key}' 不是设置文件保存的设置项（可选：{names}）",
+    },
 }
 
 # Notes complete a message with what happened around it; they are never errors on their own.
@@ -335,6 +386,11 @@ KINDS: dict[str, dict[Language, str]] = {
     "skill": {"en": "skill", "zh": "技能"},
     "session": {"en": "session", "zh": "会话"},
     "model": {"en": "model", "zh": "模型"},
+    # What a settings file's value must be (``config_wrong_type``).
+    "text": {"en": "a string", "zh": "字符串"},
+    "whole_number": {"en": "a whole number", "zh": "整数"},
+    "number": {"en": "a number", "zh": "数字"},
+    "table": {"en": "a table", "zh": "表"},
 }
 
 

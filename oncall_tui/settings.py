@@ -1,38 +1,62 @@
-"""Settings: where data lives, who the user is, which Ollama and model to use.
+"""Settings: where data lives, who the user is, which Ollama and model to use, and the
+preferences of the settings file.
 
-Precedence for every value: command-line option, then environment variable, then default.
-The object is built once by the entry point and passed down explicitly.
+Precedence, per setting: command-line option, then environment variable, then the settings
+file (:mod:`oncall_tui.config_file`), then the default; :attr:`Settings.sources` records
+which one gave each. A bad option or variable is refused (``VALIDATION_INVALID_ARGUMENT``);
+a settings file that is wrong anywhere is not used at all, and the reason, naming the file
+and the line or key, is kept in :attr:`Settings.config_problem` for the clients to show:
+the app starts all the same. The object is built once by the entry point and passed down
+explicitly.
 """
 
 from __future__ import annotations
 
 import getpass
-import ipaddress
 import os
-import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from urllib.parse import urlsplit
+from types import MappingProxyType
+from typing import Any, Literal
 
-from platformdirs import user_data_path, user_log_path
+from platformdirs import user_config_path, user_data_path, user_log_path
 
+from oncall_tui.config_file import EMPTY, FILE_KEYS, FileValue, read_config
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
+from oncall_tui.setting_values import (
+    DEFAULT_DEADLINE,
+    DEFAULT_LOG_LEVEL,
+    DEFAULT_MAX_REPLY_CHARS,
+    DEFAULT_MODEL,
+    DEFAULT_OLLAMA_URL,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULTS,
+    LOG_LEVELS,
+    NUM_CTX_MAX,
+    NUM_CTX_MIN,
+    PARSERS,
+    normalize_ollama_url,
+    parse_lang,
+    parse_log_level,
+    parse_num_ctx,
+    parse_request_timeout,
+    parse_seconds,
+    seconds_value,
+    to_file_value,
+    whole_number,
+)
 
 APP_NAME = "oncall-tui"
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-DEFAULT_MODEL = "llama3.1:8b"
-NUM_CTX_MIN = 512
-NUM_CTX_MAX = 1_048_576
-DEFAULT_REQUEST_TIMEOUT = 120.0
-DEFAULT_MAX_REPLY_CHARS = 200_000
-"""A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
-the database, and every later request, with one answer."""
-LOG_LEVELS = ("debug", "info", "warning", "error")
-DEFAULT_LOG_LEVEL = "info"
-DEFAULT_DEADLINE = 600.0
-"""Seconds a single model call may take in all, however steadily its data trickles in."""
+CONFIG_ENV = "ONCALL_TUI_CONFIG"
+
+Source = Literal["flag", "env", "file", "default"]
+NO_SOURCES: Mapping[str, Source] = MappingProxyType({})
+PREFERENCE_FIELDS: Mapping[str, str] = MappingProxyType(
+    {name: "request_timeout" if name == "timeout" else name for name in FILE_KEYS}
+)
+"""The settings file's keys and the :class:`Settings` field each sets."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +76,20 @@ class Settings:
     log_path: Path | None = None
     """Where the log goes; ``None`` (tests, benches) logs nowhere."""
     log_level: str = DEFAULT_LOG_LEVEL
+    theme: str | None = None
+    """The TUI's theme by name; ``None`` is the app's own. The TUI checks the name."""
+    keymap: Mapping[str, str] = field(default_factory=lambda: EMPTY, hash=False)
+    """The settings file's ``[keys]`` table: action id -> key string(s). The TUI checks the
+    ids and keys; here only the shape (string -> non-empty string) is checked."""
+    config_path: Path | None = None
+    """The settings file, which may not exist yet; ``None`` (tests, benches) keeps nothing."""
+    config_ignored: tuple[str, ...] = ()
+    """Top-level keys of the settings file this version does not know (ignored)."""
+    config_problem: OncallError | None = field(default=None, compare=False)
+    """Why the settings file was not used, or ``None``; the app runs on without it."""
+    sources: Mapping[str, Source] = field(default_factory=lambda: NO_SOURCES, hash=False)
+    """Where each setting came from at start: ``flag``, ``env``, ``file`` or ``default``,
+    by name (``config``, ``db``, ``user``, ``log_file`` and the settings file's keys)."""
 
     @classmethod
     def resolve(
@@ -66,36 +104,123 @@ class Settings:
         request_timeout: str | float | None = None,
         deadline: str | float | None = None,
         log_level: str | None = None,
+        config: str | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = _Utf8Environ(os.environ if environ is None else environ)
-        db_value = db or env.get("ONCALL_TUI_DB") or _default_db_value()
-        user_value = (user or env.get("ONCALL_TUI_USER") or _os_login(env)).strip()
+        sources: dict[str, Source] = {}
+
+        def given(name: str, flag: object, variable: str) -> object:
+            """The flag if given, else the environment variable if set, else ``None``."""
+            if flag is not None and flag != "":
+                sources[name] = "flag"
+                return flag
+            value = env.get(variable)
+            if value:
+                sources[name] = "env"
+                return value
+            sources[name] = "default"
+            return None
+
+        config_value = given("config", config, CONFIG_ENV)
+        config_path = Path(str(config_value or _default_config_value())).expanduser()
+        db_value = given("db", db, "ONCALL_TUI_DB") or _default_db_value()
+        user_value = str(given("user", user, "ONCALL_TUI_USER") or _os_login(env)).strip()
         if not user_value:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
-        ctx_value = num_ctx if num_ctx is not None else env.get("ONCALL_TUI_NUM_CTX") or None
-        timeout_value = (
-            request_timeout
-            if request_timeout is not None
-            else env.get("ONCALL_TUI_TIMEOUT") or None
-        )
-        deadline_value = deadline if deadline is not None else env.get("ONCALL_TUI_DEADLINE")
+        log_value = given("log_file", None, "ONCALL_TUI_LOG_FILE") or _default_log_value()
+        read = read_config(config_path)
+        problem = read.problem
+        file_values: dict[str, FileValue] = {}
+        for key, raw in read.values.items():
+            try:
+                file_values[key] = to_file_value(key, raw)
+            except OncallError as refused:
+                file_values, problem = {}, _file_value_problem(config_path, key, refused)
+                break
+        keymap = read.keymap if problem is None else EMPTY
+        sources["keys"] = "file" if problem is None and read.has_keymap else "default"
+
+        def setting(name: str, flag: object, variable: str) -> object:
+            value = given(name, flag, variable)
+            if value is None and name in file_values:
+                sources[name] = "file"
+                return file_values[name]
+            return value
+
+        lang_value = setting("lang", lang, "ONCALL_TUI_LANG")
         return cls(
-            db_path=Path(db_value).expanduser(),
+            db_path=Path(str(db_value)).expanduser(),
             user=user_value,
-            lang=resolve_language(lang, env),
-            ollama_url=normalize_ollama_url(ollama_url or env.get("OLLAMA_HOST") or ""),
-            model=(model or env.get("ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
-            num_ctx=parse_num_ctx(ctx_value),
-            request_timeout=parse_request_timeout(timeout_value),
-            deadline=parse_seconds(deadline_value, "deadline", DEFAULT_DEADLINE),
-            log_path=Path(env.get("ONCALL_TUI_LOG_FILE") or _default_log_value()).expanduser(),
-            log_level=parse_log_level(log_level or env.get("ONCALL_TUI_LOG_LEVEL")),
+            lang=parse_lang(lang_value) if lang_value else resolve_language(None, env),
+            ollama_url=normalize_ollama_url(
+                str(setting("ollama_url", ollama_url, "OLLAMA_HOST") or "")
+            ),
+            model=str(setting("model", model, "ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
+            num_ctx=parse_num_ctx(whole_number(setting("num_ctx", num_ctx, "ONCALL_TUI_NUM_CTX"))),
+            request_timeout=parse_request_timeout(
+                seconds_value(setting("timeout", request_timeout, "ONCALL_TUI_TIMEOUT"))
+            ),
+            deadline=parse_seconds(
+                seconds_value(setting("deadline", deadline, "ONCALL_TUI_DEADLINE")),
+                "deadline",
+                DEFAULT_DEADLINE,
+            ),
+            log_path=Path(str(log_value)).expanduser(),
+            log_level=parse_log_level(
+                _text(setting("log_level", log_level, "ONCALL_TUI_LOG_LEVEL"))
+            ),
+            theme=_text(setting("theme", None, "ONCALL_TUI_THEME")),
+            keymap=keymap,
+            config_path=config_path,
+            config_ignored=read.ignored if problem is None else (),
+            config_problem=problem,
+            sources=MappingProxyType(sources),
         )
+
+    def with_preference(self, name: str, value: str | int | float | None) -> Settings:
+        """These settings with the settings file's key ``name`` set to ``value`` (checked as
+        the file's value would be); ``None`` puts the setting's default back."""
+        field_name = PREFERENCE_FIELDS.get(name)
+        if field_name is None:
+            raise OncallError(
+                "VALIDATION_INVALID_ARGUMENT",
+                "config_unknown_setting",
+                key=name,
+                names=", ".join(PREFERENCE_FIELDS),
+            )
+        changes: dict[str, Any] = {
+            field_name: DEFAULTS[name]
+            if value is None
+            else PARSERS[name](to_file_value(name, value))
+        }
+        return replace(self, **changes)
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _file_value_problem(path: Path, key: str, refused: OncallError) -> OncallError:
+    """A file value its flag's rule refused, as the file's problem naming the key."""
+    detail: object = refused.params.get("detail") if refused.reason is None else refused
+    return OncallError(
+        "CONFIG_INVALID", "config_bad_value", path=str(path), key=key, problem=detail
+    )
 
 
 def default_db_path() -> Path:
     return user_data_path(APP_NAME, appauthor=False) / "oncall.db"
+
+
+def default_config_path() -> Path:
+    """Where the settings file is looked for unless ``--config`` or ``ONCALL_TUI_CONFIG``
+    says otherwise: ``config.toml`` in the platform's user config directory."""
+    return user_config_path(APP_NAME, appauthor=False) / "config.toml"
+
+
+def _default_config_value() -> str:
+    return require_utf8(str(default_config_path()), "XDG_CONFIG_HOME or HOME")
 
 
 def default_log_path() -> Path:
@@ -104,16 +229,6 @@ def default_log_path() -> Path:
 
 def _default_log_value() -> str:
     return require_utf8(str(default_log_path()), "XDG_STATE_HOME or HOME")
-
-
-def parse_log_level(value: str | None) -> str:
-    level = (value or DEFAULT_LOG_LEVEL).strip().lower()
-    if level not in LOG_LEVELS:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            detail=f"log level '{value}' is not one of {', '.join(LOG_LEVELS)}",
-        )
-    return level
 
 
 def _default_db_value() -> str:
@@ -152,100 +267,29 @@ class _Utf8Environ(Mapping[str, str]):
         return len(self._environ)
 
 
-def normalize_ollama_url(raw: str) -> str:
-    """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
-
-    Without a scheme the port defaults to 11434 like the Ollama CLI; a bind-all
-    address (``0.0.0.0``) is reached through loopback. Surrounding spaces are trimmed. A host
-    that cannot be one (``[::1`` unclosed, ``256.256.256.256``, spaces or symbols inside) is
-    refused here, with the catalog's message, rather than by the HTTP client later.
-    """
-    value = raw.strip()
-    if not value:
-        return DEFAULT_OLLAMA_URL
-    has_scheme = "://" in value
-    try:
-        parts = urlsplit(value if has_scheme else f"http://{value}")
-        host = parts.hostname
-    except ValueError:  # an unclosed or invalid [IPv6] address
-        raise _bad_address(value) from None
-    if parts.scheme not in ("http", "https") or not host or not _valid_host(host):
-        raise _bad_address(value)
-    try:
-        explicit_port = parts.port
-    except ValueError:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' has an invalid port"
-        ) from None
-    default_port = 11434 if not has_scheme else (443 if parts.scheme == "https" else 80)
-    port = explicit_port or default_port
-    if host in ("0.0.0.0", "::"):
-        host = "127.0.0.1"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
-
-
-_HOST_NAME = re.compile(r"[\w-]+(\.[\w-]+)*\.?")
-"""A host name: letters (any script), digits, hyphens and underscores, in dotted labels."""
-_NUMERIC_HOST = re.compile(r"[0-9.]+")
-
-
-def _valid_host(host: str) -> bool:
-    """An IPv6 address, a dotted-quad IPv4 address, or a name that is not all digits."""
-    if ":" in host:
-        try:
-            ipaddress.IPv6Address(host.split("%", 1)[0])
-        except ValueError:
-            return False
-        return True
-    if _NUMERIC_HOST.fullmatch(host):  # digits and dots: it means an IPv4 address
-        try:
-            ipaddress.IPv4Address(host)
-        except ValueError:
-            return False
-        return True
-    return _HOST_NAME.fullmatch(host) is not None
-
-
-def _bad_address(value: str) -> OncallError:
-    return OncallError("VALIDATION_INVALID_ARGUMENT", "bad_ollama_address", value=value)
-
-
-def parse_num_ctx(value: str | int | None) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"num_ctx '{value}' is not a whole number"
-        ) from None
-    if not NUM_CTX_MIN <= number <= NUM_CTX_MAX:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            detail=f"num_ctx must be between {NUM_CTX_MIN} and {NUM_CTX_MAX} (got {number})",
-        )
-    return number
-
-
-def parse_request_timeout(value: str | float | None) -> float:
-    """Seconds, a positive number; unset means :data:`DEFAULT_REQUEST_TIMEOUT`."""
-    return parse_seconds(value, "timeout", DEFAULT_REQUEST_TIMEOUT)
-
-
-def parse_seconds(value: str | float | None, name: str, default: float) -> float:
-    """A positive, finite number of seconds; unset means ``default``."""
-    if value is None or value == "":
-        return default
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not a number of seconds"
-        ) from None
-    if not 0 < seconds < float("inf"):
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be positive (got {value})"
-        )
-    return seconds
+__all__ = [
+    "APP_NAME",
+    "CONFIG_ENV",
+    "DEFAULT_DEADLINE",
+    "DEFAULT_LOG_LEVEL",
+    "DEFAULT_MAX_REPLY_CHARS",
+    "DEFAULT_MODEL",
+    "DEFAULT_OLLAMA_URL",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "LOG_LEVELS",
+    "NUM_CTX_MAX",
+    "NUM_CTX_MIN",
+    "PREFERENCE_FIELDS",
+    "Settings",
+    "Source",
+    "default_config_path",
+    "default_db_path",
+    "default_log_path",
+    "normalize_ollama_url",
+    "parse_lang",
+    "parse_log_level",
+    "parse_num_ctx",
+    "parse_request_timeout",
+    "parse_seconds",
+    "to_file_value",
+]

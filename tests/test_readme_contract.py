@@ -102,6 +102,13 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
     keys("doctor", report)
     assert isinstance(report, dict)
     keys("database", report["database"])
+    paths = run("config", "paths")
+    keys("config paths", paths)
+    assert isinstance(paths, dict)
+    for name in ("config_file", "db_file", "log_file"):
+        keys("file", paths[name])
+    for setting in paths["settings"].values():
+        keys("setting", setting)
     failed = cli("skills", "show", "nope", "--json")
     keys("error", json.loads(failed.err))
 

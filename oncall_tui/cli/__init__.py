@@ -7,7 +7,9 @@ database that fails under a command (damaged pages, a full disk) is reported onc
 through the catalog (``DATABASE_UNAVAILABLE``). A reader of the output that goes away
 (``| head -1``) ends the command quietly with :data:`EXIT_BROKEN_PIPE` once its work is done.
 The console script starts in :mod:`oncall_tui.entry`, which also covers Ctrl-C while this
-package is still being imported.
+package is still being imported. A settings file that cannot be used is no error: a command
+prints why once on stderr, as a warning, and goes on with the defaults (the TUI shows it on
+its status line).
 
 Quick for scripts: importing the CLI and parsing its arguments loads neither the database
 layer (SQLAlchemy, SQLModel) nor the model stack (LangChain): ``--version`` and ``--help`` end
@@ -32,6 +34,7 @@ from oncall_tui.cli.output import (
     EXIT_USER_ERROR,
     reader_safe_output,
     report_error,
+    report_warning,
 )
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, resolve_language
@@ -67,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal chat workbench for on-call engineers, on local Ollama models.",
     )
     parser.add_argument("--version", action="version", version=f"oncall-tui {__version__}")
+    parser.add_argument(
+        "--config", metavar="PATH", help="settings file (env ONCALL_TUI_CONFIG; see README)"
+    )
     parser.add_argument("--db", metavar="PATH", help="database file (env ONCALL_TUI_DB)")
     parser.add_argument("--user", metavar="NAME", help="owner of the data (env ONCALL_TUI_USER)")
     parser.add_argument("--lang", choices=("en", "zh"), help="message language")
@@ -133,13 +139,16 @@ def _run(arguments: list[str]) -> int:
             request_timeout=args.timeout,
             deadline=args.deadline,
             log_level=args.log_level,
+            config=args.config,
         )
     except OncallError as error:
         return report_error(error, lang, as_json)
+    handler: Handler | None = getattr(args, "handler", None)
+    if settings.config_problem is not None and handler is not None:  # the TUI shows its own
+        report_warning(settings.config_problem, settings.lang, as_json)
     from oncall_tui.logs import configure_logging
 
     configure_logging(settings.log_path, settings.log_level)
-    handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         from oncall_tui.tui.app import run_tui
 

@@ -1,4 +1,5 @@
-"""CLI commands for prompts, skills and the selection (``prompts``, ``skills``, ``config``).
+"""CLI commands for prompts, skills and the selection (``prompts``, ``skills``, ``config``),
+and where the settings come from (``config paths``).
 
 The prompt and skill rules (and the YAML parser they bring) are imported by the handlers that
 use them, so registering these commands costs ``--version`` and ``--help`` nothing."""
@@ -56,7 +57,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("ref", metavar="NAME_OR_ID")
     add_json_flag(p).set_defaults(handler=skills_delete)
 
-    config = commands.add_parser("config", help="show or set the prompt and skills in use")
+    config = commands.add_parser(
+        "config", help="show or set the prompt and skills in use; where settings come from"
+    )
     config_actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = config_actions.add_parser("show", help="show the active prompt and selected skills")
     add_json_flag(p).set_defaults(handler=config_show)
@@ -66,6 +69,10 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         "--skills", metavar="SKILL[,SKILL...]", help='comma-separated names or ids; "" clears'
     )
     add_json_flag(p).set_defaults(handler=config_set)
+    p = config_actions.add_parser(
+        "paths", help="the settings file, database and log, and where each setting came from"
+    )
+    add_json_flag(p).set_defaults(handler=config_paths)
 
 
 def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -219,6 +226,80 @@ def config_set(ctx: Services, args: argparse.Namespace) -> int:
     )
     _print_configuration(configuration, args.json)
     return 0
+
+
+def config_paths(ctx: Services, args: argparse.Namespace) -> int:
+    """Reads no data: it works with a database that cannot be opened, to find it."""
+    settings = ctx.settings
+    sources = settings.sources
+    files = {
+        "config_file": _file_entry(settings.config_path, sources.get("config")),
+        "db_file": _file_entry(settings.db_path, sources.get("db")),
+        "log_file": _file_entry(settings.log_path, sources.get("log_file")),
+    }
+    values: dict[str, object] = {
+        "user": settings.user,
+        "lang": settings.lang,
+        "ollama_url": settings.ollama_url,
+        "model": settings.model,
+        "theme": settings.theme,
+        "num_ctx": settings.num_ctx,
+        "timeout": settings.request_timeout,
+        "deadline": settings.deadline,
+        "log_level": settings.log_level,
+        "keys": dict(settings.keymap),
+    }
+    problem = settings.config_problem
+    if args.json:
+        emit_json(
+            {
+                **files,
+                "settings": {
+                    name: {"value": value, "source": sources.get(name, "default")}
+                    for name, value in values.items()
+                },
+                "ignored_keys": list(settings.config_ignored),
+                "problem": None if problem is None else problem.to_json(settings.lang),
+            }
+        )
+        return 0
+    for label, name in (
+        ("Config file", "config_file"),
+        ("Database", "db_file"),
+        ("Log", "log_file"),
+    ):
+        entry = files[name]
+        state = "" if entry["exists"] else ", not created yet"
+        emit_line(f"{label:<12} {entry['path'] or '(none)'}  ({entry['source']}{state})")
+    emit_line()
+    rows = [
+        (name, _shown_value(name, value), sources.get(name, "default"))
+        for name, value in values.items()
+    ]
+    emit_table(("SETTING", "VALUE", "SOURCE"), rows)
+    if settings.config_ignored:
+        emit_line(f"\nIgnored in the settings file: {', '.join(settings.config_ignored)}")
+    if problem is not None:
+        emit_line(f"\n{problem.message(settings.lang)}")
+    return 0
+
+
+def _file_entry(path: Path | None, source: str | None) -> dict[str, object]:
+    return {
+        "path": None if path is None else str(path),
+        "exists": path is not None and path.exists(),
+        "source": source or "default",
+    }
+
+
+def _shown_value(name: str, value: object) -> str:
+    if name == "num_ctx" and value is None:
+        return "(discovered from the model)"
+    if name == "theme" and value is None:
+        return "(the app's own)"
+    if isinstance(value, dict):
+        return ", ".join(f"{action}={keys}" for action, keys in value.items()) or "(none)"
+    return str(value)
 
 
 def skills_select(ctx: Services, args: argparse.Namespace) -> int:

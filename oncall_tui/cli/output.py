@@ -158,6 +158,15 @@ def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
     return exit_status(error.code)
 
 
+def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:
+    """A problem the command goes on despite (a settings file it could not use), on stderr:
+    one JSON line with ``--json``, else one line of text."""
+    if as_json:
+        sys.stderr.write(json.dumps({"warning": problem.to_json(lang)}, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(f"oncall-tui: warning: {terminal_safe(problem.message(lang))}\n")
+
+
 def one_line(text: str, width: int = 60) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

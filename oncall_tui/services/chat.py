@@ -48,7 +48,7 @@ from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryService, PreparedSend
 from oncall_tui.services.steps import completed_in_thread
-from oncall_tui.settings import DEFAULT_MAX_REPLY_CHARS
+from oncall_tui.setting_values import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
 from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository

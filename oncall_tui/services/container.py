@@ -9,7 +9,6 @@ that do not need them.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -102,11 +101,28 @@ class Services:
         return OllamaApi(self.settings.ollama_url, timeout=3.0).list_models()
 
     def use_model(self, model: str) -> None:
-        """Switch the chat model; the engine is rebuilt around it on next use."""
-        self.settings = replace(self.settings, model=model)
+        """Switch the chat model and keep the choice in the settings file; the engine is
+        rebuilt around it on next use. A file that cannot take it (``CONFIG_NOT_SAVED``)
+        leaves the model as it was."""
+        self.save_preference("model", model)
         for name in ("gateway", "memory", "chat", "export"):
             self.__dict__.pop(name, None)
         self._gateway = None
+
+    def save_preference(self, name: str, value: str | int | float | None) -> None:
+        """Set the settings file's key ``name`` (``model``, ``theme``, ``num_ctx``, …) to
+        ``value``, ``None`` removing it, and use it from now on. Checked as the flag would be
+        (``VALIDATION_INVALID_ARGUMENT``); a file that cannot be read back or written raises
+        ``CONFIG_NOT_SAVED``; either way nothing changed. Settings without a file (tests,
+        benches) change in memory only."""
+        from oncall_tui.config_file import write_setting
+        from oncall_tui.setting_values import to_file_value
+
+        updated = self.settings.with_preference(name, value)
+        path = self.settings.config_path
+        if path is not None:
+            write_setting(path, name, None if value is None else to_file_value(name, value))
+        self.settings = updated
 
     def warm_up(self) -> None:
         """Blocking: import the model stack (LangChain, about a second of CPU) and build the chat

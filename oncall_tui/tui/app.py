@@ -117,7 +117,11 @@ class OncallApp(App[None]):
 
         def picked(model: str | None) -> None:
             if model and model != self.services.settings.model:
-                self.services.use_model(model)
+                try:
+                    self.services.use_model(model)  # kept in the settings file
+                except OncallError as error:  # a file it must not overwrite: nothing changed
+                    self.main.show_error(error)
+                    return
                 self.notify(terminal_safe(f"Chatting with {model}"), markup=False)
                 self.main.check_ollama()
                 self.main.refresh_context()

@@ -116,6 +116,47 @@ async def test_the_model_picker_lists_ollama_models_and_switches(tmp_path: Path)
             await wait_until(pilot, lambda: "qwen3:8b" in panel_model_text(app))
 
 
+async def test_a_picked_model_is_kept_in_the_settings_file(tmp_path: Path) -> None:
+    config = tmp_path / "config" / "config.toml"
+    with FakeOllama(models=["llama3.1:8b", "qwen3:8b"]) as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, config_path=config
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+            options = app.screen.query_one(OptionList)
+            await wait_until(pilot, lambda: options.option_count == 2)
+            await pilot.press("down", "enter")
+            await wait_until(pilot, lambda: app.services.settings.model == "qwen3:8b")
+    assert config.read_text(encoding="utf-8") == 'model = "qwen3:8b"\n'
+
+
+async def test_a_model_the_settings_file_cannot_keep_is_refused_on_the_status_line(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("model = \n", encoding="utf-8")
+    with FakeOllama(models=["llama3.1:8b", "qwen3:8b"]) as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, config_path=config
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+            options = app.screen.query_one(OptionList)
+            await wait_until(pilot, lambda: options.option_count == 2)
+            await pilot.press("down", "enter")
+            status = screen.query_one("#status", Static)
+            await wait_until(pilot, lambda: "was not saved" in str(status.render()))
+            assert app.services.settings.model == "llama3.1:8b"
+            assert app.is_running
+    assert config.read_text(encoding="utf-8") == "model = \n"
+
+
 async def test_every_action_is_in_the_command_palette(tmp_path: Path) -> None:
     app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=closed_port_url()))
     async with app.run_test(size=SIZE):

@@ -1,0 +1,218 @@
+"""The rule each setting's value must meet, whoever gives it: a flag, an environment variable
+or the settings file. Every refusal is ``VALIDATION_INVALID_ARGUMENT`` naming the value; the
+settings turn one from the file into the file's problem.
+
+Also what the settings file keeps for a key (:func:`to_file_value`): the checked value in its
+TOML type, so that what is written reads back the same.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from urllib.parse import urlsplit
+
+from oncall_tui.config_file import FILE_KEYS, FileValue
+from oncall_tui.errors import Language, OncallError
+
+DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "llama3.1:8b"
+NUM_CTX_MIN = 512
+NUM_CTX_MAX = 1_048_576
+DEFAULT_REQUEST_TIMEOUT = 120.0
+DEFAULT_MAX_REPLY_CHARS = 200_000
+"""A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
+the database, and every later request, with one answer."""
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_LOG_LEVEL = "info"
+DEFAULT_DEADLINE = 600.0
+"""Seconds a single model call may take in all, however steadily its data trickles in."""
+
+
+def to_file_value(name: str, value: str | int | float) -> FileValue:
+    """``value`` as the settings file keeps it for ``name``: checked by the rule of the
+    setting's flag (``VALIDATION_INVALID_ARGUMENT`` if refused), in its TOML type (a window
+    an integer, seconds a number, the rest trimmed strings)."""
+    parsed = PARSERS[name](value)
+    if parsed is None or (isinstance(value, str) and not value.strip()):
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "config_empty", key=name)
+    if FILE_KEYS[name] == "text":
+        if not isinstance(value, str):
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be a string")
+        return value.strip()
+    if isinstance(parsed, int | float):
+        return parsed
+    raise TypeError(f"the rule for {name} gave {type(parsed).__name__}")
+
+
+def parse_lang(value: object) -> Language:
+    text = str(value).strip().lower()
+    if text not in ("en", "zh"):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"language '{value}' is not one of en, zh"
+        )
+    return "zh" if text == "zh" else "en"
+
+
+def _parse_text(value: object) -> str | None:
+    text = str(value).strip()
+    return text or None
+
+
+def _parse_seconds(name: str, default: float) -> Callable[[object], float]:
+    return lambda value: parse_seconds(seconds_value(value), name, default)
+
+
+PARSERS: Mapping[str, Callable[[object], object]] = MappingProxyType(
+    {
+        "model": _parse_text,
+        "theme": _parse_text,
+        "ollama_url": lambda value: normalize_ollama_url(str(value)),
+        "lang": parse_lang,
+        "log_level": lambda value: parse_log_level(str(value)),
+        "num_ctx": lambda value: parse_num_ctx(whole_number(value)),
+        "timeout": _parse_seconds("timeout", DEFAULT_REQUEST_TIMEOUT),
+        "deadline": _parse_seconds("deadline", DEFAULT_DEADLINE),
+    }
+)
+"""Each settings-file key's rule: the same as its flag's."""
+
+
+DEFAULTS: Mapping[str, object] = MappingProxyType(
+    {
+        "model": DEFAULT_MODEL,
+        "theme": None,
+        "ollama_url": DEFAULT_OLLAMA_URL,
+        "lang": "en",
+        "log_level": DEFAULT_LOG_LEVEL,
+        "num_ctx": None,
+        "timeout": DEFAULT_REQUEST_TIMEOUT,
+        "deadline": DEFAULT_DEADLINE,
+    }
+)
+
+
+def whole_number(value: object) -> str | int | None:
+    """A window as given; a float only if it is whole (4096.0), else refused by its rule."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else str(value)
+    if value is None or isinstance(value, str | int):
+        return value
+    return str(value)
+
+
+def seconds_value(value: object) -> str | float | None:
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)
+
+
+def parse_log_level(value: str | None) -> str:
+    level = (value or DEFAULT_LOG_LEVEL).strip().lower()
+    if level not in LOG_LEVELS:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail=f"log level '{value}' is not one of {', '.join(LOG_LEVELS)}",
+        )
+    return level
+
+
+def normalize_ollama_url(raw: str) -> str:
+    """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
+
+    Without a scheme the port defaults to 11434 like the Ollama CLI; a bind-all
+    address (``0.0.0.0``) is reached through loopback. Surrounding spaces are trimmed. A host
+    that cannot be one (``[::1`` unclosed, ``256.256.256.256``, spaces or symbols inside) is
+    refused here, with the catalog's message, rather than by the HTTP client later.
+    """
+    value = raw.strip()
+    if not value:
+        return DEFAULT_OLLAMA_URL
+    has_scheme = "://" in value
+    try:
+        parts = urlsplit(value if has_scheme else f"http://{value}")
+        host = parts.hostname
+    except ValueError:  # an unclosed or invalid [IPv6] address
+        raise _bad_address(value) from None
+    if parts.scheme not in ("http", "https") or not host or not _valid_host(host):
+        raise _bad_address(value)
+    try:
+        explicit_port = parts.port
+    except ValueError:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' has an invalid port"
+        ) from None
+    default_port = 11434 if not has_scheme else (443 if parts.scheme == "https" else 80)
+    port = explicit_port or default_port
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+_HOST_NAME = re.compile(r"[\w-]+(\.[\w-]+)*\.?")
+"""A host name: letters (any script), digits, hyphens and underscores, in dotted labels."""
+_NUMERIC_HOST = re.compile(r"[0-9.]+")
+
+
+def _valid_host(host: str) -> bool:
+    """An IPv6 address, a dotted-quad IPv4 address, or a name that is not all digits."""
+    if ":" in host:
+        try:
+            ipaddress.IPv6Address(host.split("%", 1)[0])
+        except ValueError:
+            return False
+        return True
+    if _NUMERIC_HOST.fullmatch(host):  # digits and dots: it means an IPv4 address
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return False
+        return True
+    return _HOST_NAME.fullmatch(host) is not None
+
+
+def _bad_address(value: str) -> OncallError:
+    return OncallError("VALIDATION_INVALID_ARGUMENT", "bad_ollama_address", value=value)
+
+
+def parse_num_ctx(value: str | int | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"num_ctx '{value}' is not a whole number"
+        ) from None
+    if not NUM_CTX_MIN <= number <= NUM_CTX_MAX:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            detail=f"num_ctx must be between {NUM_CTX_MIN} and {NUM_CTX_MAX} (got {number})",
+        )
+    return number
+
+
+def parse_request_timeout(value: str | float | None) -> float:
+    """Seconds, a positive number; unset means :data:`DEFAULT_REQUEST_TIMEOUT`."""
+    return parse_seconds(value, "timeout", DEFAULT_REQUEST_TIMEOUT)
+
+
+def parse_seconds(value: str | float | None, name: str, default: float) -> float:
+    """A positive, finite number of seconds; unset means ``default``."""
+    if value is None or value == "":
+        return default
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not a number of seconds"
+        ) from None
+    if not 0 < seconds < float("inf"):
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be positive (got {value})"
+        )
+    return seconds
