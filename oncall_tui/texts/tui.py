@@ -285,7 +285,20 @@ EXPORT: dict[str, dict[Language, str]] = {
     "export.done": {"en": "Exported to {path}", "zh": "已导出到 {path}"},
 }
 
+PREFERENCES: dict[str, dict[Language, str]] = {
+    "keys.unknown_ids": {
+        "en": "The settings file's [keys] names actions that do not exist: {ids} (F1 lists "
+        "the ids); the other keys apply.",
+        "zh": "设置文件的 [keys] 中有不存在的操作：{ids}（F1 列出所有 id）；其余按键已生效。",
+    },
+    "theme.unknown": {
+        "en": "The settings file's theme '{theme}' does not exist (ctrl+p, Theme, lists them).",
+        "zh": "设置文件中的主题 '{theme}' 不存在（ctrl+p 中的“主题”可列出全部）。",
+    },
+}
+
 TUI: dict[str, dict[Language, str]] = {
+    **PREFERENCES,
     **EXPORT,
     **COMMANDS,
     **KEYS,

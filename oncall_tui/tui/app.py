@@ -15,12 +15,13 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.driver import Driver
 from textual.screen import Screen
+from textual.theme import Theme
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
-from oncall_tui.tui.commands import COMMANDS
+from oncall_tui.tui.commands import COMMANDS, checked_keymap
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -70,10 +71,36 @@ class OncallApp(App[None]):
         return InputDriver
 
     def on_mount(self) -> None:
+        self._apply_preferences()
         self.call_after_refresh(self._warm_up)
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
             loop.add_signal_handler(number, self.exit)
+
+    def _apply_preferences(self) -> None:
+        """The settings file's theme and key bindings; what is wrong in them (or in the file)
+        is said on the status line, and the rest applies."""
+        settings = self.services.settings
+        problems = (
+            [] if settings.config_problem is None else [settings.config_problem.message(self.lang)]
+        )
+        keymap, unknown = checked_keymap(settings.keymap)
+        if unknown:
+            problems.append(t("keys.unknown_ids", self.lang, ids=", ".join(unknown)))
+        self.set_keymap(keymap)
+        if settings.theme is not None:
+            if settings.theme in self.available_themes:
+                self.theme = settings.theme
+            else:
+                problems.append(t("theme.unknown", self.lang, theme=settings.theme))
+        self.theme_changed_signal.subscribe(self, self._theme_chosen)
+        if problems:
+            self.call_after_refresh(self.main.show_warning, " ".join(problems))
+
+    def _theme_chosen(self, theme: Theme) -> None:
+        """Keep the theme picked (ctrl+p, Theme) in the settings file, off the UI's loop."""
+        if theme.name != self.services.settings.theme:
+            self.main.save_preference("theme", theme.name)
 
     def _warm_up(self) -> None:
         """After the first frame, in a thread: the costly first uses (see :mod:`.warmup`) and

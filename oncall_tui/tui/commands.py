@@ -8,6 +8,7 @@ terminals take them), and an id by which the settings file's ``[keys]`` table re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.binding import Binding
@@ -83,3 +84,18 @@ COMMAND_IDS = frozenset(command.id for command in COMMANDS)
 
 def main_bindings(lang: Language) -> list[Binding]:
     return [command.binding(lang) for command in COMMANDS]
+
+
+SCREEN_BINDING_PREFIXES = ("prompts.", "skills.", "dialog.", "summary.", "path.")
+"""Ids of the other screens' bindings (``prompts.save``, ``dialog.yes``): rebindable too."""
+
+
+def checked_keymap(keymap: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The settings file's ``[keys]`` split into what applies and the ids no action has."""
+    known, unknown = {}, []
+    for binding_id, keys in keymap.items():
+        if binding_id in COMMAND_IDS or binding_id.startswith(SCREEN_BINDING_PREFIXES):
+            known[binding_id] = keys
+        else:
+            unknown.append(binding_id)
+    return known, unknown

@@ -60,6 +60,14 @@ class BackgroundScreen(Screen[None]):
     def show_error(self, error: OncallError) -> None:
         self._set_status(error.message(self.services.settings.lang), error=True)
 
+    def show_warning(self, text: str) -> None:
+        self._set_status(text, error=True)
+
+    def save_preference(self, name: str, value: str) -> None:
+        """Keep a choice (a theme) in the settings file, off the UI's loop; a file that must not
+        be overwritten is said on the status line."""
+        self._in_thread(lambda: self.services.save_preference(name, value), lambda _: None)
+
     def _set_status(self, text: str, error: bool = False) -> None:
         status = self.query_one("#status", PlainText)
         status.show(terminal_safe(text))

@@ -62,7 +62,7 @@ class MainScreen(ChatActions):
         with Horizontal(id="panes"):
             yield SessionList(id="sessions")
             with Vertical(id="centre"):
-                keymap = dict(getattr(self.services.settings, "keymap", {}))
+                keymap = dict(self.services.settings.keymap)
                 yield Welcome(self.lang, skills_examples_path(), keymap, id="welcome")
                 log = ChatLog(id="chat-log")
                 log.display = False  # until it has a message: the welcome is shown instead
@@ -308,7 +308,7 @@ class MainScreen(ChatActions):
             if action:
                 self.call_after_refresh(self.run_action, action)
 
-        keymap = dict(getattr(self.services.settings, "keymap", {}))
+        keymap = dict(self.services.settings.keymap)
         self.app.push_screen(KeysScreen(self.services.settings.lang, keymap), chosen)
 
     # -- copying ------------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""The settings file in the TUI: key bindings rebound, the theme applied and kept, and a file
+with a mistake said on the status line while the app starts with its defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oncall_tui.llm.gateway import StaticGateway
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.screens.keys import KeysScreen
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.screens.prompts import PromptEditorScreen
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.fakes.chat_model import ScriptedChatModel
+from tests.tui.harness import wait_until
+
+SIZE = (120, 36)
+
+
+def app_with_file(tmp_path: Path, body: str) -> tuple[OncallApp, Path]:
+    config = tmp_path / "config.toml"
+    config.write_text(body, encoding="utf-8")
+    settings = Settings.resolve(
+        db=str(tmp_path / "t.db"), user="alice", config=str(config), environ={}
+    )
+    return build_app(settings, gateway=StaticGateway(ScriptedChatModel([]), 8192)), config
+
+
+def status_text(app: OncallApp) -> str:
+    return app.screen.query_one("#status", PlainText).text
+
+
+async def test_a_rebound_key_runs_the_action_and_its_old_key_does_not(tmp_path: Path) -> None:
+    app, _ = app_with_file(tmp_path, '[keys]\nprompts = "ctrl+t"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+
+
+async def test_the_keys_help_shows_the_keys_as_rebound(tmp_path: Path) -> None:
+    app, _ = app_with_file(tmp_path, '[keys]\ncompact = "ctrl+k,f9"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        from textual.widgets import DataTable
+
+        table = app.screen.query_one(DataTable)
+        rows = [table.get_row_at(row) for row in range(table.row_count)]
+        compact = next(row for row in rows if str(row[2]) == "compact")
+        assert str(compact[0]) == "ctrl+k, f9"
+
+
+async def test_an_unknown_action_id_is_said_and_the_other_keys_apply(tmp_path: Path) -> None:
+    app, _ = app_with_file(tmp_path, '[keys]\nno_such_action = "ctrl+t"\nskills = "ctrl+g"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "no_such_action" in status_text(app))
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SkillLibraryScreen")
+
+
+async def test_the_theme_in_the_file_is_applied_and_a_new_choice_is_written(
+    tmp_path: Path,
+) -> None:
+    app, config = app_with_file(tmp_path, '# mine\ntheme = "nord"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "nord"
+        app.theme = "gruvbox"
+        await wait_until(pilot, lambda: 'theme = "gruvbox"' in config.read_text("utf-8"))
+        assert config.read_text("utf-8").startswith("# mine\n")
+
+
+async def test_an_unknown_theme_is_said_and_the_default_kept(tmp_path: Path) -> None:
+    app, _ = app_with_file(tmp_path, 'theme = "no-such-theme"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "no-such-theme" in status_text(app))
+        assert app.theme != "no-such-theme"
+
+
+async def test_a_malformed_file_is_said_with_its_line_and_the_app_starts(tmp_path: Path) -> None:
+    app, config = app_with_file(tmp_path, 'model = "qwen3:8b"\nnum_ctx = = 3\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "line 2" in status_text(app))
+        assert str(config) in status_text(app)
+        assert app.services.settings.model != "qwen3:8b"  # the file gave nothing
+        assert isinstance(app.screen, MainScreen)
