@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -76,6 +76,20 @@ class OllamaApi:
     def __init__(self, base_url: str, timeout: float = 5.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self._client: httpx.Client | None = None
+
+    def __enter__(self) -> Self:
+        """Share one client (its connection pool and TLS context) among the calls made inside
+        the block, from any thread: setting a client up costs tens of milliseconds of CPU, so
+        a burst of calls (an ``/api/show`` per installed model) should pay it once. Outside a
+        block each call has a client of its own."""
+        self._client = httpx.Client(base_url=self.base_url, timeout=self.timeout)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def version(self) -> str:
         """The server version (``GET /api/version``); proves the server is up."""
@@ -99,8 +113,11 @@ class OllamaApi:
         self, method: str, path: str, *, json: dict[str, Any] | None = None, model: str = ""
     ) -> dict[str, Any]:
         try:
-            with httpx.Client(base_url=self.base_url, timeout=self.timeout) as client:
-                response = client.request(method, path, json=json)
+            if self._client is not None:
+                response = self._client.request(method, path, json=json)
+            else:
+                with httpx.Client(base_url=self.base_url, timeout=self.timeout) as client:
+                    response = client.request(method, path, json=json)
         except (httpx.HTTPError, OSError) as exc:
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc
         if response.status_code == 404 and model:

@@ -39,9 +39,8 @@ def list_models(settings: Settings) -> list[ModelInfo]:
 def describe_models(settings: Settings, models: Sequence[ModelInfo]) -> list[ModelInfo]:
     """``models``, in order, each with its ``/api/show`` details where they came; never raises
     a catalog error."""
-    api = OllamaApi(settings.ollama_url, timeout=SHOW_TIMEOUT)
 
-    def describe(model: ModelInfo) -> ModelInfo:
+    def describe(api: OllamaApi, model: ModelInfo) -> ModelInfo:
         try:
             details = api.show(model.name)
         except OncallError as error:
@@ -51,8 +50,11 @@ def describe_models(settings: Settings, models: Sequence[ModelInfo]) -> list[Mod
 
     if not models:
         return []
-    with ThreadPoolExecutor(SHOW_CONCURRENCY, thread_name_prefix="api-show") as pool:
-        return list(pool.map(describe, models))
+    with (
+        OllamaApi(settings.ollama_url, timeout=SHOW_TIMEOUT) as api,
+        ThreadPoolExecutor(SHOW_CONCURRENCY, thread_name_prefix="api-show") as pool,
+    ):
+        return list(pool.map(lambda model: describe(api, model), models))
 
 
 def model_catalog(settings: Settings) -> list[ModelInfo]:

@@ -186,6 +186,9 @@ class FakeOllama:
         self.version = version
         self.on_first_chunk: Callable[[], None] | None = None
         """Called as the first streamed chunk of each reply is written (benches time it)."""
+        self.show_gate: threading.Event | None = None
+        """When set to an event, every `/api/show` waits for it (at most 10 s) before answering:
+        a test sees what a client does before the details come."""
         self.requests: list[RecordedRequest] = []
         self._script: deque[Reply | str] = deque(replies)
         self._lock = threading.Lock()
@@ -351,6 +354,10 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive + chunked streaming like Ollama
+    disable_nagle_algorithm = True
+    """TCP_NODELAY, as Go's servers (Ollama's) set by default: without it a body written after
+    its headers waits for the client's delayed ACK, about 40 ms a response on a kept-alive
+    connection."""
 
     @property
     def fake(self) -> FakeOllama:
@@ -408,6 +415,8 @@ class _Handler(BaseHTTPRequestHandler):
         model = self.fake.find_model(name)
         try:
             if self.path == "/api/show":
+                if (gate := self.fake.show_gate) is not None:
+                    gate.wait(10)
                 if model is not None and model.show_delay:
                     time.sleep(model.show_delay)
                 if model is None:

@@ -180,5 +180,5 @@ def token_count(tokens: int) -> str:
         return str(tokens)
     if tokens % 1024 == 0:
         return f"{tokens >> 10}k"
-    kilo = tokens / 1024
-    return f"{kilo:.1f}k" if kilo < 10 else f"{kilo:.0f}k"
+    kilo = round(tokens / 1024, 1)
+    return f"{kilo:.1f}k" if kilo < 10 else f"{round(kilo)}k"
