@@ -1,5 +1,9 @@
 """Model discovery over Ollama's HTTP API, and the context-window rule built on it.
 
+``/api/tags`` lists the installed models (:class:`InstalledModel`: size, family, parameter count,
+quantization); ``/api/show`` describes one (:class:`ModelDetails`: trained context length, the
+Modelfile's ``num_ctx``, capabilities). Fields a server leaves out are ``None``, never a guess.
+
 Synchronous on purpose: the CLI and the TUI's worker threads call it, never the event loop.
 Every failure is an :class:`OncallError`: an unreachable or misbehaving server is
 ``MODEL_UNAVAILABLE``, a model that is not pulled is ``MODEL_NOT_FOUND``.
@@ -9,7 +13,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Self
 
 import httpx
 
@@ -37,10 +42,32 @@ class ModelDetails:
     capabilities: tuple[str, ...]
 
     @property
+    def tool_support(self) -> bool | None:
+        """Whether the capabilities list ``tools``; ``None`` when the server reported none
+        (an older Ollama has no ``capabilities``): unknown, not "no"."""
+        return "tools" in self.capabilities if self.capabilities else None
+
+    @property
     def supports_tools(self) -> bool:
         """Ollama lists ``tools`` among the capabilities; a server too old to report any is
         taken at its word that the model can."""
-        return not self.capabilities or "tools" in self.capabilities
+        return self.tool_support is not False
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledModel:
+    """One entry of ``/api/tags``: what Ollama has pulled, as it lists it."""
+
+    name: str
+    """As listed, always with its tag (``qwen3:latest``)."""
+    size_bytes: int | None
+    family: str | None
+    """``details.family``, e.g. ``llama``."""
+    parameter_size: str | None
+    """``details.parameter_size`` as Ollama writes it, e.g. ``8.2B``."""
+    quantization_level: str | None
+    """``details.quantization_level``, e.g. ``Q4_K_M``."""
+    modified_at: datetime | None
 
 
 class OllamaApi:
@@ -49,6 +76,20 @@ class OllamaApi:
     def __init__(self, base_url: str, timeout: float = 5.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self._client: httpx.Client | None = None
+
+    def __enter__(self) -> Self:
+        """Share one client (its connection pool and TLS context) among the calls made inside
+        the block, from any thread: setting a client up costs tens of milliseconds of CPU, so
+        a burst of calls (an ``/api/show`` per installed model) should pay it once. Outside a
+        block each call has a client of its own."""
+        self._client = httpx.Client(base_url=self.base_url, timeout=self.timeout)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
     def version(self) -> str:
         """The server version (``GET /api/version``); proves the server is up."""
@@ -57,15 +98,11 @@ class OllamaApi:
 
     def list_models(self) -> list[str]:
         """Names of the installed models (``GET /api/tags``), in the server's order."""
-        body = self._request("GET", "/api/tags")
-        models = body.get("models")
-        if not isinstance(models, list):
-            return []
-        return [
-            str(entry.get("name") or entry.get("model"))
-            for entry in models
-            if isinstance(entry, dict) and (entry.get("name") or entry.get("model"))
-        ]
+        return [model.name for model in self.installed()]
+
+    def installed(self) -> list[InstalledModel]:
+        """The installed models (``GET /api/tags``), in the server's order."""
+        return parse_tags(self._request("GET", "/api/tags"))
 
     def show(self, model: str) -> ModelDetails:
         """Details of one model (``POST /api/show``); ``MODEL_NOT_FOUND`` if it is not pulled."""
@@ -76,8 +113,11 @@ class OllamaApi:
         self, method: str, path: str, *, json: dict[str, Any] | None = None, model: str = ""
     ) -> dict[str, Any]:
         try:
-            with httpx.Client(base_url=self.base_url, timeout=self.timeout) as client:
-                response = client.request(method, path, json=json)
+            if self._client is not None:
+                response = self._client.request(method, path, json=json)
+            else:
+                with httpx.Client(base_url=self.base_url, timeout=self.timeout) as client:
+                    response = client.request(method, path, json=json)
         except (httpx.HTTPError, OSError) as exc:
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc
         if response.status_code == 404 and model:
@@ -91,6 +131,37 @@ class OllamaApi:
         if not isinstance(body, dict):
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url)
         return body
+
+
+def parse_tags(body: dict[str, Any]) -> list[InstalledModel]:
+    """The models of a ``/api/tags`` body; an entry without a name, or with one already listed,
+    is skipped, a missing or malformed field is ``None``."""
+    entries = body.get("models")
+    if not isinstance(entries, list):
+        return []
+    models: list[InstalledModel] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        name = entry.get("name") or entry.get("model")
+        if not isinstance(name, str) or not name or name in seen:
+            continue
+        seen.add(name)
+        details = entry.get("details")
+        if not isinstance(details, dict):
+            details = {}
+        models.append(
+            InstalledModel(
+                name=name,
+                size_bytes=_positive_int(entry.get("size")),
+                family=_text(details.get("family")),
+                parameter_size=_text(details.get("parameter_size")),
+                quantization_level=_text(details.get("quantization_level")),
+                modified_at=_moment(entry.get("modified_at")),
+            )
+        )
+    return models
 
 
 def parse_show(model: str, body: dict[str, Any]) -> ModelDetails:
@@ -117,6 +188,19 @@ def parse_show(model: str, body: dict[str, Any]) -> ModelDetails:
         modelfile_num_ctx=modelfile_num_ctx,
         capabilities=tuple(str(c) for c in capabilities) if isinstance(capabilities, list) else (),
     )
+
+
+def _text(value: object) -> str | None:
+    return (value.strip() or None) if isinstance(value, str) else None
+
+
+def _moment(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def _positive_int(value: object) -> int | None:

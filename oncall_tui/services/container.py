@@ -9,6 +9,7 @@ that do not need them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
     from oncall_tui.services.sessions import SessionService
+    from oncall_tui.services.views import ModelInfo
     from oncall_tui.store.engine import Database
 
 
@@ -94,11 +96,25 @@ class Services:
         answer, ``MODEL_NOT_FOUND`` when it has not pulled the model."""
         self.gateway.check_ready()
 
-    def installed_models(self) -> list[str]:
-        """Models the Ollama server has pulled (``/api/tags``)."""
-        from oncall_tui.llm.ollama_api import OllamaApi
+    def model_catalog(self) -> list[ModelInfo]:
+        """The models the Ollama server has pulled (``/api/tags``), each with its context length,
+        window and tool support (``/api/show``) where those came; ``MODEL_UNAVAILABLE`` only
+        when the listing fails (see :mod:`oncall_tui.services.models`)."""
+        from oncall_tui.services.models import model_catalog
 
-        return OllamaApi(self.settings.ollama_url, timeout=3.0).list_models()
+        return model_catalog(self.settings)
+
+    def installed_models(self) -> list[ModelInfo]:
+        """The first half of :meth:`model_catalog`: the listing alone, one request."""
+        from oncall_tui.services.models import list_models
+
+        return list_models(self.settings)
+
+    def describe_models(self, models: Sequence[ModelInfo]) -> list[ModelInfo]:
+        """The second half of :meth:`model_catalog`: ``/api/show`` for each; never raises."""
+        from oncall_tui.services.models import describe_models
+
+        return describe_models(self.settings, models)
 
     def use_model(self, model: str) -> None:
         """Switch the chat model and keep the choice in the settings file; the engine is

@@ -9,7 +9,7 @@ Python): a client can hold views (the TUI from its first frame) before the datab
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
+    from oncall_tui.llm.ollama_api import InstalledModel, ModelDetails
     from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
 
 
@@ -269,3 +270,45 @@ class SessionTranscript:
             "messages": [message.to_json() for message in self.messages],
             "memory": self.memory.to_json(),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ModelInfo:
+    """An installed model as a client lists it: ``/api/tags``' entry, then ``/api/show``'s
+    details once they are known. Anything the server did not say is ``None``."""
+
+    name: str
+    size_bytes: int | None
+    family: str | None
+    parameter_size: str | None
+    quantization_level: str | None
+    modified_at: datetime | None
+    context_length: int | None = None
+    """The trained context length (``/api/show``)."""
+    window_tokens: int | None = None
+    """The ``num_ctx`` the app would send with this model (docs/ARCHITECTURE.md "The window")."""
+    tools: bool | None = None
+    """Can it call tools? ``None``: not known (not described yet, ``/api/show`` failed, or an
+    older Ollama that reports no capabilities)."""
+    described: bool = False
+    """``/api/show`` answered for it."""
+
+    @classmethod
+    def listed(cls, model: InstalledModel) -> ModelInfo:
+        return cls(
+            name=model.name,
+            size_bytes=model.size_bytes,
+            family=model.family,
+            parameter_size=model.parameter_size,
+            quantization_level=model.quantization_level,
+            modified_at=model.modified_at,
+        )
+
+    def with_details(self, details: ModelDetails, window_tokens: int) -> ModelInfo:
+        return replace(
+            self,
+            context_length=details.context_length,
+            window_tokens=window_tokens,
+            tools=details.tool_support,
+            described=True,
+        )

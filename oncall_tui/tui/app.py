@@ -140,10 +140,11 @@ class OncallApp(App[None]):
         self.push_screen(SkillLibraryScreen(self.services))
 
     def action_models(self) -> None:
+        from oncall_tui.core.model_names import same_model
         from oncall_tui.tui.screens.models import ModelPicker
 
         def picked(model: str | None) -> None:
-            if model and model != self.services.settings.model:
+            if model and not same_model(model, self.services.settings.model):
                 try:
                     self.services.use_model(model)  # kept in the settings file
                 except OncallError as error:  # a file it must not overwrite: nothing changed

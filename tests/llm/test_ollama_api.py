@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,11 @@ from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.gateway import OllamaGateway, StaticGateway
 from oncall_tui.llm.ollama_api import (
     DEFAULT_WINDOW_CAP,
+    InstalledModel,
     ModelDetails,
     OllamaApi,
+    parse_show,
+    parse_tags,
     resolve_context_window,
 )
 from oncall_tui.settings import Settings
@@ -180,3 +184,76 @@ def test_the_window_explanation_names_the_rule_that_chose_it() -> None:
         "trained length 131,072, capped at 8,192",
     )
     assert explain_context_window(None, None)[0] == 8192
+
+
+# -- the listing (/api/tags) and what /api/show says of tools ----------------------------------
+
+
+def test_the_listing_reads_size_family_parameters_quantization_and_time(
+    server: FakeOllama,
+) -> None:
+    installed = OllamaApi(server.url).installed()
+    assert [model.name for model in installed] == ["qwen3:8b", "llama3.2:3b", "tiny:2k", "gemma:2b"]
+    assert installed[1] == InstalledModel(
+        name="llama3.2:3b",
+        size_bytes=2_019_393_189,
+        family="llama",
+        parameter_size="3.2B",
+        quantization_level="Q4_K_M",
+        modified_at=datetime(2025, 10, 1, 12, 0, tzinfo=UTC),
+    )
+
+
+def test_a_listing_entry_missing_its_details_keeps_them_unknown() -> None:
+    body = {
+        "models": [
+            {"name": "bare:1b"},
+            {"model": "only-model-key:2b", "size": 42, "details": {"family": "llama"}},
+            {
+                "name": "odd:3b",
+                "size": "lots",
+                "modified_at": "yesterday",
+                "details": {"family": 7, "parameter_size": " ", "quantization_level": None},
+            },
+            {"name": "no-details-object:4b", "details": ["llama"]},
+        ]
+    }
+    bare, model_key, odd, listed = parse_tags(body)
+    unknown = InstalledModel("bare:1b", None, None, None, None, None)
+    assert bare == unknown
+    assert model_key == InstalledModel("only-model-key:2b", 42, "llama", None, None, None)
+    assert odd == dataclasses.replace(unknown, name="odd:3b")
+    assert listed == dataclasses.replace(unknown, name="no-details-object:4b")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"models": None}, {"models": "qwen3"}, {"models": [None, 3, {"size": 5}, {"name": ""}]}],
+)
+def test_a_listing_without_usable_entries_is_empty(body: dict[str, object]) -> None:
+    assert parse_tags(body) == []
+
+
+def test_a_name_listed_twice_is_listed_once() -> None:
+    body = {"models": [{"name": "qwen3:8b", "size": 1}, {"name": "qwen3:8b", "size": 2}]}
+    assert [(m.name, m.size_bytes) for m in parse_tags(body)] == [("qwen3:8b", 1)]
+
+
+def test_capabilities_with_tools_without_tools_and_not_reported() -> None:
+    tools = parse_show("a", {"capabilities": ["completion", "tools"]})
+    no_tools = parse_show("b", {"capabilities": ["completion"]})
+    old_server = parse_show("c", {"model_info": {"general.architecture": "llama"}})
+    assert (tools.tool_support, tools.supports_tools) == (True, True)
+    assert (no_tools.tool_support, no_tools.supports_tools) == (False, False)
+    # an older Ollama says nothing: unknown, and a send still offers the tools
+    assert (old_server.tool_support, old_server.supports_tools) == (None, True)
+
+
+def test_show_from_an_older_server_without_capabilities_or_context_length(
+    server: FakeOllama,
+) -> None:
+    server.models["old:7b"] = FakeModel("old:7b", capabilities=None, context_length=None)
+    details = OllamaApi(server.url).show("old:7b")
+    assert details.capabilities == ()
+    assert details.tool_support is None
+    assert details.context_length is None

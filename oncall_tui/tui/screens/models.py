@@ -1,24 +1,38 @@
-"""Pick the chat model from what Ollama reports (``/api/tags``)."""
+"""Pick the chat model from what Ollama reports: ``/api/tags``, then ``/api/show`` for each.
+
+Each model is two lines: its name (the current one marked ``●`` and ``(current)``), then its
+parameter count, family, quantization, size on disk, context length, and ``no tools`` when its
+capabilities lack tools (skills load through a tool call). The list is shown as soon as
+``/api/tags`` answers; the context lengths and tool flags are filled in as ``/api/show``
+answers, without moving the cursor.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.views import ModelInfo
+
+CURRENT_MARK = "● "
+NO_MODELS = "Ollama has no models yet: run `ollama pull NAME`."
+READING_DETAILS = "Reading each model's details…"
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -33,6 +47,8 @@ class ModelPicker(ModalScreen[str | None]):
         self.url = settings.ollama_url
         self.current = settings.model
         self.lang: Language = settings.lang
+        self.models: list[ModelInfo] = []
+        """What is listed now: from ``/api/tags``, then with ``/api/show``'s details."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-dialog"):
@@ -48,20 +64,43 @@ class ModelPicker(ModalScreen[str | None]):
     @work(exclusive=True, exit_on_error=False)
     async def load_models(self) -> None:
         try:
-            names = await asyncio.to_thread(self.services.installed_models)
+            listed = await asyncio.to_thread(self.services.installed_models)
         except OncallError as error:
-            self._show([], error.message(self.lang))
+            self._list([], error.message(self.lang))
             return
-        self._show(names, "" if names else "Ollama has no models yet: run `ollama pull NAME`.")
+        if not listed:
+            self._list([], NO_MODELS)
+            return
+        self._list(listed, READING_DETAILS)
+        described = await asyncio.to_thread(self.services.describe_models, listed)
+        self._describe(described)
 
-    def _show(self, names: list[str], note: str) -> None:
+    def _list(self, models: list[ModelInfo], note: str) -> None:
+        self.models = models
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(Text(terminal_safe(name)), id=name) for name in names])
-        if self.current in names:
-            options.highlighted = names.index(self.current)
+        options.add_options(
+            [Option(self._prompt(model), id=model.name) for model in models],
+        )
+        current = next((i for i, m in enumerate(models) if same_model(m.name, self.current)), None)
+        if current is not None:
+            options.highlighted = current
+        self._note(note)
+
+    def _describe(self, models: list[ModelInfo]) -> None:
+        """Put the details in place, leaving the cursor and the scroll where they are."""
+        self.models = models
+        options = self.query_one(OptionList)
+        for model in models:
+            options.replace_option_prompt(model.name, self._prompt(model))
+        self._note(details_note(sum(not model.described for model in models)))
+
+    def _prompt(self, model: ModelInfo) -> Content:
+        return model_prompt(model, current=same_model(model.name, self.current))
+
+    def _note(self, note: str) -> None:
         label = self.query_one("#model-note", Label)
-        label.update(Text(terminal_safe(note)))
+        label.update(Content(terminal_safe(note)))
         label.display = bool(note)
 
     @on(OptionList.OptionSelected)
@@ -70,3 +109,76 @@ class ModelPicker(ModalScreen[str | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def details_note(undescribed: int) -> str:
+    """What the picker says when ``/api/show`` did not answer for some models."""
+    if not undescribed:
+        return ""
+    models = "1 model" if undescribed == 1 else f"{undescribed} models"
+    return f"Ollama gave no details for {models}: context and tool support unknown."
+
+
+def model_prompt(model: ModelInfo, *, current: bool) -> Content:
+    """The two lines of one model: its name, then what it is. Text from the server is made
+    terminal-safe and never parsed as markup."""
+    name = terminal_safe(model.name)
+    first: list[str | tuple[str, str]] = (
+        [(f"{CURRENT_MARK}{name}", "bold $text-accent"), ("  (current)", "$text-accent")]
+        if current
+        else [f"{' ' * len(CURRENT_MARK)}{name}"]
+    )
+    facts = Content(terminal_safe(" · ".join(model_facts(model))))
+    warning = (" · ", ("no tools", "bold $text-warning")) if model.tools is False else ()
+    indent = " " * len(CURRENT_MARK)
+    return Content.assemble(*first, "\n", indent, facts.stylize("$text-muted"), *warning)
+
+
+def model_facts(model: ModelInfo) -> list[str]:
+    """What is known of a model, in the order it is read: ``8.2B qwen3``, ``Q4_K_M``,
+    ``5.2 GB``, ``40k ctx`` (with ``uses 8k`` when the app sends a smaller window)."""
+    facts: list[str] = []
+    kind = " ".join(part for part in (model.parameter_size, model.family) if part)
+    if kind:
+        facts.append(kind)
+    if model.quantization_level:
+        facts.append(model.quantization_level)
+    if model.size_bytes is not None:
+        facts.append(human_size(model.size_bytes))
+    if model.context_length is not None:
+        context = f"{token_count(model.context_length)} ctx"
+        window = model.window_tokens
+        if window is not None and window != model.context_length:
+            context += f", uses {token_count(window)}"
+        facts.append(context)
+    return facts
+
+
+_SIZE_UNITS: Sequence[str] = ("B", "KB", "MB", "GB", "TB", "PB")
+
+
+def human_size(size_bytes: int) -> str:
+    """A size as Ollama's ``ollama list`` writes it (powers of 1000): ``4.9 GB``, ``637 MB``;
+    one decimal below 10."""
+    value = float(size_bytes)
+    unit = 0
+    while round(value) >= 1000 and unit < len(_SIZE_UNITS) - 1:
+        value /= 1000
+        unit += 1
+    if unit == 0:
+        return f"{size_bytes} B"
+    shown = f"{value:.1f}" if round(value, 1) < 10 else f"{value:.0f}"
+    return f"{shown} {_SIZE_UNITS[unit]}"
+
+
+def token_count(tokens: int) -> str:
+    """A context length in the units models are described in (powers of 1024): ``128k``,
+    ``40k``, ``1M``; a length that is not a whole number of k is rounded (``1.5k``, ``98k``)."""
+    if tokens >= 1 << 20 and tokens % (1 << 20) == 0:
+        return f"{tokens >> 20}M"
+    if tokens < 1024:
+        return str(tokens)
+    if tokens % 1024 == 0:
+        return f"{tokens >> 10}k"
+    kilo = round(tokens / 1024, 1)
+    return f"{kilo:.1f}k" if kilo < 10 else f"{round(kilo)}k"

@@ -1,0 +1,267 @@
+"""The model picker (f5) against the loopback Ollama: what each model is, which one is in use,
+the list before the details, and Enter/Esc."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Label, OptionList
+
+from oncall_tui.services.views import ModelInfo
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.screens.models import (
+    READING_DETAILS,
+    ModelPicker,
+    human_size,
+    model_facts,
+    model_prompt,
+    token_count,
+)
+from tests.fakes.ollama_server import DEFAULT_MODELS, FakeModel, FakeOllama
+from tests.tui.harness import spy, wait_until
+
+QWEN_FACTS = "8.2B qwen3 · Q4_K_M · 5.2 GB · 40k ctx, uses 8k"
+GEMMA_FACTS = "2.5B gemma · Q4_K_M · 1.7 GB · 8k ctx · no tools"
+TINY_FACTS = "1.1B llama · Q4_K_M · 638 MB · 2k ctx"
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOllama]:
+    with FakeOllama() as fake:
+        yield fake
+
+
+def app_on(server_url: str, tmp_path: Path, model: str = "qwen3:8b") -> OncallApp:
+    settings = Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=server_url, model=model)
+    return build_app(settings)
+
+
+def rows(app: OncallApp) -> list[str]:
+    """The terminal's rows as text."""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+def picker(app: OncallApp) -> ModelPicker:
+    screen = app.screen
+    assert isinstance(screen, ModelPicker)
+    return screen
+
+
+def note(app: OncallApp) -> str:
+    label = picker(app).query_one("#model-note", Label)
+    return str(label.render()) if label.display else ""
+
+
+async def open_picker(app: OncallApp, pilot: Pilot[None], *, described: bool = True) -> None:
+    await pilot.press("f5")
+    await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+    screen = picker(app)
+    await wait_until(pilot, lambda: bool(screen.models))
+    if described:
+        await wait_until(pilot, lambda: "Reading" not in note(app))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_each_model_shows_what_it_is_and_fits_the_screen(
+    server: FakeOllama, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await open_picker(app, pilot)
+        shown = rows(app)
+        for facts in (QWEN_FACTS, TINY_FACTS, GEMMA_FACTS):
+            assert any(facts in row for row in shown), (facts, shown)
+        assert sum(row.count("no tools") for row in shown) == 1
+        dialog = picker(app).query_one("#model-dialog")
+        assert dialog.region.right <= size[0]
+        assert dialog.region.bottom <= size[1]
+        assert note(app) == ""
+
+
+async def test_the_current_model_is_marked_and_highlighted_when_set_without_its_tag(
+    tmp_path: Path,
+) -> None:
+    with FakeOllama(models=["llama3.1:8b", "qwen3:latest"]) as server:
+        app = app_on(server.url, tmp_path, model="qwen3")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_picker(app, pilot)
+            assert picker(app).query_one(OptionList).highlighted == 1
+            shown = rows(app)
+            assert any("● qwen3:latest  (current)" in row for row in shown), shown
+            assert any("   llama3.1:8b" in row for row in shown)
+            assert sum(row.count("●") for row in shown) == 1
+
+
+async def test_enter_on_the_current_model_under_its_other_name_keeps_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOllama(models=["llama3.1:8b", "qwen3:latest"]) as server:
+        app = app_on(server.url, tmp_path, model="qwen3")
+        async with app.run_test(size=(80, 24)) as pilot:
+            switches = spy(monkeypatch, app.services, "use_model")
+            await open_picker(app, pilot)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker))
+            assert switches == []
+            assert app.services.settings.model == "qwen3"
+
+
+async def test_enter_picks_the_highlighted_model(server: FakeOllama, tmp_path: Path) -> None:
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_picker(app, pilot)
+        await pilot.press("down", "down", "down", "enter")
+        await wait_until(pilot, lambda: app.services.settings.model == "gemma:2b")
+        assert not isinstance(app.screen, ModelPicker)
+
+
+async def test_esc_keeps_the_current_model(server: FakeOllama, tmp_path: Path) -> None:
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_picker(app, pilot)
+        await pilot.press("down", "escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ModelPicker))
+        assert app.services.settings.model == "qwen3:8b"
+
+
+async def test_the_list_comes_first_and_the_details_fill_in_where_the_cursor_is(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    server.show_gate = threading.Event()
+    app = app_on(server.url, tmp_path)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_picker(app, pilot, described=False)
+            assert note(app) == READING_DETAILS
+            shown = rows(app)
+            assert any("8.2B qwen3 · Q4_K_M · 5.2 GB" in row for row in shown)
+            assert not any("ctx" in row or "no tools" in row for row in shown)
+            await pilot.press("down")
+            server.show_gate.set()
+            await wait_until(pilot, lambda: all(m.described for m in picker(app).models))
+            await pilot.pause()
+            assert picker(app).query_one(OptionList).highlighted == 1
+            shown = rows(app)
+            assert any(GEMMA_FACTS in row for row in shown)
+            assert note(app) == ""
+    finally:
+        server.show_gate.set()
+
+
+async def test_a_model_without_details_is_listed_and_the_note_says_so(tmp_path: Path) -> None:
+    broken = FakeModel("llama3.2:3b", family="llama", parameter_size="3.2B", show_status=500)
+    with FakeOllama(models=[DEFAULT_MODELS[0], broken]) as server:
+        app = app_on(server.url, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_picker(app, pilot)
+            shown = rows(app)
+            assert any("3.2B llama · Q4_K_M · 5.2 GB " in row for row in shown)
+            assert any(QWEN_FACTS in row for row in shown)
+            assert "no details for 1 model" in note(app)
+
+
+async def test_ollama_down_the_picker_says_so(closed_url: str, tmp_path: Path) -> None:
+    app = app_on(closed_url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await wait_until(pilot, lambda: closed_url in note(app))
+        assert picker(app).query_one(OptionList).option_count == 0
+
+
+async def test_no_models_says_how_to_pull_one(tmp_path: Path) -> None:
+    with FakeOllama(models=[]) as server:
+        app = app_on(server.url, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f5")
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+            await wait_until(pilot, lambda: "ollama pull" in note(app))
+
+
+# -- one model's lines, without the app ----------------------------------------------------------
+
+LISTED = ModelInfo(
+    name="qwen3:8b",
+    size_bytes=5_225_388_164,
+    family="qwen3",
+    parameter_size="8.2B",
+    quantization_level="Q4_K_M",
+    modified_at=None,
+)
+
+
+def test_facts_leave_out_what_the_server_did_not_say() -> None:
+    bare = ModelInfo("bare:1b", None, None, None, None, None)
+    assert model_facts(bare) == []
+    assert model_facts(LISTED) == ["8.2B qwen3", "Q4_K_M", "5.2 GB"]
+    family_only = ModelInfo("f:1b", None, "llama", None, None, None)
+    assert model_facts(family_only) == ["llama"]
+
+
+def test_the_window_used_is_said_only_when_it_differs() -> None:
+    same = replace(LISTED, context_length=2048, window_tokens=2048)
+    capped = replace(LISTED, context_length=131072, window_tokens=8192)
+    assert model_facts(same)[-1] == "2k ctx"
+    assert model_facts(capped)[-1] == "128k ctx, uses 8k"
+
+
+def test_no_tools_only_when_the_capabilities_lack_them() -> None:
+    def text(tools: bool | None) -> str:
+        return str(model_prompt(replace(LISTED, tools=tools), current=False))
+
+    assert text(False).endswith(" · no tools")
+    assert "no tools" not in text(True)
+    assert "no tools" not in text(None)  # an older Ollama: unknown, not "no"
+
+
+def test_a_name_with_control_characters_is_drawn_inert() -> None:
+    hostile = replace(LISTED, name="evil\x1b[2J:7b", family="x\x07")
+    text = str(model_prompt(hostile, current=True))
+    assert "\x1b" not in text
+    assert "\x07" not in text
+    assert "● evil␛[2J:7b  (current)" in text
+
+
+@pytest.mark.parametrize(
+    ("size", "shown"),
+    [
+        (999, "999 B"),
+        (1000, "1.0 KB"),
+        (999_499, "999 KB"),
+        (999_500, "1.0 MB"),
+        (9_940_000_000, "9.9 GB"),
+        (9_960_000_000, "10 GB"),
+        (637_700_138, "638 MB"),
+        (5_225_388_164, "5.2 GB"),
+    ],
+)
+def test_sizes_are_written_as_ollama_list_writes_them(size: int, shown: str) -> None:
+    assert human_size(size) == shown
+
+
+@pytest.mark.parametrize(
+    ("tokens", "shown"),
+    [
+        (1023, "1023"),
+        (1024, "1k"),
+        (1536, "1.5k"),
+        (10188, "9.9k"),
+        (10189, "10k"),
+        (100_000, "98k"),
+        (131_072, "128k"),
+        (1_048_575, "1024k"),
+        (1_048_576, "1M"),
+    ],
+)
+def test_context_lengths_are_written_in_k(tokens: int, shown: str) -> None:
+    assert token_count(tokens) == shown
