@@ -212,6 +212,11 @@ COPYING: dict[str, dict[Language, str]] = {
 }
 
 PALETTE: dict[str, dict[Language, str]] = {
+    "palette.open": {"en": "palette", "zh": "命令"},
+    "palette.open.help": {
+        "en": "Open the command palette: every action, by name",
+        "zh": "打开命令面板：按名称查找所有操作",
+    },
     "palette.theme": {"en": "Theme", "zh": "主题"},
     "palette.theme.help": {
         "en": "Change the colours (remembered in the settings file)",

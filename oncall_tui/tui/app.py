@@ -48,10 +48,24 @@ class OncallApp(App[None]):
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
         self.lang = services.settings.lang
-        # Shown where the main screen lists it, first: a priority binding takes the place of
-        # the screen's binding of the same key in the footer.
-        quit_label = t("command.quit", self.lang)
-        self._bindings = BindingsMap([Binding("ctrl+q", "quit", quit_label, priority=True)])
+        # Textual's own bindings, in the user's language. ctrl+q is shown where the main
+        # screen lists it, first: a priority binding takes the place of the screen's binding of
+        # the same key in the footer.
+        self._bindings = BindingsMap(
+            [
+                Binding("ctrl+q", "quit", t("command.quit", self.lang), priority=True),
+                Binding("ctrl+c", "help_quit", show=False, system=True),
+                Binding(
+                    self.COMMAND_PALETTE_BINDING,
+                    "command_palette",
+                    t("palette.open", self.lang),
+                    show=False,
+                    key_display=self.COMMAND_PALETTE_DISPLAY,
+                    priority=True,
+                    tooltip=t("palette.open.help", self.lang),
+                ),
+            ]
+        )
         self.failure: OncallError | None = None
         """What ended the app, when it could not go on (a database it cannot open)."""
 

@@ -47,7 +47,7 @@ async def test_first_start_says_what_to_do_and_that_ollama_and_the_model_are_rea
             assert "f1 / alt+h lists every key" in text
             assert f"Ollama 0.12.6 answers at {server.url}" in text
             assert "The model qwen3:8b is ready." in text
-            assert not app.screen.query_one(ChatLog).display
+            assert app.screen.query_one(ChatLog).size.height == 0
 
 
 async def test_first_start_says_how_to_start_ollama_when_it_does_not_answer(
@@ -82,12 +82,14 @@ async def test_the_welcome_gives_way_to_the_chat_at_the_first_send_and_returns_f
         composer = app.screen.query_one(Composer)
         await wait_until(pilot, lambda: app.focused is composer)
         assert welcome.display
-        assert not log.display
+        assert log.size.height == 0
+        assert not log.can_focus
         await pilot.press(*"disk full on db-3", "enter")
-        await wait_until(pilot, lambda: log.display and not welcome.display)
+        await wait_until(pilot, lambda: log.size.height > 20 and not welcome.display)
+        assert log.can_focus
         await app.workers.wait_for_complete()
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: welcome.display and not log.display)
+        await wait_until(pilot, lambda: welcome.display and log.size.height == 0)
 
 
 async def test_the_welcome_speaks_chinese(tmp_path: Path) -> None:

@@ -61,11 +61,11 @@ class MainScreen(ChatActions):
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
             yield SessionList(id="sessions")
-            with Vertical(id="centre"):
+            with Vertical(id="centre", classes="-empty"):
                 keymap = dict(self.services.settings.keymap)
                 yield Welcome(self.lang, skills_examples_path(), keymap, id="welcome")
                 log = ChatLog(id="chat-log")
-                log.display = False  # until it has a message: the welcome is shown instead
+                log.can_focus = False  # until it shows a message (see _log_emptied)
                 yield log
                 yield PlainText(id="status")
                 yield Composer(id="composer")
@@ -352,8 +352,10 @@ class MainScreen(ChatActions):
 
     @on(ChatLog.EmptyChanged)
     def _log_emptied(self, event: ChatLog.EmptyChanged) -> None:
-        self.query_one(Welcome).display = event.empty
-        self.query_one(ChatLog).display = not event.empty
+        """An empty session shows the welcome; the log keeps its width (a reply about to
+        stream is laid out to it) at no height, out of the focus chain."""
+        self.query_one("#centre").set_class(event.empty, "-empty")
+        self.query_one(ChatLog).can_focus = not event.empty
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:
