@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.memory import MemoryService
+    from oncall_tui.services.search import SearchService
     from oncall_tui.services.sessions import SessionService
     from oncall_tui.store.engine import Database
 
@@ -52,6 +53,12 @@ class Services:
         from oncall_tui.services.sessions import SessionService
 
         return SessionService(self.database)
+
+    @cached_property
+    def search(self) -> SearchService:
+        from oncall_tui.services.search import SearchService
+
+        return SearchService(self.database)
 
     @cached_property
     def gateway(self) -> ModelGateway:
