@@ -3,7 +3,8 @@
 A query is a list of *terms*: words separated by whitespace, or a phrase in double quotes
 (``"connection refused"``). A message matches when it contains every term, each as a literal
 substring, ignoring case. Nothing in a query is an operator: ``AND``, ``OR``, ``NOT``, ``*``,
-``NEAR(`` and a lone ``"`` are text like any other, so no query can be a syntax error.
+``NEAR(`` and a lone ``"`` are text like any other, so no query can be a syntax error (a NUL
+character separates terms, as a space does).
 Substrings, not words: ``time`` finds ``timeout`` and ``超时`` finds ``上游超时`` (what a
 prefix search would give, and more).
 
@@ -49,7 +50,7 @@ class SearchQuery:
 def parse_query(text: str) -> SearchQuery:
     """The query's terms; ``VALIDATION_INVALID_ARGUMENT`` for a blank or too long query, or one
     without a term of two characters or more."""
-    trimmed = text.strip()
+    trimmed = text.replace("\x00", " ").strip()  # SQLite ends an FTS5 expression at a NUL
     if not trimmed:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "search_query_empty")
     if len(trimmed) > MAX_QUERY_CHARS:
