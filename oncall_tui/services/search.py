@@ -11,18 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from oncall_tui.core.search import Snippet, parse_query, snippet
 from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.errors import OncallError
 from oncall_tui.services.views import iso
 from oncall_tui.store.engine import Database
-from oncall_tui.store.ids import stored_id
 from oncall_tui.store.search import SearchRepository
-
-if TYPE_CHECKING:
-    from oncall_tui.store.tables import SessionRow
 
 MAX_RESULTS = 500
 """The most hits one search returns."""
@@ -79,22 +74,27 @@ class SearchService:
             titles = repository.sessions(owner, parsed, limit)
         hits = [
             _hit(
-                match.session,
-                snippet(match.message.content, parsed.indexed),
-                created_at=match.message.created_at,
-                message_id=stored_id(match.message),
-                position=match.message.position,
-                role=match.message.role,
+                match.session_id,
+                match.session_title,
+                snippet(match.content, parsed.indexed),
+                match.created_at,
+                message_id=match.message_id,
+                position=match.position,
+                role=match.role,
             )
             for match in messages
         ]
-        hits += [_hit(row, snippet(row.title, parsed.indexed), row.updated_at) for row in titles]
+        hits += [
+            _hit(row.session_id, row.title, snippet(row.title, parsed.indexed), row.updated_at)
+            for row in titles
+        ]
         hits.sort(key=lambda hit: (hit.created_at, hit.message_id or 0), reverse=True)
         return hits[:limit]
 
 
 def _hit(
-    chat: SessionRow,
+    session_id: int,
+    title: str,
     found: Snippet,
     created_at: datetime,
     *,
@@ -103,8 +103,8 @@ def _hit(
     role: str | None = None,
 ) -> SearchHit:
     return SearchHit(
-        session_id=stored_id(chat),
-        session_title=chat.title or NEW_SESSION,
+        session_id=session_id,
+        session_title=title or NEW_SESSION,
         message_id=message_id,
         position=position,
         role=role,

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import text
-from sqlmodel import Session, col, select
+from sqlalchemy import DateTime, Integer, String, column, text
+from sqlmodel import Session
 
 from oncall_tui.core.search import SearchQuery, fold
-from oncall_tui.store.tables import MessageRow, SessionRow
 
 INDEXED_ROLES = ("user", "assistant")
 _TRIGRAM = 3
@@ -47,11 +47,26 @@ _TITLES = _Index("session_title_search", "session_title_search_terms")
 
 @dataclass(frozen=True, slots=True)
 class MessageMatch:
-    message: MessageRow
-    session: SessionRow
+    message_id: int
+    session_id: int
+    session_title: str
+    position: int
+    role: str
+    content: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TitleMatch:
+    session_id: int
+    title: str
+    updated_at: datetime
 
 
 class SearchRepository:
+    """Plain SQL, one statement per index: a search reads at most ``limit`` rows of each, and
+    builds no ORM objects for them."""
+
     def __init__(self, session: Session) -> None:
         self._session = session
 
@@ -61,49 +76,45 @@ class SearchRepository:
         if expression is None:
             return []
         filters, params = _filters("m.content", query)
-        rows = self._session.connection().execute(
-            text(
-                "SELECT s.rowid FROM message_search AS s "
-                "JOIN message AS m ON m.id = s.rowid "
-                "JOIN chat_session AS c ON c.id = m.session_id "
-                f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
-                "ORDER BY s.rowid DESC LIMIT :limit"
-            ),
-            {"expression": expression, "owner": owner, "limit": limit, **params},
+        statement = text(
+            "SELECT m.id, m.session_id, c.title, m.position, m.role, m.content, m.created_at "
+            "FROM message_search AS s "
+            "JOIN message AS m ON m.id = s.rowid "
+            "JOIN chat_session AS c ON c.id = m.session_id "
+            f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
+            "ORDER BY s.rowid DESC LIMIT :limit"
+        ).columns(
+            column("id", Integer()),
+            column("session_id", Integer()),
+            column("title", String()),
+            column("position", Integer()),
+            column("role", String()),
+            column("content", String()),
+            column("created_at", DateTime()),
         )
-        ids = [int(row[0]) for row in rows]
-        if not ids:
-            return []
-        found = self._session.exec(
-            select(MessageRow, SessionRow)
-            .join(SessionRow, col(SessionRow.id) == MessageRow.session_id)
-            .where(col(MessageRow.id).in_(ids), SessionRow.owner == owner)
-            .order_by(col(MessageRow.id).desc())
-        ).all()
-        return [MessageMatch(message, chat) for message, chat in found]
+        rows = self._session.connection().execute(
+            statement, {"expression": expression, "owner": owner, "limit": limit, **params}
+        )
+        return [MessageMatch(*row) for row in rows]
 
-    def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[SessionRow]:
+    def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[TitleMatch]:
         """The owner's sessions whose title holds every term, latest updated first."""
         expression = self._match_expression(_TITLES, query)
         if expression is None:
             return []
         filters, params = _filters("c.title", query)
-        rows = self._session.connection().execute(
-            text(
-                "SELECT c.id FROM session_title_search AS t "
-                "JOIN chat_session AS c ON c.id = t.rowid "
-                f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
-                "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
-            ),
-            {"expression": expression, "owner": owner, "limit": limit, **params},
+        statement = text(
+            "SELECT c.id, c.title, c.updated_at FROM session_title_search AS t "
+            "JOIN chat_session AS c ON c.id = t.rowid "
+            f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
+            "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
+        ).columns(
+            column("id", Integer()), column("title", String()), column("updated_at", DateTime())
         )
-        ids = [int(row[0]) for row in rows]
-        if not ids:
-            return []
-        found = self._session.exec(
-            select(SessionRow).where(col(SessionRow.id).in_(ids), SessionRow.owner == owner)
-        ).all()
-        return sorted(found, key=lambda row: (row.updated_at, row.id or 0), reverse=True)
+        rows = self._session.connection().execute(
+            statement, {"expression": expression, "owner": owner, "limit": limit, **params}
+        )
+        return [TitleMatch(*row) for row in rows]
 
     def _match_expression(self, index: _Index, query: SearchQuery) -> str | None:
         """The FTS5 expression requiring every indexed term; ``None`` when a two-character term
