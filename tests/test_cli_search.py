@@ -69,3 +69,11 @@ def test_bad_queries_and_limits_exit_2_with_the_catalog_message(cli: RunCli) -> 
         2,
         "oncall-tui: 参数无效：搜索内容至少需要一个不少于 2 个字符的词",
     )
+
+
+def test_control_characters_in_a_hit_reach_the_terminal_as_symbols(cli: RunCli) -> None:
+    new_session(cli, "red\x1b[31malert")
+    shown = cli("search", "alert")
+    assert "\x1b" not in shown.out
+    assert "red␛[31malert" in shown.out
+    assert cli("search", "alert", "--json").json_list()[0]["snippet"] == "red\x1b[31malert"

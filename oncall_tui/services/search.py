@@ -34,7 +34,7 @@ class SearchHit:
     role: str | None
     """``user`` or ``assistant``; ``None`` for a title hit."""
     created_at: datetime
-    """The message's time; for a title hit, the session's last update (UTC, aware)."""
+    """The message's time; for a title hit, the session's last update. UTC, timezone-aware."""
     snippet: str
     """One line (newlines as spaces), at most 160 characters, ``…`` where it was cut."""
     highlights: tuple[tuple[int, int], ...]

@@ -29,20 +29,14 @@ from sqlmodel import Session
 
 from oncall_tui.core.search import SearchQuery, fold
 
-INDEXED_ROLES = ("user", "assistant")
 _TRIGRAM = 3
 _HIGHEST = chr(0x10FFFF)
 """Sorts after every character: ``prefix + _HIGHEST`` bounds a prefix's range of terms."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Index:
-    table: str
-    terms: str
-
-
-_MESSAGES = _Index("message_search", "message_search_terms")
-_TITLES = _Index("session_title_search", "session_title_search_terms")
+_MESSAGE_TERMS = "message_search_terms"
+_TITLE_TERMS = "session_title_search_terms"
+"""The fts5vocab tables listing each index's trigrams."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +66,7 @@ class SearchRepository:
 
     def messages(self, owner: str, query: SearchQuery, limit: int) -> list[MessageMatch]:
         """The owner's messages holding every term, newest first (by id), at most ``limit``."""
-        expression = self._match_expression(_MESSAGES, query)
+        expression = self._match_expression(_MESSAGE_TERMS, query)
         if expression is None:
             return []
         filters, params = _filters("m.content", query)
@@ -99,7 +93,7 @@ class SearchRepository:
 
     def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[TitleMatch]:
         """The owner's sessions whose title holds every term, latest updated first."""
-        expression = self._match_expression(_TITLES, query)
+        expression = self._match_expression(_TITLE_TERMS, query)
         if expression is None:
             return []
         filters, params = _filters("c.title", query)
@@ -116,7 +110,7 @@ class SearchRepository:
         )
         return [TitleMatch(*row) for row in rows]
 
-    def _match_expression(self, index: _Index, query: SearchQuery) -> str | None:
+    def _match_expression(self, vocabulary: str, query: SearchQuery) -> str | None:
         """The FTS5 expression requiring every indexed term; ``None`` when a two-character term
         occurs nowhere in the index (nothing can match)."""
         parts: list[str] = []
@@ -124,16 +118,16 @@ class SearchRepository:
             if len(term) >= _TRIGRAM:
                 parts.append(_quoted(term))
                 continue
-            trigrams = self._trigrams_starting(index, fold(term))
+            trigrams = self._trigrams_starting(vocabulary, fold(term))
             if not trigrams:
                 return None
             parts.append("(" + " OR ".join(_quoted(trigram) for trigram in trigrams) + ")")
         return " AND ".join(parts)
 
-    def _trigrams_starting(self, index: _Index, prefix: str) -> Sequence[str]:
+    def _trigrams_starting(self, vocabulary: str, prefix: str) -> Sequence[str]:
         """The index's trigrams that begin with ``prefix``: one range of its sorted vocabulary."""
         rows = self._session.connection().execute(
-            text(f"SELECT term FROM {index.terms} WHERE term >= :low AND term < :high"),
+            text(f"SELECT term FROM {vocabulary} WHERE term >= :low AND term < :high"),
             {"low": prefix, "high": prefix + _HIGHEST},
         )
         return [str(row[0]) for row in rows]
