@@ -59,7 +59,9 @@ class TitleMatch:
 
 class SearchRepository:
     """Plain SQL, one statement per index: a search reads at most ``limit`` rows of each, and
-    builds no ORM objects for them."""
+    builds no ORM objects for them. ``CROSS JOIN`` keeps the index as the outer loop: left to
+    itself, SQLite's planner may walk the owner's sessions through ``ix_chat_session_owner`` and
+    run the full-text query once per session (measured: 6 ms instead of 0.05 for 100 titles)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -73,8 +75,8 @@ class SearchRepository:
         statement = text(
             "SELECT m.id, m.session_id, c.title, m.position, m.role, m.content, m.created_at "
             "FROM message_search AS s "
-            "JOIN message AS m ON m.id = s.rowid "
-            "JOIN chat_session AS c ON c.id = m.session_id "
+            "CROSS JOIN message AS m ON m.id = s.rowid "
+            "CROSS JOIN chat_session AS c ON c.id = m.session_id "
             f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY s.rowid DESC LIMIT :limit"
         ).columns(
@@ -99,7 +101,7 @@ class SearchRepository:
         filters, params = _filters("c.title", query)
         statement = text(
             "SELECT c.id, c.title, c.updated_at FROM session_title_search AS t "
-            "JOIN chat_session AS c ON c.id = t.rowid "
+            "CROSS JOIN chat_session AS c ON c.id = t.rowid "
             f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
         ).columns(
