@@ -290,6 +290,22 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
         "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",
     },
+    "search_query_empty": {
+        "en": "the search is empty: give a word or a phrase to look for",
+        "zh": "搜索内容为空：请输入要查找的词或短语",
+    },
+    "search_query_too_long": {
+        "en": "a search is at most {limit} characters (got {length})",
+        "zh": "搜索内容最多 {limit} 个字符（实际 {length}）",
+    },
+    "search_query_too_short": {
+        "en": "a search needs a word of at least {minimum} characters",
+        "zh": "搜索内容至少需要一个不少于 {minimum} 个字符的词",
+    },
+    "search_limit": {
+        "en": "the number of results must be 1 to {limit} (got {value})",
+        "zh": "结果数量必须为 1 到 {limit}（实际 {value}）",
+    },
     "disk_full": {
         "en": "the disk is full ({problem}); free some space and try again",
         "zh": "磁盘已满（{problem}）；请释放空间后重试",

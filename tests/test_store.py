@@ -47,11 +47,11 @@ def test_schema_version_is_recorded_in_the_database(db_path: Path, database: Dat
 
 
 def tables_and_columns(connection: sqlite3.Connection) -> dict[str, set[str]]:
+    """The ordinary tables: not the search indexes (virtual tables) and their shadow tables."""
     names = [
-        r[0]
-        for r in connection.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-        )
+        r[1]
+        for r in connection.execute("PRAGMA main.table_list")
+        if r[2] == "table" and not r[1].startswith("sqlite_")
     ]
     return {n: {r[1] for r in connection.execute(f"PRAGMA table_info({n})")} for n in names}
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
+    from oncall_tui.services.search import SearchService
     from oncall_tui.services.sessions import SessionService
     from oncall_tui.services.views import ModelInfo
     from oncall_tui.store.engine import Database
@@ -54,6 +55,12 @@ class Services:
         from oncall_tui.services.sessions import SessionService
 
         return SessionService(self.database)
+
+    @cached_property
+    def search(self) -> SearchService:
+        from oncall_tui.services.search import SearchService
+
+        return SearchService(self.database)
 
     @cached_property
     def gateway(self) -> ModelGateway:

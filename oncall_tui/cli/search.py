@@ -1,0 +1,52 @@
+"""``oncall-tui search QUERY…``: find your messages and session titles, newest first.
+
+The words of the command line are one query (quote a phrase for the shell and for the search:
+``'"connection refused"'``). One line per hit: session, time, role (``title`` for a title hit),
+title and the snippet; with ``--json`` a list of hits.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table, one_line
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+
+def register(commands: argparse._SubParsersAction[Any]) -> None:
+    search = commands.add_parser("search", help="find your messages and session titles")
+    search.add_argument(
+        "query",
+        nargs="+",
+        metavar="QUERY",
+        help='words that must all appear (substrings, any case); "a phrase" in quotes',
+    )
+    search.add_argument(
+        "--limit", type=int, default=50, metavar="N", help="at most N hits (1-500, default 50)"
+    )
+    add_json_flag(search).set_defaults(handler=search_messages)
+
+
+def search_messages(ctx: Services, args: argparse.Namespace) -> int:
+    hits = ctx.search.search(ctx.owner, " ".join(args.query), limit=args.limit)
+    if args.json:
+        emit_json([hit.to_json() for hit in hits])
+        return EXIT_OK
+    if not hits:
+        emit_line("No messages or titles match.")
+        return EXIT_OK
+    rows = [
+        (
+            hit.session_id,
+            hit.created_at.strftime("%Y-%m-%d %H:%M"),
+            hit.role or "title",
+            one_line(hit.session_title, 30),
+            hit.snippet,
+        )
+        for hit in hits
+    ]
+    emit_table(("SESSION", "TIME (UTC)", "ROLE", "TITLE", "MATCH"), rows)
+    return EXIT_OK
