@@ -302,7 +302,33 @@ PREFERENCES: dict[str, dict[Language, str]] = {
     },
 }
 
+SEARCH: dict[str, dict[Language, str]] = {
+    "search.title": {"en": "Search every message", "zh": "搜索所有消息"},
+    "search.placeholder": {
+        "en": "Words or part of a word (2 characters or more): 超时, 502, pool exhausted",
+        "zh": "词或词的一部分（至少 2 个字符）：超时、502、pool exhausted",
+    },
+    "search.hint": {
+        "en": "Type to search · Enter opens the newest · ↓ to choose another · Esc closes",
+        "zh": "输入即可搜索 · Enter 打开最新一条 · ↓ 选择其他 · Esc 关闭",
+    },
+    "search.none": {"en": "No message or title matches.", "zh": "没有匹配的消息或标题。"},
+    "search.count": {"en": "{count} found, newest first.", "zh": "找到 {count} 条，最新的在前。"},
+    "search.many": {
+        "en": "The newest {count} shown; add a word to narrow the search.",
+        "zh": "仅显示最新的 {count} 条；再加一个词可缩小范围。",
+    },
+    "search.role.user": {"en": "you", "zh": "你"},
+    "search.role.assistant": {"en": "assistant", "zh": "助手"},
+    "search.role.title": {"en": "title", "zh": "标题"},
+    "search.far_back": {
+        "en": "The message found is {count:,} messages back: ctrl+up loads earlier pages.",
+        "zh": "找到的消息在 {count:,} 条之前：ctrl+up 可加载更早的消息。",
+    },
+}
+
 TUI: dict[str, dict[Language, str]] = {
+    **SEARCH,
     **PREFERENCES,
     **EXPORT,
     **COMMANDS,

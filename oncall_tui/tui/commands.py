@@ -67,6 +67,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("prompts", "app.prompts", "f3,alt+p", show=True),
     Command("skills", "app.skills", "f4,alt+s", show=True),
     Command("models", "app.models", "f5,alt+m", show=True),
+    Command("search", "search", "ctrl+f"),
     Command("rename_session", "rename_session", "f2,alt+r"),
     Command("delete_session", "delete_session", "f8,alt+x"),
     Command("show_summary", "show_summary", "f6,alt+v", priority=True),

@@ -376,6 +376,16 @@ class ChatLog(ScrollView, can_focus=True):
         if 0 <= index < len(self.entries):
             self._move_to(index)
 
+    def select_position(self, position: int) -> bool:
+        """Select the message at ``position`` in its session and bring it into view (a search
+        hit opened); whether it is loaded."""
+        for index, entry in enumerate(self.entries):
+            if isinstance(entry, MessageBlock) and entry.position == position:
+                self._relayout()
+                self._move_to(index)
+                return True
+        return False
+
     def _move_to(self, index: int | None) -> None:
         self.cursor = index
         if index is not None and self._starts:

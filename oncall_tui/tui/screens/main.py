@@ -32,9 +32,13 @@ from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.search import SearchHit
     from oncall_tui.services.views import MessageView, SessionView
 
 PAGE_SIZE = 40
+REACH_BACK = 1_000
+"""A search hit at most this many messages back opens with the page reaching back to it;
+further back, the session opens at its newest page and says how far the message is."""
 NARROW = 100
 """Below this many columns the context panel is folded away, and opens over the chat."""
 POLL_SECONDS = 3.0
@@ -126,8 +130,11 @@ class MainScreen(ChatActions):
         elif listed.message_count != self._known_count:
             self.open_session(self.session_id, keep_status=True)
 
-    def open_session(self, session_id: int | None, *, keep_status: bool = False) -> None:
-        """Show a session's newest page at once; the gauge follows when it is computed."""
+    def open_session(
+        self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
+    ) -> None:
+        """Show a session's newest page at once; the gauge follows when it is computed. With
+        ``at`` (a search hit), the page reaches back to that message, which is selected."""
         self.session_id = session_id
         self.query_one(SessionList).current = session_id
         if not keep_status:
@@ -139,18 +146,31 @@ class MainScreen(ChatActions):
             if session_id is None:
                 return [], 0, 0, recall
             view = self.services.sessions.get(owner, session_id)
-            page = self.services.sessions.messages(owner, session_id, limit=PAGE_SIZE)
+            limit = PAGE_SIZE
+            if at is not None and PAGE_SIZE < view.message_count - at <= REACH_BACK:
+                limit = view.message_count - max(0, at - 2)
+            page = self.services.sessions.messages(owner, session_id, limit=limit)
             return page, view.message_count - len(page), view.compacted_message_count, recall
 
         def show(result: tuple[list[MessageView], int, int, list[str]]) -> None:
             page, earlier, boundary, recall = result
             self._known_count = earlier + len(page)
             self._oldest_loaded = page[0].position if page else None
-            self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
+            log = self.query_one(ChatLog)
+            log.show_page(page, earlier=earlier, boundary=boundary)
             self.query_one(Composer).remember(recall)
+            if at is not None:
+                self.call_after_refresh(self._select_found, at, earlier + len(page))
 
         self._in_thread(fetch, show)
         self.refresh_context()
+
+    def _select_found(self, position: int, count: int) -> None:
+        log = self.query_one(ChatLog)
+        if log.select_position(position):
+            log.focus()
+        else:
+            self._set_status(t("search.far_back", self.lang, count=count - position))
 
     def refresh_context(self) -> None:
         """Re-read the selection and the session's memory (gauge, mode, summary)."""
@@ -250,6 +270,16 @@ class MainScreen(ChatActions):
         if self._sending is None:
             self.open_session(event.session_id, keep_status=True)  # what it did stays said
             self.query_one(Composer).focus()
+
+    def action_search(self) -> None:
+        """ctrl+f: search every message; Enter on a hit opens its session there."""
+        from oncall_tui.tui.screens.search import SearchScreen
+
+        def chosen(hit: SearchHit | None) -> None:
+            if hit is not None and self._sending is None:
+                self.open_session(hit.session_id, keep_status=True, at=hit.position)
+
+        self.app.push_screen(SearchScreen(self.services), chosen)
 
     def action_new_session(self) -> None:
         if self._sending is None:
