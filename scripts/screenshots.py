@@ -24,6 +24,7 @@ from textual.app import App  # noqa: E402
 from textual.pilot import Pilot  # noqa: E402
 
 from oncall_tui.tui.chat_log import ChatLog  # noqa: E402
+from oncall_tui.tui.widgets.welcome import Welcome  # noqa: E402
 from tests.tui.demo import FIXED_NOW, GaugeApp, build_demo, demo_app  # noqa: E402
 from tests.tui.harness import wait_until  # noqa: E402
 
@@ -59,7 +60,31 @@ async def shoot(app: App[Any], name: str, size: tuple[int, int], steps: Steps) -
     print(f"screenshots/{name}.svg")
 
 
+async def first_start(pilot: Pilot[Any]) -> None:
+    welcome = pilot.app.screen.query_one(Welcome)
+    await wait_until(pilot, lambda: welcome.ollama is not None and bool(welcome.ollama.usable))
+    await settle(pilot)
+
+
+async def search(pilot: Pilot[Any]) -> None:
+    await main_screen(pilot)
+    await pilot.press("ctrl+f")
+    await wait_until(pilot, lambda: type(pilot.app.screen).__name__ == "SearchScreen")
+    await pilot.press(*"pool")
+    await wait_until(pilot, lambda: len(getattr(pilot.app.screen, "hits", [])) > 1)
+    await settle(pilot)
+
+
+def fresh_app(db: Path) -> App[Any]:
+    """A first start: an empty database, Ollama (here the scripted model) answering."""
+    app = demo_app(db)
+    app.services.gateway.server_version = lambda: "0.12.6"  # type: ignore[method-assign]
+    return app
+
+
 async def run(db: Path) -> None:
+    await shoot(fresh_app(db.with_name("first.db")), "first-start", (120, 36), first_start)
+    await shoot(demo_app(db), "search", (120, 36), search)
     await shoot(demo_app(db), "main", (120, 36), main_screen)
     await shoot(demo_app(db), "main-80x24", (80, 24), main_screen)
     await shoot(demo_app(db), "prompt-editor", (120, 36), opens("f3", "PromptEditorScreen"))
@@ -75,7 +100,13 @@ def main() -> None:
     time.tzset()
     OUT.mkdir(exist_ok=True)
     clock = mock.patch("oncall_tui.tui.chat_log.log.local_now", return_value=FIXED_NOW)
-    with tempfile.TemporaryDirectory() as tmp, clock:
+    search_clock = mock.patch("oncall_tui.tui.screens.search.local_now", return_value=FIXED_NOW)
+    # Where the examples are on the machine the pictures are made on is nobody's business.
+    examples = mock.patch(
+        "oncall_tui.tui.screens.main.skills_examples_path",
+        return_value=Path.home() / ".local/share/pipx/venvs/oncall-tui/skills_examples",
+    )
+    with tempfile.TemporaryDirectory() as tmp, clock, search_clock, examples:
         db = Path(tmp) / "demo.db"
         build_demo(db)
         asyncio.run(run(db))

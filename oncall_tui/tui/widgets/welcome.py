@@ -53,7 +53,7 @@ class Welcome(Static):
     def describe(self) -> Group:
         """The guide, then the readiness lines; each item wraps under its own text."""
         lang = self.lang
-        examples = terminal_safe(str(self.examples)) if self.examples else ""
+        examples = terminal_safe(_home_as_tilde(self.examples)) if self.examples else ""
         skills = text("welcome.skills", lang, keys=self.keys("skills"))
         if examples:
             skills += " " + text("welcome.examples", lang, path=examples)
@@ -103,3 +103,11 @@ def _items(rows: list[tuple[str, Text]]) -> Table:
     for mark, line in rows:
         grid.add_row(mark, line)
     return grid
+
+
+def _home_as_tilde(path: Path) -> str:
+    """``~/…`` for a path in the home directory, as the engineer would type it."""
+    try:
+        return f"~/{path.relative_to(Path.home())}"
+    except ValueError:
+        return str(path)
