@@ -327,7 +327,37 @@ SEARCH: dict[str, dict[Language, str]] = {
     },
 }
 
+MAIN: dict[str, dict[Language, str]] = {
+    "send.still_streaming": {
+        "en": "A reply is still streaming; Esc cancels it.",
+        "zh": "回复仍在输出中；按 Esc 可取消。",
+    },
+    "send.full_hint": {
+        "en": "(f9 compacts, ctrl+n starts a new session)",
+        "zh": "（f9 压缩记忆，ctrl+n 新建会话）",
+    },
+    "send.sending": {"en": "Sending…", "zh": "发送中…"},
+    "delete.nothing": {
+        "en": "Nothing to delete: this session has not started yet.",
+        "zh": "没有可删除的内容：此会话尚未开始。",
+    },
+    "delete.title": {"en": "Delete session", "zh": "删除会话"},
+    "delete.ask": {
+        "en": "Delete “{title}” and its {count} messages? This cannot be undone.",
+        "zh": "删除“{title}”及其 {count} 条消息？此操作无法撤销。",
+    },
+    "delete.ask_id": {
+        "en": "Delete session {id}? This cannot be undone.",
+        "zh": "删除会话 {id}？此操作无法撤销。",
+    },
+    "delete.yes": {"en": "Delete", "zh": "删除"},
+    "rename.title": {"en": "Rename session", "zh": "重命名会话"},
+    "rename.prompt": {"en": "Title", "zh": "标题"},
+    "models.chatting": {"en": "Chatting with {model}", "zh": "正在使用 {model} 对话"},
+}
+
 TUI: dict[str, dict[Language, str]] = {
+    **MAIN,
     **SEARCH,
     **PREFERENCES,
     **EXPORT,

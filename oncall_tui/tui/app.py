@@ -164,7 +164,9 @@ class OncallApp(App[None]):
                 except OncallError as error:  # a file it must not overwrite: nothing changed
                     self.main.show_error(error)
                     return
-                self.notify(terminal_safe(f"Chatting with {model}"), markup=False)
+                self.notify(
+                    terminal_safe(t("models.chatting", self.lang, model=model)), markup=False
+                )
                 self.main.check_ollama()
                 self.main.refresh_context()
 

@@ -16,7 +16,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
-from tests.tui.harness import scripted_app, wait_until
+from tests.tui.harness import scripted_app, seed_session, wait_until
 
 
 def main(app: OncallApp) -> MainScreen:
@@ -119,6 +119,8 @@ async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
         composer = app.query_one(Composer)
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: app.focused is composer)
+        screen.open_session(seed_session(app, 1))  # an empty log takes no focus
+        await wait_until(pilot, lambda: bool(log.messages))
         assert edge(composer, "top") == "thick"
         assert edge(log, "left") == "vkey"
         log.focus()

@@ -103,7 +103,8 @@ class ChatLog(ScrollView, can_focus=True):
         self._flushed_at = 0.0
         self.clock: Clock = local_now
         self.empty = True
-        """Whether no message is shown, nor any earlier one offered."""
+        """Whether no message is shown, nor any earlier one offered (then it takes no focus)."""
+        self.can_focus = False
         """Now: the time of a message created here, and the day headers compare with."""
 
     # -- what is shown ---------------------------------------------------------------------------
@@ -198,6 +199,7 @@ class ChatLog(ScrollView, can_focus=True):
         empty = self.earlier == 0 and not any(isinstance(e, MessageBlock) for e in self.entries)
         if empty != self.empty:
             self.empty = empty
+            self.can_focus = not empty  # nothing to select
             self.post_message(self.EmptyChanged(empty))
 
     # -- changes and the flush -------------------------------------------------------------------

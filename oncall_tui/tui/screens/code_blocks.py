@@ -20,7 +20,7 @@ from oncall_tui.texts import text
 class CodeBlockPicker(ModalScreen[CodeBlock | None]):
     """Dismissed with the block chosen, or ``None`` (Esc)."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Cancel", show=False)]
+    BINDINGS = [Binding("escape", "dismiss_none", show=False)]
 
     def __init__(self, blocks: list[CodeBlock], lang: Language) -> None:
         super().__init__()

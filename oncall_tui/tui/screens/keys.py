@@ -52,7 +52,7 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 class KeysScreen(ModalScreen[str | None]):
     """Dismissed with the action to run (Enter on an action), or ``None``."""
 
-    BINDINGS = [Binding("escape,f1,q", "close", "Close", show=False)]
+    BINDINGS = [Binding("escape,f1,q", "close", show=False)]
 
     def __init__(self, lang: Language, keymap: dict[str, str]) -> None:
         super().__init__()

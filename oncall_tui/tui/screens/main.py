@@ -68,9 +68,7 @@ class MainScreen(ChatActions):
             with Vertical(id="centre", classes="-empty"):
                 keymap = dict(self.services.settings.keymap)
                 yield Welcome(self.lang, skills_examples_path(), keymap, id="welcome")
-                log = ChatLog(id="chat-log")
-                log.can_focus = False  # until it shows a message (see _log_emptied)
-                yield log
+                yield ChatLog(id="chat-log")
                 yield PlainText(id="status")
                 yield Composer(id="composer")
             yield ContextPanel(id="context")
@@ -241,7 +239,7 @@ class MainScreen(ChatActions):
     def _submit(self, event: Composer.Submitted) -> None:
         lang = self.services.settings.lang
         if self._sending is not None:
-            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
+            self._set_status(t("send.still_streaming", lang), error=True)
             return
         gauge = self.query_one(ContextPanel).gauge
         if gauge.at_limit:
@@ -251,12 +249,10 @@ class MainScreen(ChatActions):
                 percent=gauge.percent,
                 window=f"{gauge.window:,}",
             )
-            self._set_status(
-                f"{full.message(lang)} (f9 compacts, ctrl+n starts a new session)", True
-            )
+            self._set_status(f"{full.message(lang)} {t('send.full_hint', lang)}", True)
             event.composer.send_ended()
             return
-        self._set_status("Sending…")
+        self._set_status(t("send.sending", lang))
         self.start_send(self.session_id, event.text)
 
     @on(ChatActions.MemoryChanged)
@@ -383,9 +379,8 @@ class MainScreen(ChatActions):
     @on(ChatLog.EmptyChanged)
     def _log_emptied(self, event: ChatLog.EmptyChanged) -> None:
         """An empty session shows the welcome; the log keeps its width (a reply about to
-        stream is laid out to it) at no height, out of the focus chain."""
+        stream is laid out to it) at no height."""
         self.query_one("#centre").set_class(event.empty, "-empty")
-        self.query_one(ChatLog).can_focus = not event.empty
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:

@@ -33,7 +33,7 @@ RESULTS = 100
 class SearchScreen(ModalScreen["SearchHit | None"]):
     """Dismissed with the hit chosen, or ``None`` (Esc)."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Close", show=False)]
+    BINDINGS = [Binding("escape", "dismiss_none", show=False)]
 
     def __init__(self, services: Services, query: str = "") -> None:
         super().__init__()

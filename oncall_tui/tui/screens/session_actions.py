@@ -28,7 +28,7 @@ class SessionActions(BackgroundScreen):
 
     def action_delete_session(self) -> None:
         if self.session_id is None:
-            self.notify("Nothing to delete: this session has not started yet.")
+            self.notify(text("delete.nothing", self.services.settings.lang))
             return
         self._confirm_delete(self.session_id)
 
@@ -42,21 +42,25 @@ class SessionActions(BackgroundScreen):
                     lambda _: self.load_sessions(open_newest=self.session_id == session_id),
                 )
 
+        lang = self.services.settings.lang
         listed = self._listed(session_id)
-        what = (
-            f"session {session_id}"
+        question = (
+            text("delete.ask_id", lang, id=session_id)
             if listed is None
-            else f"“{listed.display_title}” and its {listed.message_count:,} messages"
+            else text(
+                "delete.ask",
+                lang,
+                title=listed.display_title,
+                count=f"{listed.message_count:,}",
+            )
         )
-        self.app.push_screen(
-            ConfirmDialog(
-                "Delete session",
-                f"Delete {what}? This cannot be undone.",
-                yes_label="Delete",
-                destructive=True,
-            ),
-            decided,
+        dialog = ConfirmDialog(
+            text("delete.title", lang),
+            question,
+            yes_label=text("delete.yes", lang),
+            destructive=True,
         )
+        self.app.push_screen(dialog, decided)
 
     def action_rename_session(self) -> None:
         """Rename the open session, the dialog showing its title; a session not started yet
@@ -81,7 +85,9 @@ class SessionActions(BackgroundScreen):
                 )
 
         current = "" if shown is None else shown.title
-        self.app.push_screen(TextDialog("Rename session", "Title", value=current), renamed)
+        lang = self.services.settings.lang
+        dialog = TextDialog(text("rename.title", lang), text("rename.prompt", lang), value=current)
+        self.app.push_screen(dialog, renamed)
 
     def _listed(self, session_id: int | None) -> SessionView | None:
         """The session as the sessions list last read it."""
