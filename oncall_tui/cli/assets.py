@@ -10,9 +10,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line
-from oncall_tui.errors import OncallError
+from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line, pad
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
+from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -102,17 +103,19 @@ def prompts_list(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([p.to_json() for p in prompts])
         return 0
+    lang = ctx.settings.lang
     active = ctx.configuration.get_configuration(ctx.owner).system_prompt_id
+    default = text("cli.prompts.flag_default", lang)
     rows = [
         (
             p.id,
-            ("*" if p.id == active else "") + ("default" if p.is_default else ""),
+            ("*" if p.id == active else "") + (default if p.is_default else ""),
             one_line(p.label, 40),
             len(p.content),
         )
         for p in prompts
     ]
-    emit_table(("ID", "FLAGS", "LABEL", "CHARS"), rows)
+    emit_table(_headers("cli.prompts.header", ("id", "flags", "label", "chars"), lang), rows)
     return 0
 
 
@@ -120,7 +123,8 @@ def _print_prompt(ctx: Services, prompt: PromptView, as_json: bool) -> None:
     if as_json:
         emit_json(prompt.to_json())
         return
-    emit_line(f"[{prompt.id}] {prompt.label}" + (" (default)" if prompt.is_default else ""))
+    key = "cli.prompt.heading_default" if prompt.is_default else "cli.prompt.heading"
+    emit_line(text(key, ctx.settings.lang, id=prompt.id, label=prompt.label))
     emit_line(prompt.content)
 
 
@@ -145,12 +149,17 @@ def prompts_delete(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"deleted": {"kind": "prompt", "id": args.id}})
     else:
-        emit_line(f"Deleted prompt {args.id}.")
+        emit_line(text("cli.deleted_prompt", ctx.settings.lang, id=args.id))
     return 0
 
 
-def _print_skill(skill: SkillView) -> None:
-    emit_line(f"[{skill.id}] {skill.name} ({skill.size_bytes} bytes)")
+def _headers(prefix: str, names: tuple[str, ...], lang: Language) -> tuple[str, ...]:
+    """A table's column headers from the catalog: ``prefix.name`` for each column."""
+    return tuple(text(f"{prefix}.{name}", lang) for name in names)
+
+
+def _print_skill(skill: SkillView, lang: Language) -> None:
+    emit_line(text("cli.skill.heading", lang, id=skill.id, name=skill.name, size=skill.size_bytes))
     emit_line(f"    {skill.description}")
 
 
@@ -164,7 +173,7 @@ def skills_add(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(skill.to_json())
     else:
-        _print_skill(skill)
+        _print_skill(skill, ctx.settings.lang)
     return 0
 
 
@@ -178,7 +187,8 @@ def skills_list(ctx: Services, args: argparse.Namespace) -> int:
         (s.id, "*" if s.id in selected else "", s.name, s.size_bytes, one_line(s.description))
         for s in skills
     ]
-    emit_table(("ID", "SEL", "NAME", "BYTES", "DESCRIPTION"), rows)
+    columns = ("id", "selected", "name", "bytes", "description")
+    emit_table(_headers("cli.skills.header", columns, ctx.settings.lang), rows)
     return 0
 
 
@@ -196,22 +206,25 @@ def skills_delete(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"deleted": {"kind": "skill", "id": skill.id}})
     else:
-        emit_line(f"Deleted skill {skill.id} ({skill.name}).")
+        emit_line(text("cli.deleted_skill", ctx.settings.lang, id=skill.id, name=skill.name))
     return 0
 
 
-def _print_configuration(configuration: ConfigurationView, as_json: bool) -> None:
+def _print_configuration(configuration: ConfigurationView, as_json: bool, lang: Language) -> None:
     if as_json:
         emit_json(configuration.to_json())
         return
     prompt = configuration.active_prompt
-    emit_line(f"Prompt: [{prompt.id}] {prompt.label}")
+    emit_line(text("cli.config.prompt", lang, id=prompt.id, label=prompt.label))
     selected = configuration.selected_skills
-    emit_line("Skills: " + (", ".join(f"[{s.id}] {s.name}" for s in selected) or "(none)"))
+    names = ", ".join(f"[{s.id}] {s.name}" for s in selected) or text("cli.none", lang)
+    emit_line(text("cli.config.skills", lang, skills=names))
 
 
 def config_show(ctx: Services, args: argparse.Namespace) -> int:
-    _print_configuration(ctx.configuration.get_configuration(ctx.owner), args.json)
+    _print_configuration(
+        ctx.configuration.get_configuration(ctx.owner), args.json, ctx.settings.lang
+    )
     return 0
 
 
@@ -224,7 +237,7 @@ def config_set(ctx: Services, args: argparse.Namespace) -> int:
     configuration = ctx.configuration.save_configuration(
         ctx.owner, system_prompt_id=args.prompt, skill_refs=refs
     )
-    _print_configuration(configuration, args.json)
+    _print_configuration(configuration, args.json, ctx.settings.lang)
     return 0
 
 
@@ -263,22 +276,27 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
             }
         )
         return 0
-    for label, name in (
-        ("Config file", "config_file"),
-        ("Database", "db_file"),
-        ("Log", "log_file"),
-    ):
+    lang = settings.lang
+    for name in ("config_file", "db_file", "log_file"):
         entry = files[name]
-        state = "" if entry["exists"] else ", not created yet"
-        emit_line(f"{label:<12} {entry['path'] or '(none)'}  ({entry['source']}{state})")
+        emit_line(
+            text(
+                "cli.paths.file" if entry["exists"] else "cli.paths.file_missing",
+                lang,
+                label=pad(text(f"cli.paths.{name}", lang), 12),
+                path=entry["path"] or text("cli.none", lang),
+                source=entry["source"],
+            )
+        )
     emit_line()
     rows = [
-        (name, _shown_value(name, value), sources.get(name, "default"))
+        (name, _shown_value(name, value, lang), sources.get(name, "default"))
         for name, value in values.items()
     ]
-    emit_table(("SETTING", "VALUE", "SOURCE"), rows)
+    emit_table(_headers("cli.paths.header", ("setting", "value", "source"), lang), rows)
     if settings.config_ignored:
-        emit_line(f"\nIgnored in the settings file: {', '.join(settings.config_ignored)}")
+        emit_line()
+        emit_line(text("cli.paths.ignored", lang, keys=", ".join(settings.config_ignored)))
     if problem is not None:
         emit_line(f"\n{problem.message(settings.lang)}")
     return 0
@@ -292,23 +310,26 @@ def _file_entry(path: Path | None, source: str | None) -> dict[str, object]:
     }
 
 
-def _shown_value(name: str, value: object) -> str:
+def _shown_value(name: str, value: object, lang: Language) -> str:
     if name == "num_ctx" and value is None:
-        return "(discovered from the model)"
+        return text("cli.paths.num_ctx_discovered", lang)
     if name == "theme" and value is None:
-        return "(the app's own)"
+        return text("cli.paths.theme_default", lang)
     if isinstance(value, dict):
-        return ", ".join(f"{action}={keys}" for action, keys in value.items()) or "(none)"
+        shown = ", ".join(f"{action}={keys}" for action, keys in value.items())
+        return shown or text("cli.none", lang)
     return str(value)
 
 
 def skills_select(ctx: Services, args: argparse.Namespace) -> int:
-    _print_configuration(ctx.configuration.select_skills(ctx.owner, args.refs), args.json)
+    configuration = ctx.configuration.select_skills(ctx.owner, args.refs)
+    _print_configuration(configuration, args.json, ctx.settings.lang)
     return 0
 
 
 def skills_unselect(ctx: Services, args: argparse.Namespace) -> int:
-    _print_configuration(ctx.configuration.unselect_skills(ctx.owner, args.refs), args.json)
+    configuration = ctx.configuration.unselect_skills(ctx.owner, args.refs)
+    _print_configuration(configuration, args.json, ctx.settings.lang)
     return 0
 
 

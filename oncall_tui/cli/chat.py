@@ -42,12 +42,14 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type, read_stdin_text
+from oncall_tui.texts import TEXTS, text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.services.export import ExportFormat
+    from oncall_tui.services.views import SessionView
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -114,17 +116,19 @@ def sessions_list(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([s.to_json() for s in sessions])
         return EXIT_OK
+    lang = ctx.settings.lang
     rows = [
         (
             s.id,
             s.updated_at.strftime("%Y-%m-%d %H:%M"),
             s.message_count,
             s.memory_mode.value,
-            one_line(s.display_title, 50),
+            one_line(shown_title(s, lang), 50),
         )
         for s in sessions
     ]
-    emit_table(("ID", "UPDATED (UTC)", "MSGS", "MEMORY", "TITLE"), rows)
+    columns = ("id", "updated", "messages", "memory", "title")
+    emit_table(tuple(text(f"cli.sessions.header.{c}", lang) for c in columns), rows)
     return EXIT_OK
 
 
@@ -133,7 +137,8 @@ def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(session.to_json())
     else:
-        emit_line(f"Session {session.id} created: {session.display_title}")
+        title = shown_title(session, ctx.settings.lang)
+        emit_line(text("cli.session.created", ctx.settings.lang, id=session.id, title=title))
     return EXIT_OK
 
 
@@ -143,16 +148,20 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         return EXIT_OK
     transcript = ctx.export.transcript(ctx.owner, args.id)
     session, memory = transcript.session, transcript.memory
-    emit_line(f"# {session.display_title} (session {session.id})")
+    lang = ctx.settings.lang
+    title = shown_title(session, lang)
+    emit_line(text("cli.session.heading", lang, title=title, id=session.id))
     for message in transcript.messages:
         if message.position == memory.compacted_message_count and message.position > 0:
-            emit_line(f"\n----- {message.position} earlier messages summarised -----")
-        marker = "" if message.status == "complete" else f" [{message.status}]"
-        emit_line(f"\n[{message.role}]{marker}")
+            emit_line()
+            emit_line(text("cli.session.summarised", lang, count=message.position))
+        status = _word("cli.status", message.status, lang)
+        marker = "" if message.status == "complete" else f" [{status}]"
+        emit_line(f"\n[{_word('cli.role', message.role, lang)}]{marker}")
         for call in message.tool_calls:
-            emit_line(f"  tool {call.name}: {call.summary}")
+            emit_line(text("cli.session.tool_call", lang, name=call.name, summary=call.summary))
         emit_line(message.content)
-    _print_memory(memory)
+    _print_memory(memory, lang)
     return EXIT_OK
 
 
@@ -161,7 +170,7 @@ def sessions_delete(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"deleted": {"kind": "session", "id": args.id}})
     else:
-        emit_line(f"Deleted session {args.id}.")
+        emit_line(text("cli.session.deleted", ctx.settings.lang, id=args.id))
     return EXIT_OK
 
 
@@ -170,13 +179,15 @@ def sessions_rename(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(session.to_json())
     else:
-        emit_line(f"Session {session.id} renamed: {session.title}")
+        title = shown_title(session, ctx.settings.lang)
+        emit_line(text("cli.session.renamed", ctx.settings.lang, id=session.id, title=title))
     return EXIT_OK
 
 
 def sessions_clear(ctx: Services, args: argparse.Namespace) -> int:
     ctx.sessions.clear(ctx.owner, args.id)
-    return _emit_memory(ctx.memory.refresh_usage(ctx.owner, args.id), args.json)
+    state = ctx.memory.refresh_usage(ctx.owner, args.id)
+    return _emit_memory(state, args.json, ctx.settings.lang)
 
 
 def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
@@ -186,7 +197,7 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
     if args.json and args.output is None and args.format == "md":
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
-            detail="--json prints JSON: leave out --format md, or write the Markdown with -o FILE",
+            detail=text("cli.export.json_not_md", ctx.settings.lang),
         )
     fmt: ExportFormat = args.format or ("json" if args.json and args.output is None else "md")
     if args.output is None:
@@ -198,50 +209,66 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
             {"exported": {"kind": "session", "id": args.id, "format": fmt, "path": str(path)}}
         )
     else:
-        emit_line(f"Exported session {args.id} to {path}")
+        emit_line(text("cli.session.exported", ctx.settings.lang, id=args.id, path=path))
     return EXIT_OK
 
 
-def _print_memory(state: MemoryState) -> None:
+def shown_title(session: SessionView, lang: Language) -> str:
+    """The session's title, or for an untitled one the catalog's name for it in ``lang``."""
+    return session.title or text("session.untitled", lang)
+
+
+def _word(prefix: str, value: str, lang: Language) -> str:
+    """A stored word (a role, a message status) in ``lang``; one the catalog lacks as is."""
+    key = f"{prefix}.{value}"
+    return text(key, lang) if key in TEXTS else value
+
+
+def _print_memory(state: MemoryState, lang: Language) -> None:
     usage = state.usage
+    emit_line()
     emit_line(
-        f"\nContext: {usage.context_tokens:,} / {usage.context_window_tokens:,} tokens "
-        f"({usage.percent}%) · memory: {state.memory_mode.value} · "
-        f"{state.compacted_message_count} messages summarised"
+        text(
+            "cli.memory.context",
+            lang,
+            used=f"{usage.context_tokens:,}",
+            window=f"{usage.context_window_tokens:,}",
+            percent=usage.percent,
+            mode=state.memory_mode.value,
+            count=state.compacted_message_count,
+        )
     )
     if state.memory_summary:
-        cut = (
-            ", cut off at the model's length limit"
-            if state.memory_summary_status == "truncated"
-            else ""
-        )
-        emit_line(f"Summary ({state.last_compacted_at:%Y-%m-%d %H:%M} UTC{cut}):")
+        truncated = state.memory_summary_status == "truncated"
+        key = "cli.memory.summary_cut" if truncated else "cli.memory.summary"
+        emit_line(text(key, lang, at=f"{state.last_compacted_at:%Y-%m-%d %H:%M}"))
         emit_line(state.memory_summary)
 
 
-def _emit_memory(state: MemoryState, as_json: bool) -> int:
+def _emit_memory(state: MemoryState, as_json: bool, lang: Language) -> int:
     if as_json:
         emit_json(state.to_json())
     else:
-        _print_memory(state)
+        _print_memory(state, lang)
     return EXIT_OK
 
 
 def memory_show(ctx: Services, args: argparse.Namespace) -> int:
-    return _emit_memory(ctx.memory.state(ctx.owner, args.session), args.json)
+    return _emit_memory(ctx.memory.state(ctx.owner, args.session), args.json, ctx.settings.lang)
 
 
 def memory_mode(ctx: Services, args: argparse.Namespace) -> int:
     import asyncio
 
     state = asyncio.run(ctx.memory.set_mode(ctx.owner, args.session, MemoryMode(args.mode)))
-    return _emit_memory(state, args.json)
+    return _emit_memory(state, args.json, ctx.settings.lang)
 
 
 def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
     import asyncio
 
-    return _emit_memory(asyncio.run(ctx.memory.compact(ctx.owner, args.session)), args.json)
+    state = asyncio.run(ctx.memory.compact(ctx.owner, args.session))
+    return _emit_memory(state, args.json, ctx.settings.lang)
 
 
 def read_message(parts: list[str]) -> str:
@@ -261,15 +288,16 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
         if args.session is None or args.message:
             raise OncallError(
                 "VALIDATION_INVALID_ARGUMENT",
-                detail="--retry takes --session ID and no message",
+                detail=text("cli.chat.retry_usage", ctx.settings.lang),
             )
         events = ctx.chat.retry(ctx.owner, args.session)
     else:
         if not args.message:
-            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the message is empty")
-        text = read_message(args.message)  # bad input is refused before the engine loads
-        events = ctx.chat.send(ctx.owner, args.session, text)
-    output = _ChatOutput(args.json, args.session)
+            detail = text("cli.chat.empty_message", ctx.settings.lang)
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
+        message = read_message(args.message)  # bad input is refused before the engine loads
+        events = ctx.chat.send(ctx.owner, args.session, message)
+    output = _ChatOutput(args.json, args.session, ctx.settings.lang)
     try:
         return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
@@ -283,8 +311,9 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
 class _ChatOutput:
     """Writes one chat's events as they come and works out its exit status."""
 
-    def __init__(self, as_json: bool, session_id: int | None) -> None:
+    def __init__(self, as_json: bool, session_id: int | None, lang: Language = "en") -> None:
         self.as_json = as_json
+        self.lang = lang
         self.session_id = session_id
         self.answer_open = False
         """Answer text was written and its line is not ended yet."""
@@ -312,9 +341,9 @@ class _ChatOutput:
                 sys.stdout.flush()
                 return
             self._end_answer()
-            sys.stderr.write("[interrupted]\n")
+            sys.stderr.write(text("cli.chat.interrupted", self.lang) + "\n")
             if self.session_id is not None:
-                sys.stderr.write(f"[session {self.session_id}]\n")
+                sys.stderr.write(text("cli.chat.session", self.lang, id=self.session_id) + "\n")
 
     def _end_answer(self) -> None:
         if self.answer_open:
@@ -324,11 +353,11 @@ class _ChatOutput:
 
     def _render(self, event: ChatEvent) -> None:
         """Human output, every write through :func:`emit_text`, which makes it terminal-safe."""
-        out, err = sys.stdout, sys.stderr
+        out, err, lang = sys.stdout, sys.stderr, self.lang
         match event:
-            case TokenDelta(text=text):
-                emit_text(text, out, flush=True)
-                self.answer_open = self.answer_open or bool(text)
+            case TokenDelta(text=delta):
+                emit_text(delta, out, flush=True)
+                self.answer_open = self.answer_open or bool(delta)
             case ToolStarted(name=name, arguments=arguments):
                 shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
                 self._end_answer()
@@ -338,18 +367,22 @@ class _ChatOutput:
             case ToolsUnavailable(message=message) | CompactionFailed(message=message):
                 emit_text(f"oncall-tui: {message}\n", err)
             case CompactionStarted(message_count=count):
-                emit_text(f"[compacting: the model summarises {count} messages first]\n", err)
+                emit_text(text("cli.chat.compacting", lang, count=count) + "\n", err)
             case UsageReported(usage=usage):
                 self._end_answer()
-                tokens = usage.context_window_tokens
-                emit_text(f"[context {usage.percent}% of {tokens:,} tokens]\n", err)
+                tokens = f"{usage.context_window_tokens:,}"
+                emit_text(
+                    text("cli.chat.usage", lang, percent=usage.percent, tokens=tokens) + "\n", err
+                )
             case ReplyDone(session_id=session_id, status=status):
                 if status != "complete":
-                    emit_text(f"[{status}: the model stopped at its length limit]\n", err)
-                emit_text(f"[session {session_id}]\n", err)
+                    shown = _word("cli.status", status, lang)
+                    emit_text(text("cli.chat.truncated", lang, status=shown) + "\n", err)
+                emit_text(text("cli.chat.session", lang, id=session_id) + "\n", err)
             case ReplyFailed(message=message, session_id=session_id):
                 self._end_answer()
-                emit_text(f"oncall-tui: {message}\n[session {session_id}]\n", err)
+                session_line = text("cli.chat.session", lang, id=session_id)
+                emit_text(f"oncall-tui: {message}\n{session_line}\n", err)
             case ContextLimitReached(message=message):
                 emit_text(f"oncall-tui: {message}\n", err)
             case _:

@@ -5,8 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import EXIT_MODEL_ERROR, EXIT_OK, add_json_flag, emit_json, emit_line
+from oncall_tui.cli.output import (
+    EXIT_MODEL_ERROR,
+    EXIT_OK,
+    add_json_flag,
+    emit_json,
+    emit_line,
+    pad,
+)
 from oncall_tui.errors import note
+from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -26,25 +34,53 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.to_json())
         return EXIT_OK if report.ok else EXIT_MODEL_ERROR
+    lang = ctx.settings.lang
+
+    def row(label: str, key: str | None, /, **fields: object) -> None:
+        """One check: its label padded to a column, then the catalog's line (or the value)."""
+        value = text(key, lang, **fields) if key is not None else str(fields["value"])
+        emit_line(f"{pad(text(label, lang), 9)} {value}")
+
     if report.ollama_reachable:
-        emit_line(f"Ollama    {report.ollama_url}  reachable, version {report.ollama_version}")
-        state = "pulled" if report.model_pulled else f"NOT pulled: run `{report.pull_command}`"
-        emit_line(f"Model     {report.model}  {state}")
-        if report.model_tools is False:
-            emit_line(
-                f"          {note('tools_unavailable', ctx.settings.lang, model=report.model)}"
+        row(
+            "cli.doctor.ollama",
+            "cli.doctor.reachable",
+            url=report.ollama_url,
+            version=report.ollama_version,
+        )
+        if report.model_pulled:
+            row("cli.doctor.model", "cli.doctor.pulled", model=report.model)
+        else:
+            row(
+                "cli.doctor.model",
+                "cli.doctor.not_pulled",
+                model=report.model,
+                command=report.pull_command,
             )
+        if report.model_tools is False:
+            emit_line(f"          {note('tools_unavailable', lang, model=report.model)}")
     else:
-        emit_line(f"Ollama    {report.ollama_url}  NOT reachable")
-        emit_line(f"Model     {report.model}  (cannot check while Ollama is down)")
-    emit_line(
-        f"Context   {report.context_window_tokens:,} tokens (from {report.context_window_source})"
+        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.ollama_url)
+        row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)
+    row(
+        "cli.doctor.context",
+        "cli.doctor.window",
+        tokens=f"{report.context_window_tokens:,}",
+        source=report.context_window_source,
     )
     database = report.database
-    extra = " (created on first use)" if database["mode"] is None else f", mode {database['mode']}"
-    emit_line(f"Database  {database['path']}{extra}")
-    emit_line(f"User      {report.user}")
-    emit_line(f"Log       {report.log_file or '(none)'}")
+    if database["mode"] is None:
+        row("cli.doctor.database", "cli.doctor.db_new", path=database["path"])
+    else:
+        row(
+            "cli.doctor.database",
+            "cli.doctor.db_mode",
+            path=database["path"],
+            mode=database["mode"],
+        )
+    row("cli.doctor.user", None, value=report.user)
+    row("cli.doctor.log", None, value=report.log_file or text("cli.none", lang))
     for problem in report.problems:
-        emit_line(f"\n{problem.message(ctx.settings.lang)}")
+        emit_line()
+        emit_line(problem.message(lang))
     return EXIT_OK if report.ok else EXIT_MODEL_ERROR

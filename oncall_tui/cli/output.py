@@ -16,11 +16,13 @@ import io
 import json
 import os
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO, cast
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.texts import text
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -65,9 +67,20 @@ def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None
         [terminal_safe(str(c)) for c in headers],
         *([terminal_safe(str(c)) for c in row] for row in rows),
     ]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    widths = [max(cell_width(row[i]) for row in cells) for i in range(len(headers))]
     for row in cells:
-        emit_line("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+        emit_line("  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)))
+
+
+def cell_width(text: str) -> int:
+    """How many terminal columns ``text`` takes: a wide (CJK) character takes two, so a
+    Chinese header or title keeps the columns after it aligned."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` columns (``str.ljust`` counts characters)."""
+    return text + " " * max(0, width - cell_width(text))
 
 
 def emit_text(text: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
@@ -164,7 +177,8 @@ def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:
     if as_json:
         sys.stderr.write(json.dumps({"warning": problem.to_json(lang)}, ensure_ascii=False) + "\n")
     else:
-        sys.stderr.write(f"oncall-tui: warning: {terminal_safe(problem.message(lang))}\n")
+        line = text("cli.warning", lang, message=problem.message(lang))
+        sys.stderr.write(terminal_safe(line) + "\n")
 
 
 def one_line(text: str, width: int = 60) -> str:

@@ -1,7 +1,161 @@
-"""What the command line prints for people (``--json`` output is data, not text)."""
+"""What the command line prints for people (``--json`` output is data, not text).
+
+Command names, flags, setting names, memory modes and where a setting came from (``flag``,
+``env``, ``file``, ``default``) are identifiers a person types back, so they stay as they are
+in both languages; argparse's ``--help`` is usage for scripts and stays English."""
 
 from __future__ import annotations
 
 from oncall_tui.errors import Language
 
-CLI: dict[str, dict[Language, str]] = {}
+CLI: dict[str, dict[Language, str]] = {
+    "session.untitled": {"en": "New session", "zh": "新会话"},
+    "cli.none": {"en": "(none)", "zh": "（无）"},
+    "cli.warning": {"en": "oncall-tui: warning: {message}", "zh": "oncall-tui: 警告：{message}"},
+    # prompts
+    "cli.prompts.header.id": {"en": "ID", "zh": "ID"},
+    "cli.prompts.header.flags": {"en": "FLAGS", "zh": "标记"},
+    "cli.prompts.header.label": {"en": "LABEL", "zh": "名称"},
+    "cli.prompts.header.chars": {"en": "CHARS", "zh": "字符数"},
+    "cli.prompts.flag_default": {"en": "default", "zh": "默认"},
+    "cli.prompt.heading": {"en": "[{id}] {label}", "zh": "[{id}] {label}"},
+    "cli.prompt.heading_default": {
+        "en": "[{id}] {label} (default)",
+        "zh": "[{id}] {label}（默认）",
+    },
+    "cli.deleted_prompt": {"en": "Deleted prompt {id}.", "zh": "已删除提示词 {id}。"},
+    # skills
+    "cli.skills.header.id": {"en": "ID", "zh": "ID"},
+    "cli.skills.header.selected": {"en": "SEL", "zh": "选中"},
+    "cli.skills.header.name": {"en": "NAME", "zh": "名称"},
+    "cli.skills.header.bytes": {"en": "BYTES", "zh": "字节"},
+    "cli.skills.header.description": {"en": "DESCRIPTION", "zh": "描述"},
+    "cli.skill.heading": {
+        "en": "[{id}] {name} ({size} bytes)",
+        "zh": "[{id}] {name}（{size} 字节）",
+    },
+    "cli.deleted_skill": {
+        "en": "Deleted skill {id} ({name}).",
+        "zh": "已删除技能 {id}（{name}）。",
+    },
+    # config show / set
+    "cli.config.prompt": {"en": "Prompt: [{id}] {label}", "zh": "提示词：[{id}] {label}"},
+    "cli.config.skills": {"en": "Skills: {skills}", "zh": "技能：{skills}"},
+    # config paths
+    "cli.paths.config_file": {"en": "Config file", "zh": "配置文件"},
+    "cli.paths.db_file": {"en": "Database", "zh": "数据库"},
+    "cli.paths.log_file": {"en": "Log", "zh": "日志"},
+    "cli.paths.file": {"en": "{label} {path}  ({source})", "zh": "{label} {path}（{source}）"},
+    "cli.paths.file_missing": {
+        "en": "{label} {path}  ({source}, not created yet)",
+        "zh": "{label} {path}（{source}，尚未创建）",
+    },
+    "cli.paths.header.setting": {"en": "SETTING", "zh": "设置"},
+    "cli.paths.header.value": {"en": "VALUE", "zh": "值"},
+    "cli.paths.header.source": {"en": "SOURCE", "zh": "来源"},
+    "cli.paths.num_ctx_discovered": {
+        "en": "(discovered from the model)",
+        "zh": "（从模型读取）",
+    },
+    "cli.paths.theme_default": {"en": "(the app's own)", "zh": "（应用默认）"},
+    "cli.paths.ignored": {
+        "en": "Ignored in the settings file: {keys}",
+        "zh": "设置文件中被忽略的项：{keys}",
+    },
+    # sessions
+    "cli.sessions.header.id": {"en": "ID", "zh": "ID"},
+    "cli.sessions.header.updated": {"en": "UPDATED (UTC)", "zh": "更新时间 (UTC)"},
+    "cli.sessions.header.messages": {"en": "MSGS", "zh": "消息数"},
+    "cli.sessions.header.memory": {"en": "MEMORY", "zh": "记忆"},
+    "cli.sessions.header.title": {"en": "TITLE", "zh": "标题"},
+    "cli.session.created": {
+        "en": "Session {id} created: {title}",
+        "zh": "已创建会话 {id}：{title}",
+    },
+    "cli.session.renamed": {
+        "en": "Session {id} renamed: {title}",
+        "zh": "会话 {id} 已重命名：{title}",
+    },
+    "cli.session.deleted": {"en": "Deleted session {id}.", "zh": "已删除会话 {id}。"},
+    "cli.session.exported": {
+        "en": "Exported session {id} to {path}",
+        "zh": "已将会话 {id} 导出到 {path}",
+    },
+    "cli.session.heading": {"en": "# {title} (session {id})", "zh": "# {title}（会话 {id}）"},
+    "cli.session.summarised": {
+        "en": "----- {count} earlier messages summarised -----",
+        "zh": "----- 之前的 {count} 条消息已摘要 -----",
+    },
+    "cli.session.tool_call": {"en": "  tool {name}: {summary}", "zh": "  工具 {name}：{summary}"},
+    "cli.role.user": {"en": "user", "zh": "用户"},
+    "cli.role.assistant": {"en": "assistant", "zh": "助手"},
+    "cli.status.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "cli.status.truncated": {"en": "truncated", "zh": "已截断"},
+    "cli.status.failed": {"en": "failed", "zh": "失败"},
+    # memory
+    "cli.memory.context": {
+        "en": (
+            "Context: {used} / {window} tokens ({percent}%) · memory: {mode} · "
+            "{count} messages summarised"
+        ),
+        "zh": (
+            "上下文：{used} / {window} tokens（{percent}%）· 记忆：{mode} · 已摘要 {count} 条消息"
+        ),
+    },
+    "cli.memory.summary": {"en": "Summary ({at} UTC):", "zh": "摘要（{at} UTC）："},
+    "cli.memory.summary_cut": {
+        "en": "Summary ({at} UTC, cut off at the model's length limit):",
+        "zh": "摘要（{at} UTC，在模型长度上限处被截断）：",
+    },
+    # chat
+    "cli.chat.interrupted": {"en": "[interrupted]", "zh": "[已中断]"},
+    "cli.chat.session": {"en": "[session {id}]", "zh": "[会话 {id}]"},
+    "cli.chat.compacting": {
+        "en": "[compacting: the model summarises {count} messages first]",
+        "zh": "[正在压缩：模型先摘要 {count} 条消息]",
+    },
+    "cli.chat.usage": {
+        "en": "[context {percent}% of {tokens} tokens]",
+        "zh": "[上下文已用 {percent}%，共 {tokens} tokens]",
+    },
+    "cli.chat.truncated": {
+        "en": "[{status}: the model stopped at its length limit]",
+        "zh": "[{status}：模型在长度上限处停止]",
+    },
+    "cli.chat.retry_usage": {
+        "en": "--retry takes --session ID and no message",
+        "zh": "--retry 需要 --session ID，且不带消息",
+    },
+    "cli.chat.empty_message": {"en": "the message is empty", "zh": "消息为空"},
+    "cli.export.json_not_md": {
+        "en": "--json prints JSON: leave out --format md, or write the Markdown with -o FILE",
+        "zh": "--json 输出 JSON：请去掉 --format md，或用 -o FILE 写出 Markdown",
+    },
+    # doctor
+    "cli.doctor.ollama": {"en": "Ollama", "zh": "Ollama"},
+    "cli.doctor.model": {"en": "Model", "zh": "模型"},
+    "cli.doctor.context": {"en": "Context", "zh": "上下文"},
+    "cli.doctor.database": {"en": "Database", "zh": "数据库"},
+    "cli.doctor.user": {"en": "User", "zh": "用户"},
+    "cli.doctor.log": {"en": "Log", "zh": "日志"},
+    "cli.doctor.reachable": {
+        "en": "{url}  reachable, version {version}",
+        "zh": "{url}  可连接，版本 {version}",
+    },
+    "cli.doctor.unreachable": {"en": "{url}  NOT reachable", "zh": "{url}  无法连接"},
+    "cli.doctor.pulled": {"en": "{model}  pulled", "zh": "{model}  已拉取"},
+    "cli.doctor.not_pulled": {
+        "en": "{model}  NOT pulled: run `{command}`",
+        "zh": "{model}  未拉取：请运行 `{command}`",
+    },
+    "cli.doctor.model_unchecked": {
+        "en": "{model}  (cannot check while Ollama is down)",
+        "zh": "{model}  （Ollama 未运行，无法检查）",
+    },
+    "cli.doctor.window": {
+        "en": "{tokens} tokens (from {source})",
+        "zh": "{tokens} tokens（来自 {source}）",
+    },
+    "cli.doctor.db_new": {"en": "{path} (created on first use)", "zh": "{path}（首次使用时创建）"},
+    "cli.doctor.db_mode": {"en": "{path}, mode {mode}", "zh": "{path}，权限 {mode}"},
+}

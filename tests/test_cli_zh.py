@@ -1,0 +1,165 @@
+"""``--lang zh``: the CLI's human output in Chinese, from the one catalog; JSON unchanged."""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.cli.output import cell_width, pad
+from oncall_tui.texts import TEXTS, text
+from oncall_tui.texts.cli import CLI
+from tests.conftest import RunCli
+from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
+
+MODEL = "qwen3:8b"
+CLI_SOURCES = sorted((Path(__file__).parent.parent / "oncall_tui" / "cli").glob("*.py"))
+PRINTERS = {"emit_line", "emit_text", "emit_table", "write"}
+WORD = re.compile(r"[A-Za-z]{2,}")
+ALLOWED_WORDS = {"oncall", "tui"}  # the program's name, prefixed to its messages
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama(models=[FakeModel(MODEL, context_length=40960)]) as server:
+        yield server
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_cli_key_has_english_and_chinese_with_the_same_fields() -> None:
+    for key, languages in CLI.items():
+        assert set(languages) == {"en", "zh"}, key
+        assert all(value.strip() for value in languages.values()), key
+        assert fields(languages["en"]) == fields(languages["zh"]), key
+        assert TEXTS[key] is languages, f"{key} is not in the merged catalog (or is shadowed)"
+
+
+def test_the_untitled_session_name_is_in_the_catalog() -> None:
+    assert text("session.untitled", "en") == "New session"
+    assert text("session.untitled", "zh") == "新会话"
+
+
+def _literal_words(node: ast.expr) -> list[str]:
+    parts: list[ast.expr] = list(node.values) if isinstance(node, ast.JoinedStr) else [node]
+    words: list[str] = []
+    for part in parts:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            words += [w for w in WORD.findall(part.value) if w.lower() not in ALLOWED_WORDS]
+    return words
+
+
+def test_no_cli_module_prints_english_words_outside_the_catalog() -> None:
+    """Every string literal handed to a printer (or a table's headers) holds no words: what
+    people read comes from ``text(...)``."""
+    found: list[str] = []
+    for source in CLI_SOURCES:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name not in PRINTERS:
+                continue
+            for argument in node.args:
+                items = argument.elts if isinstance(argument, ast.Tuple) else [argument]
+                for item in items:
+                    words = _literal_words(item)
+                    if words:
+                        found.append(f"{source.name}:{node.lineno}: {words}")
+    assert found == []
+
+
+def test_chinese_columns_stay_aligned_by_terminal_width() -> None:
+    assert cell_width("消息数") == 6
+    assert pad("标题", 6) == "标题  "
+    assert pad("ID", 6) == "ID    "
+
+
+def test_prompts_and_skills_speak_chinese(cli: RunCli, tmp_path: Path) -> None:
+    added = cli("--lang", "zh", "prompts", "add", "--label", "值班", "--content", "简洁回答")
+    assert added.code == 0, added.err
+    prompt_id = added.out.split("]")[0].lstrip("[")
+    listed = cli("--lang", "zh", "prompts", "list")
+    header = listed.out.splitlines()[0].split()
+    assert header == ["ID", "标记", "名称", "字符数"]
+    assert "默认" in listed.out
+    assert "default" not in listed.out
+    shown = cli("--lang", "zh", "config", "show")
+    assert shown.out.splitlines()[0].startswith("提示词：[")
+    assert shown.out.splitlines()[1] == "技能：（无）"
+    deleted = cli("--lang", "zh", "prompts", "delete", prompt_id)
+    assert deleted.out == f"已删除提示词 {prompt_id}。\n"
+    assert cli("prompts", "list").out.splitlines()[0].split() == ["ID", "FLAGS", "LABEL", "CHARS"]
+
+
+def test_sessions_speak_chinese_and_name_an_untitled_one(cli: RunCli) -> None:
+    created = cli("--lang", "zh", "sessions", "new")
+    assert created.out == "已创建会话 1：新会话\n"
+    assert cli("sessions", "new").out == "Session 2 created: New session\n"
+    listed = cli("--lang", "zh", "sessions", "list").out.splitlines()
+    assert listed[0].split() == ["ID", "更新时间", "(UTC)", "消息数", "记忆", "标题"]
+    assert all(line.rstrip().endswith("新会话") for line in listed[1:])
+    shown = cli("--lang", "zh", "sessions", "show", "1").out
+    assert shown.startswith("# 新会话（会话 1）\n")
+    assert "上下文：" in shown
+    assert "已摘要 0 条消息" in shown
+    assert cli("--lang", "zh", "sessions", "rename", "1", "磁盘告警").out == (
+        "会话 1 已重命名：磁盘告警\n"
+    )
+    assert cli("--lang", "zh", "sessions", "delete", "2").out == "已删除会话 2。\n"
+
+
+def test_json_output_is_the_same_in_both_languages(cli: RunCli) -> None:
+    cli("sessions", "new")
+    english = cli("sessions", "list", "--json")
+    chinese = cli("--lang", "zh", "sessions", "list", "--json")
+    assert english.json_list() == chinese.json_list()
+    assert "新会话" not in chinese.out
+
+
+def test_config_paths_labels_in_chinese(cli: RunCli) -> None:
+    result = cli("--lang", "zh", "config", "paths")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0].startswith("配置文件")
+    assert lines[1].startswith("数据库")
+    assert "(" not in lines[0].split()[1]  # the source comes in Chinese brackets
+    assert "（" in lines[0]
+    assert "设置" in result.out
+    assert "（从模型读取）" in result.out
+    assert "num_ctx" in result.out  # setting names are identifiers, not translated
+
+
+def test_chat_status_lines_in_chinese(cli: RunCli, ollama: FakeOllama) -> None:
+    ollama.script(Reply("看一下 OOMKilled。"))
+    result = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", MODEL, "chat", "重启了")
+    assert result.code == 0, result.err
+    assert result.out.strip() == "看一下 OOMKilled。"
+    assert "[会话 1]" in result.err
+    assert "[session" not in result.err
+    assert "[上下文已用" in result.err
+
+
+def test_chat_refusals_in_chinese(cli: RunCli) -> None:
+    result = cli("--lang", "zh", "chat", "--retry")
+    assert result.code == 2
+    assert "--retry 需要 --session ID" in result.err
+
+
+def test_doctor_in_chinese(cli: RunCli, ollama: FakeOllama) -> None:
+    healthy = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", MODEL, "doctor")
+    assert healthy.code == 0, healthy.out
+    lines = healthy.out.splitlines()
+    assert lines[0] == f"Ollama    {ollama.url}  可连接，版本 0.12.6"
+    assert lines[1] == f"模型      {MODEL}  已拉取"
+    assert lines[2].startswith("上下文    ")
+    missing = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", "phi4:14b", "doctor")
+    assert missing.code == 4
+    assert "未拉取：请运行 `ollama pull phi4:14b`" in missing.out
