@@ -163,3 +163,11 @@ def test_doctor_in_chinese(cli: RunCli, ollama: FakeOllama) -> None:
     missing = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", "phi4:14b", "doctor")
     assert missing.code == 4
     assert "未拉取：请运行 `ollama pull phi4:14b`" in missing.out
+
+
+def test_search_speaks_chinese(cli: RunCli) -> None:
+    cli("sessions", "new", "--title", "网关上游超时")
+    found = cli("--lang", "zh", "search", "超时").out.splitlines()
+    assert found[0].split()[:2] == ["会话", "时间"]
+    assert "标题" in found[1]
+    assert cli("--lang", "zh", "search", "nothing-like-this").out == "没有匹配的消息或标题。\n"

@@ -11,6 +11,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table, one_line
+from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -35,18 +36,20 @@ def search_messages(ctx: Services, args: argparse.Namespace) -> int:
     if args.json:
         emit_json([hit.to_json() for hit in hits])
         return EXIT_OK
+    lang = ctx.settings.lang
     if not hits:
-        emit_line("No messages or titles match.")
+        emit_line(text("cli.search.none", lang))
         return EXIT_OK
     rows = [
         (
             hit.session_id,
             hit.created_at.strftime("%Y-%m-%d %H:%M"),
-            hit.role or "title",
+            text(f"cli.search.role.{hit.role or 'title'}", lang),
             one_line(hit.session_title, 30),
             hit.snippet,
         )
         for hit in hits
     ]
-    emit_table(("SESSION", "TIME (UTC)", "ROLE", "TITLE", "MATCH"), rows)
+    columns = ("session", "time", "role", "title", "match")
+    emit_table(tuple(text(f"cli.search.header.{column}", lang) for column in columns), rows)
     return EXIT_OK

@@ -9,6 +9,15 @@ from __future__ import annotations
 from oncall_tui.errors import Language
 
 CLI: dict[str, dict[Language, str]] = {
+    "cli.search.none": {"en": "No messages or titles match.", "zh": "没有匹配的消息或标题。"},
+    "cli.search.header.session": {"en": "SESSION", "zh": "会话"},
+    "cli.search.header.time": {"en": "TIME (UTC)", "zh": "时间 (UTC)"},
+    "cli.search.header.role": {"en": "ROLE", "zh": "角色"},
+    "cli.search.header.title": {"en": "TITLE", "zh": "标题"},
+    "cli.search.header.match": {"en": "MATCH", "zh": "匹配内容"},
+    "cli.search.role.user": {"en": "user", "zh": "用户"},
+    "cli.search.role.assistant": {"en": "assistant", "zh": "助手"},
+    "cli.search.role.title": {"en": "title", "zh": "标题"},
     "session.untitled": {"en": "New session", "zh": "新会话"},
     "cli.none": {"en": "(none)", "zh": "（无）"},
     "cli.warning": {"en": "oncall-tui: warning: {message}", "zh": "oncall-tui: 警告：{message}"},
