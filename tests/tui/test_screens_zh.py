@@ -1,0 +1,92 @@
+"""With ``lang="zh"`` the screens and widgets speak Chinese: the context panel and its gauge,
+the sessions list, the composer, the compaction status lines and the dialogs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Button, Input, Label, Select
+
+from oncall_tui.core.memory import MemoryMode
+from oncall_tui.texts import TEXTS
+from oncall_tui.texts.tui_screens import SCREENS
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus, mode_label
+from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.session_list import SessionList
+from tests.fakes.chat_model import Turn
+from tests.tui.harness import scripted_app, wait_until
+from tests.tui.test_memory_visible import opened, status
+
+SIZE = (120, 36)
+
+
+def descriptions(widget: Composer | SessionList) -> set[str]:
+    return {
+        binding.description
+        for bindings in widget._bindings.key_to_bindings.values()
+        for binding in bindings
+    }
+
+
+def test_every_screens_key_is_in_both_languages_and_merged_into_the_catalog() -> None:
+    for key, languages in SCREENS.items():
+        assert set(languages) == {"en", "zh"}, key
+        assert languages["en"].strip(), key
+        assert languages["zh"].strip(), key
+        assert TEXTS[key] is languages
+
+
+def test_the_ollama_line_and_mode_names_speak_chinese() -> None:
+    status = OllamaStatus("http://127.0.0.1:9", "qwen3:8b", reachable=False)
+    assert status.describe() == "Ollama unreachable at http://127.0.0.1:9"
+    assert status.describe("zh") == "无法连接 Ollama：http://127.0.0.1:9"
+    assert mode_label(MemoryMode.MANUAL) == "Manual only"
+    assert mode_label(MemoryMode.MANUAL, "zh") == "仅手动"
+
+
+async def test_the_panel_sessions_and_composer_speak_chinese(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(ContextPanel)
+        titles = [str(label.render()) for label in panel.query(Label)]
+        assert titles[:2] == ["上下文", "记忆"]
+        assert str(panel.query_one("#compact", Button).label) == "立即压缩"
+        options = panel.query_one("#mode-select", Select)._options
+        assert [label for label, _ in options] == ["每 30 次回复", "达到窗口的 70%", "仅手动"]
+        assert panel.query_one(ContextGauge).figures == "上下文窗口未知"
+        sessions = app.screen.query_one(SessionList)
+        assert sessions.query_one(Input).placeholder == "筛选会话"
+        assert {"删除会话", "筛选"} <= descriptions(sessions)
+        composer = app.screen.query_one(Composer)
+        assert composer.placeholder == "输入消息 · Enter 发送 · ctrl+j 换行 · ↑ 历史"
+        assert {"发送", "换行", "全选"} <= descriptions(composer)
+        sessions.query_one(Input).value = "zzz"
+        await wait_until(pilot, lambda: "没有匹配“zzz”的会话" in str(sessions._shown))
+
+
+async def test_the_widgets_keep_their_english_without_lang(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE):
+        panel = app.screen.query_one(ContextPanel)
+        assert str(panel.query_one("#compact", Button).label) == "Compact now"
+        assert panel.query_one(ContextGauge).figures == "context window unknown"
+        composer = app.screen.query_one(Composer)
+        assert composer.placeholder == "Message · Enter sends · ctrl+j new line · ↑ history"
+        assert {"Send", "Newline", "Select all"} <= descriptions(composer)
+
+
+async def test_compacting_says_so_in_chinese(tmp_path: Path) -> None:
+    summary = Turn(text="Goal: fix api-7.", chunk_size=3, delay_per_chunk=0.05)
+    app, _ = scripted_app(tmp_path / "t.db", [summary], lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await opened(app, 3)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        await pilot.press("f9")
+        assert status(screen) == "压缩中：模型正在总结边界之后的消息…"
+        await wait_until(pilot, lambda: log.boundary == 6)
+        assert status(screen) == "记忆已压缩：摘要位于分隔线上方（f6 查看）。"
+        summary_text = screen.query_one(ContextPanel).query_one("#summary")
+        await wait_until(pilot, lambda: "已总结 6 条消息" in str(summary_text.render()))
