@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Button, Input, Label, Select
+from textual.dom import DOMNode
+from textual.widgets import Button, Input, Label, Select, Static
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
@@ -13,6 +14,7 @@ from oncall_tui.texts.tui_screens import SCREENS
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus, mode_label
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, UnsavedChangesDialog
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
@@ -22,7 +24,7 @@ from tests.tui.test_memory_visible import opened, status
 SIZE = (120, 36)
 
 
-def descriptions(widget: Composer | SessionList) -> set[str]:
+def descriptions(widget: DOMNode) -> set[str]:
     return {
         binding.description
         for bindings in widget._bindings.key_to_bindings.values()
@@ -90,3 +92,27 @@ async def test_compacting_says_so_in_chinese(tmp_path: Path) -> None:
         assert status(screen) == "记忆已压缩：摘要位于分隔线上方（f6 查看）。"
         summary_text = screen.query_one(ContextPanel).query_one("#summary")
         await wait_until(pilot, lambda: "已总结 6 条消息" in str(summary_text.render()))
+
+
+async def test_the_dialogs_speak_chinese_and_keep_given_labels(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        answers: list[bool | None] = []
+        app.push_screen(ConfirmDialog("删除？", "真的删除吗？"), answers.append)
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        keys = str(dialog.query_one("#confirm-keys", Static).render())
+        assert keys == "y 是 · n/esc 否 · tab 切换 · enter = 否"
+        assert {"是", "否", "取消"} <= descriptions(dialog)
+        await pilot.press("n")
+        assert answers == [False]
+        app.push_screen(ConfirmDialog("t", "m", yes_label="Delete"))
+        await pilot.pause()
+        assert "Delete" in str(app.screen.query_one("#yes", Button).label)
+        app.pop_screen()
+        app.push_screen(UnsavedChangesDialog("有未保存的修改。"))
+        await pilot.pause()
+        labels = [str(button.label) for button in app.screen.query(Button)]
+        assert labels == ["保存", "放弃", "取消"]
+        assert str(app.screen.query(Static).first().render()) == "未保存的修改"

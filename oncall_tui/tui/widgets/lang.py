@@ -29,7 +29,8 @@ def ui_lang(node: DOMNode) -> Language:
 def translate_bindings(node: DOMNode, descriptions: Mapping[str, str]) -> None:
     """Give ``node``'s own bindings their descriptions in the user's language.
 
-    ``descriptions`` maps a binding's action (``"answer(True)"``) to its catalog key; a
+    ``descriptions`` maps a binding's id (``"dialog.yes"``), or else its action
+    (``"newline"``), to its catalog key; a
     ``KEY.help`` entry, when the catalog has one, becomes the tooltip. The class-level
     ``BINDINGS`` stay in English; the instance's map gets new lists (Textual's copy of the
     class map shares them), so other instances and the class are untouched.
@@ -42,7 +43,7 @@ def translate_bindings(node: DOMNode, descriptions: Mapping[str, str]) -> None:
 
 
 def _translated(binding: Binding, descriptions: Mapping[str, str], lang: Language) -> Binding:
-    catalog_key = descriptions.get(binding.action)
+    catalog_key = descriptions.get(binding.id or "") or descriptions.get(binding.action)
     if catalog_key is None:
         return binding
     tooltip = binding.tooltip
