@@ -153,4 +153,61 @@ DIALOGS: dict[str, dict[Language, str]] = {
     },
 }
 
-SCREENS: dict[str, dict[Language, str]] = {**STATUS, **PANEL, **SESSIONS, **COMPOSER, **DIALOGS}
+SUMMARY: dict[str, dict[Language, str]] = {
+    "summary.title": {"en": "Session summary (model-written)", "zh": "会话摘要（模型撰写）"},
+    "summary.close_keys": {"en": "esc/q/f6 close", "zh": "esc/q/f6 关闭"},
+    "summary.scroll_keys": {"en": "↑↓/pgup/pgdn scroll", "zh": "↑↓/pgup/pgdn 滚动"},
+    "summary.none": {
+        "en": "No summary yet: nothing in this session has been compacted.",
+        "zh": "暂无摘要：本会话尚未压缩过。",
+    },
+    "summary.time_unknown": {"en": "time unknown", "zh": "时间未知"},
+    "summary.cut_off": {
+        "en": ", cut off at the model's length limit",
+        "zh": "，已在模型长度上限处截断",
+    },
+    "summary.covers": {
+        "en": "Summarises {count:,} earlier messages · {stamp}",
+        "zh": "总结了之前的 {count:,} 条消息 · {stamp}",
+    },
+    "summary.covers_one": {
+        "en": "Summarises {count:,} earlier message · {stamp}",
+        "zh": "总结了之前的 {count:,} 条消息 · {stamp}",
+    },
+    "summary.status": {"en": "Status: {status}", "zh": "状态：{status}"},
+    "summary.where": {
+        "en": "Every message is still in the log, above the divider.",
+        "zh": "所有消息仍在记录中，位于分隔线上方。",
+    },
+}
+
+MODELS: dict[str, dict[Language, str]] = {
+    "models.title": {
+        "en": "Models on {url} (current: {current})",
+        "zh": "{url} 上的模型（当前：{current}）",
+    },
+    "models.loading": {"en": "Loading…", "zh": "加载中…"},
+    "models.none": {
+        "en": "Ollama has no models yet: run `ollama pull NAME`.",
+        "zh": "Ollama 还没有模型：请运行 `ollama pull NAME`。",
+    },
+    "models.reading": {"en": "Reading each model's details…", "zh": "正在读取各模型的详情…"},
+    "models.no_details": {
+        "en": "Ollama gave no details for {count} models: context and tool support unknown.",
+        "zh": "Ollama 未提供 {count} 个模型的详情：上下文长度与工具支持未知。",
+    },
+    "models.no_details_one": {
+        "en": "Ollama gave no details for 1 model: context and tool support unknown.",
+        "zh": "Ollama 未提供 1 个模型的详情：上下文长度与工具支持未知。",
+    },
+}
+
+SCREENS: dict[str, dict[Language, str]] = {
+    **STATUS,
+    **PANEL,
+    **SESSIONS,
+    **COMPOSER,
+    **DIALOGS,
+    **SUMMARY,
+    **MODELS,
+}

@@ -12,6 +12,8 @@ from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
 from oncall_tui.texts.tui_screens import SCREENS
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.models import details_note
+from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus, mode_label
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, UnsavedChangesDialog
@@ -116,3 +118,23 @@ async def test_the_dialogs_speak_chinese_and_keep_given_labels(tmp_path: Path) -
         labels = [str(button.label) for button in app.screen.query(Button)]
         assert labels == ["保存", "放弃", "取消"]
         assert str(app.screen.query(Static).first().render()) == "未保存的修改"
+
+
+def test_the_model_picker_notes_speak_chinese() -> None:
+    assert details_note(2) == (
+        "Ollama gave no details for 2 models: context and tool support unknown."
+    )
+    assert details_note(1, "zh") == "Ollama 未提供 1 个模型的详情：上下文长度与工具支持未知。"
+    assert details_note(0, "zh") == ""
+
+
+async def test_the_summary_screen_speaks_chinese(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        app.push_screen(SummaryScreen(None))
+        await pilot.pause()
+        box = app.screen.query_one("#summary-box")
+        assert box.border_title == "会话摘要（模型撰写）"
+        assert box.border_subtitle == "esc/q/f6 关闭"
+        assert str(app.screen.query(Static).first().render()) == "暂无摘要：本会话尚未压缩过。"
+        assert "关闭" in descriptions(app.screen)
