@@ -202,7 +202,30 @@ MODELS: dict[str, dict[Language, str]] = {
     },
 }
 
+CHAT_LOG: dict[str, dict[Language, str]] = {
+    "log.you": {"en": "you", "zh": "你"},
+    "log.assistant": {"en": "assistant", "zh": "助手"},
+    "log.status.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "log.status.failed": {"en": "failed", "zh": "失败"},
+    "log.status.truncated": {"en": "truncated", "zh": "已截断"},
+    "log.earlier": {
+        "en": "↑ {count:,} earlier messages · ctrl+up or Enter here to load more",
+        "zh": "↑ 还有 {count:,} 条更早的消息 · ctrl+up 或在此按 Enter 加载",
+    },
+    "log.divider": {
+        "en": "{count:,} earlier messages summarised · f6 shows the summary",
+        "zh": "之前的 {count:,} 条消息已总结 · f6 查看摘要",
+    },
+    "log.copied": {"en": "Message copied to the clipboard", "zh": "消息已复制到剪贴板"},
+    "log.key.previous": {"en": "Previous message", "zh": "上一条消息"},
+    "log.key.next": {"en": "Next message", "zh": "下一条消息"},
+    "log.key.copy": {"en": "Copy message", "zh": "复制消息"},
+    "log.key.copy_code": {"en": "Copy code", "zh": "复制代码"},
+    "log.key.open": {"en": "Open", "zh": "打开"},
+}
+
 SCREENS: dict[str, dict[Language, str]] = {
+    **CHAT_LOG,
     **STATUS,
     **PANEL,
     **SESSIONS,

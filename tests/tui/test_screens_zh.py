@@ -11,7 +11,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
 from oncall_tui.texts.tui_screens import SCREENS
-from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.chat_log.entries import Divider, Earlier
 from oncall_tui.tui.screens.models import details_note
 from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.composer import Composer
@@ -138,3 +139,28 @@ async def test_the_summary_screen_speaks_chinese(tmp_path: Path) -> None:
         assert box.border_subtitle == "esc/q/f6 关闭"
         assert str(app.screen.query(Static).first().render()) == "暂无摘要：本会话尚未压缩过。"
         assert "关闭" in descriptions(app.screen)
+
+
+async def test_the_chat_log_speaks_chinese(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", ["磁盘快满了。"], lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        log = app.screen.query_one(ChatLog)
+        app.screen.query_one(Composer).text = "db-3 disk alert"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(log.messages) == 2 and log.messages[1].ended)
+        question, reply = log.messages
+        assert question.who == "你"
+        assert reply.who == "助手"
+        assert "磁盘快满了" in reply.copy_text()
+        reply.status = "interrupted"
+        assert reply.who == "助手 · ⏸ 已中断"
+        assert Earlier(3, "zh").text.startswith("↑ 还有 3 条更早的消息")
+        assert Divider(6, "zh").text == "── 之前的 6 条消息已总结 · f6 查看摘要 ──"
+        assert {"上一条消息", "复制消息"} <= descriptions(log)
+
+
+def test_the_chat_log_keeps_its_english_by_default() -> None:
+    block = MessageBlock("assistant", "ok", status="failed")
+    assert block.who == "assistant · ✗ failed"
+    assert MessageBlock("user", "hi").who == "you"
+    assert Earlier(2).text == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
