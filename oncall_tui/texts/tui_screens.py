@@ -224,7 +224,29 @@ CHAT_LOG: dict[str, dict[Language, str]] = {
     "log.key.open": {"en": "Open", "zh": "打开"},
 }
 
+PROMPTS: dict[str, dict[Language, str]] = {
+    "prompts.title": {"en": "System prompts", "zh": "系统提示词"},
+    "prompts.active": {"en": "active", "zh": "使用中"},
+    "prompts.label": {"en": "Label", "zh": "名称"},
+    "prompts.label.placeholder": {
+        "en": "A short name for this prompt",
+        "zh": "为这个提示词起个简短的名字",
+    },
+    "prompts.content": {"en": "Content", "zh": "内容"},
+    "prompts.new_prompt": {"en": "New prompt", "zh": "新提示词"},
+    "prompts.not_saved": {"en": "not saved yet", "zh": "尚未保存"},
+    "prompts.editing": {"en": "Editing: {label}", "zh": "正在编辑：{label}"},
+    "prompts.default": {"en": "default", "zh": "默认"},
+    "prompts.modified": {"en": "modified", "zh": "已修改"},
+    "prompts.key.save": {"en": "Save", "zh": "保存"},
+    "prompts.key.new": {"en": "New", "zh": "新建"},
+    "prompts.key.activate": {"en": "Use as active", "zh": "设为使用中"},
+    "prompts.key.delete": {"en": "Delete", "zh": "删除"},
+    "prompts.key.back": {"en": "Back", "zh": "返回"},
+}
+
 SCREENS: dict[str, dict[Language, str]] = {
+    **PROMPTS,
     **CHAT_LOG,
     **STATUS,
     **PANEL,

@@ -14,6 +14,7 @@ from oncall_tui.texts.tui_screens import SCREENS
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import Divider, Earlier
 from oncall_tui.tui.screens.models import details_note
+from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus, mode_label
@@ -164,3 +165,18 @@ def test_the_chat_log_keeps_its_english_by_default() -> None:
     assert block.who == "assistant · ✗ failed"
     assert MessageBlock("user", "hi").who == "you"
     assert Earlier(2).text == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
+
+
+async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_prompts()
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, PromptEditorScreen) and app.screen.loaded,
+        )
+        screen = app.screen
+        assert str(screen.query_one("#prompts-title", Static).render()) == "系统提示词"
+        assert screen.query_one("#prompt-label", Input).placeholder == "为这个提示词起个简短的名字"
+        assert str(screen.query_one("#editor-title", Static).render()).startswith("正在编辑：")
+        assert {"保存", "新建", "设为使用中", "删除", "返回"} <= descriptions(screen)
