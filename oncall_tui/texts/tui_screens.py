@@ -238,6 +238,37 @@ PROMPTS: dict[str, dict[Language, str]] = {
     "prompts.editing": {"en": "Editing: {label}", "zh": "正在编辑：{label}"},
     "prompts.default": {"en": "default", "zh": "默认"},
     "prompts.modified": {"en": "modified", "zh": "已修改"},
+    "prompts.saved": {"en": "Saved “{label}”.", "zh": "已保存“{label}”。"},
+    "prompts.deleted": {"en": "Deleted “{label}”.", "zh": "已删除“{label}”。"},
+    "prompts.unsaved": {
+        "en": "This prompt has unsaved changes. Save them first?",
+        "zh": "此提示词有未保存的修改。先保存吗？",
+    },
+    "prompts.now_active": {
+        "en": "“{label}” is now the active prompt.",
+        "zh": "“{label}”现为使用中的提示词。",
+    },
+    "prompts.active_unsaved_note": {
+        "en": " Unsaved edits are not used until you save them.",
+        "zh": "未保存的修改在保存前不会生效。",
+    },
+    "prompts.nothing_to_delete": {
+        "en": "This prompt is not saved yet; there is nothing to delete.",
+        "zh": "此提示词尚未保存，无需删除。",
+    },
+    "prompts.delete.title": {"en": "Delete prompt?", "zh": "删除提示词？"},
+    "prompts.delete.question": {
+        "en": "Delete “{label}”? This cannot be undone.",
+        "zh": "删除“{label}”？此操作无法撤销。",
+    },
+    "prompts.delete.active": {
+        "en": "It is your active prompt; the default prompt takes its place.",
+        "zh": "它是当前使用的提示词，删除后由默认提示词代替。",
+    },
+    "prompts.delete.unsaved": {
+        "en": "Your unsaved edits to it are lost as well.",
+        "zh": "对它未保存的修改也会丢失。",
+    },
     "prompts.key.save": {"en": "Save", "zh": "保存"},
     "prompts.key.new": {"en": "New", "zh": "新建"},
     "prompts.key.activate": {"en": "Use as active", "zh": "设为使用中"},

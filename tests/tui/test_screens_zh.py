@@ -11,6 +11,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
 from oncall_tui.texts.tui_screens import SCREENS
+from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import Divider, Earlier
 from oncall_tui.tui.screens.models import details_note
@@ -176,7 +177,21 @@ async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:
             lambda: isinstance(app.screen, PromptEditorScreen) and app.screen.loaded,
         )
         screen = app.screen
+        assert isinstance(screen, PromptEditorScreen)
         assert str(screen.query_one("#prompts-title", Static).render()) == "系统提示词"
         assert screen.query_one("#prompt-label", Input).placeholder == "为这个提示词起个简短的名字"
         assert str(screen.query_one("#editor-title", Static).render()).startswith("正在编辑：")
         assert {"保存", "新建", "设为使用中", "删除", "返回"} <= descriptions(screen)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "新提示词" in str(title(screen)))
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: bool(notes(app)))
+        assert "此提示词尚未保存，无需删除。" in notes(app)
+
+
+def title(screen: PromptEditorScreen) -> object:
+    return screen.query_one("#editor-title", Static).render()
+
+
+def notes(app: OncallApp) -> list[str]:
+    return [str(notification.message) for notification in app._notifications]

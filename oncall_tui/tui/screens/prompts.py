@@ -280,7 +280,11 @@ class PromptEditorScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(terminal_safe(f"Saved “{saved.label}”."), timeout=3, markup=False)
+        self.notify(
+            terminal_safe(t("prompts.saved", self._lang, label=saved.label)),
+            timeout=3,
+            markup=False,
+        )
         return True
 
     async def _resolve_unsaved(self) -> bool:
@@ -288,7 +292,7 @@ class PromptEditorScreen(FlowScreen):
         if not self.is_dirty:
             return True
         choice = await self.app.push_screen_wait(
-            UnsavedChangesDialog("This prompt has unsaved changes. Save them first?")
+            UnsavedChangesDialog(t("prompts.unsaved", self._lang))
         )
         if choice == "save":
             return await self._save()
@@ -332,28 +336,31 @@ class PromptEditorScreen(FlowScreen):
             return
         self._apply(view)
         self.app.post_message(ConfigurationChanged())
-        note = " Unsaved edits are not used until you save them." if self.is_dirty else ""
-        active = f"“{self._prompts[prompt_id].label}” is now the active prompt.{note}"
+        lang = self._lang
+        note = t("prompts.active_unsaved_note", lang) if self.is_dirty else ""
+        label = self._prompts[prompt_id].label
+        active = t("prompts.now_active", lang, label=label) + note
         self.notify(terminal_safe(active), markup=False)
 
     async def _delete_flow(self) -> None:
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
         if prompt is None:
-            self.notify("This prompt is not saved yet; there is nothing to delete.", timeout=4)
+            self.notify(t("prompts.nothing_to_delete", self._lang), timeout=4)
             return
         if prompt.is_default:
             self._show_error(OncallError("PROMPT_DEFAULT_PROTECTED"))
             return
-        details = []
+        lang = self._lang
+        details = [t("prompts.delete.question", lang, label=prompt.label)]
         if prompt.id == self._active_id:
-            details.append("It is your active prompt; the default prompt takes its place.")
+            details.append(t("prompts.delete.active", lang))
         if self.is_dirty:
-            details.append("Your unsaved edits to it are lost as well.")
+            details.append(t("prompts.delete.unsaved", lang))
         confirmed = await self.app.push_screen_wait(
             ConfirmDialog(
-                "Delete prompt?",
-                " ".join([f"Delete “{prompt.label}”? This cannot be undone.", *details]),
-                yes_label="Delete",
+                t("prompts.delete.title", lang),
+                " ".join(details),
+                yes_label=t("prompts.key.delete", lang),
                 destructive=True,
             )
         )
@@ -374,4 +381,8 @@ class PromptEditorScreen(FlowScreen):
             return
         self._apply(view)
         self._load_into_editor(view.active_prompt)
-        self.notify(terminal_safe(f"Deleted “{prompt.label}”."), timeout=3, markup=False)
+        self.notify(
+            terminal_safe(t("prompts.deleted", self._lang, label=prompt.label)),
+            timeout=3,
+            markup=False,
+        )
