@@ -12,6 +12,8 @@ from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
+from oncall_tui.errors import Language
+from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
 from oncall_tui.tui.chat_log.times import Clock, local_now
 
@@ -43,10 +45,11 @@ class Earlier:
     """The line above the oldest message shown, while older ones are not loaded."""
 
     count: int
+    lang: Language = "en"
 
     @property
     def text(self) -> str:
-        return f"↑ {self.count:,} earlier messages · ctrl+up or Enter here to load more"
+        return t("log.earlier", self.lang, count=self.count)
 
 
 @dataclass
@@ -54,10 +57,11 @@ class Divider:
     """Where the compaction boundary lies: everything above is summarised, and still here."""
 
     count: int
+    lang: Language = "en"
 
     @property
     def text(self) -> str:
-        return f"── {self.count:,} earlier messages summarised · f6 shows the summary ──"
+        return f"── {t('log.divider', self.lang, count=self.count)} ──"
 
 
 Entry = Earlier | Divider | MessageBlock
@@ -69,15 +73,18 @@ def centred(text: str, width: int) -> list[str]:
 
 
 def page_entries(
-    messages: Sequence[MessageView], boundary: int, clock: Clock = local_now
+    messages: Sequence[MessageView],
+    boundary: int,
+    clock: Clock = local_now,
+    lang: Language = "en",
 ) -> list[Entry]:
     """A page of stored messages as log entries, the divider above message ``boundary`` (or
     below the last, when it is the boundary);
-    ``clock`` tells the headers what day it is."""
+    ``clock`` tells the headers what day it is, ``lang`` the language they are in."""
     entries: list[Entry] = []
     for message in messages:
         if boundary > 0 and message.position == boundary:
-            entries.append(Divider(boundary))
+            entries.append(Divider(boundary, lang))
         entries.append(
             MessageBlock(
                 message.role,
@@ -87,10 +94,11 @@ def page_entries(
                 tool_calls=message.tool_calls,
                 created_at=message.created_at,
                 clock=clock,
+                lang=lang,
             )
         )
     if boundary > 0 and messages and messages[-1].position == boundary - 1:
-        entries.append(Divider(boundary))  # all of it summarised: the divider comes last
+        entries.append(Divider(boundary, lang))  # all of it summarised: the divider comes last
     return entries
 
 

@@ -33,6 +33,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
+from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.entries import (
     COMPONENT_CLASSES,
     Divider,
@@ -46,6 +47,7 @@ from oncall_tui.tui.chat_log.entries import (
 )
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -84,7 +86,18 @@ class ChatLog(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.entries: list[Entry] = [Earlier(0)]
+        self.lang = ui_lang(self)
+        translate_bindings(
+            self,
+            {
+                "cursor(-1)": "log.key.previous",
+                "cursor(1)": "log.key.next",
+                "copy": "log.key.copy",
+                "screen.copy_code": "log.key.copy_code",
+                "open": "log.key.open",
+            },
+        )
+        self.entries: list[Entry] = [Earlier(0, self.lang)]
         self.cursor: int | None = None
         """The selected entry (a message, or the line offering earlier ones)."""
         self._starts: list[int] = []
@@ -125,17 +138,18 @@ class ChatLog(ScrollView, can_focus=True):
         return next((e.count for e in self.entries if isinstance(e, Divider)), None)
 
     def clear_log(self) -> None:
-        self._replace([Earlier(0)])
+        self._replace([Earlier(0, self.lang)])
 
     def show_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Replace the log with one page (the newest) of a session."""
-        self._replace([Earlier(earlier), *page_entries(messages, boundary, self.clock)])
+        page = page_entries(messages, boundary, self.clock, self.lang)
+        self._replace([Earlier(earlier, self.lang), *page])
         self.anchor()
 
     def prepend_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Add an older page above; what is in view stays in view."""
         before = self._total
-        added = page_entries(messages, boundary, self.clock)
+        added = page_entries(messages, boundary, self.clock, self.lang)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
         if self.cursor:  # the same entry stays selected
@@ -143,23 +157,26 @@ class ChatLog(ScrollView, can_focus=True):
         elif self.cursor == 0 and not earlier:  # nothing more to load: the oldest message
             self.cursor = 1
         self._insert(1, added)
-        self.entries[0] = Earlier(earlier)
+        self.entries[0] = Earlier(earlier, self.lang)
         self._relayout()
         if not self.is_vertical_scroll_end:
             self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
 
     def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
-        return self._append([MessageBlock(role, content, status=status, clock=self.clock)])
+        return self._append(
+            [MessageBlock(role, content, status=status, clock=self.clock, lang=self.lang)]
+        )
 
     def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
-        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock)
-        self._append([MessageBlock("user", question, clock=self.clock), reply])
+        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
+        self._append([MessageBlock("user", question, clock=self.clock, lang=self.lang), reply])
         return reply
 
     def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
-        return self._append([MessageBlock("assistant", "", status="streaming", clock=self.clock)])
+        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
+        return self._append([reply])
 
     def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
         self._insert(len(self.entries), blocks)
@@ -176,7 +193,7 @@ class ChatLog(ScrollView, can_focus=True):
             if isinstance(e, MessageBlock) and e.position == count
         )
         target = next(at, len(self.entries))
-        self._insert(target, [Divider(count)])
+        self._insert(target, [Divider(count, self.lang)])
         self.cursor = None
         self._relayout()
 
@@ -416,7 +433,7 @@ class ChatLog(ScrollView, can_focus=True):
     def action_copy(self) -> None:
         if (block := self.selected) is not None:
             self.app.copy_to_clipboard(block.copy_text())
-            self.notify("Message copied to the clipboard", timeout=2)
+            self.notify(t("log.copied", self.lang), timeout=2)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -24,6 +24,8 @@ from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
 from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.times import Clock, full_time, local_now, short_time
@@ -37,6 +39,13 @@ STATUS_MARKS = {
     "failed": "✗ failed",
     "truncated": "✂ truncated",
 }
+
+STATUS_WORDS = {
+    "interrupted": "log.status.interrupted",
+    "failed": "log.status.failed",
+    "truncated": "log.status.truncated",
+}
+"""The catalog's words for the marks above (the symbol stays)."""
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
@@ -104,7 +113,10 @@ class MessageBlock:
         tool_calls: Sequence[ToolCallView] = (),
         created_at: datetime | None = None,
         clock: Clock = local_now,
+        lang: Language = "en",
     ) -> None:
+        self.lang: Language = lang
+        """The language of the header's words (role and status); the content is as written."""
         self.role = role
         self.content = content
         self.status = status
@@ -139,8 +151,10 @@ class MessageBlock:
     @property
     def who(self) -> str:
         """Who said it, and the status unless complete: ``assistant · ✗ failed``."""
-        who = "you" if self.role == "user" else "assistant"
+        who = t("log.you" if self.role == "user" else "log.assistant", self.lang)
         mark = STATUS_MARKS.get(self.status)
+        if mark and self.status in STATUS_WORDS:
+            mark = f"{mark.split(' ')[0]} {t(STATUS_WORDS[self.status], self.lang)}"
         return f"{who} · {mark}" if mark else who
 
     @property

@@ -34,6 +34,7 @@ from oncall_tui.core.events import (
 )
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
+from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.screens.memory_actions import MemoryActions, compacting_status
 from oncall_tui.tui.widgets.composer import Composer
@@ -93,7 +94,7 @@ class ChatActions(MemoryActions):
             if self._reply is not None:
                 self._reply.finish("interrupted")
             if not self._closing:  # quitting: the screen's widgets are going
-                self._set_status("Reply cancelled; the partial answer is kept.")
+                self._set_status(t("status.reply_cancelled", self.services.settings.lang))
             raise
         except Exception as exc:  # a fault must still end the reply, or it streams for ever
             problem = f"{type(exc).__name__}: {exc}"[:200]
@@ -112,12 +113,14 @@ class ChatActions(MemoryActions):
 
     def _apply(self, event: ChatEvent) -> None:
         log = self.query_one(ChatLog)
+        lang = self.services.settings.lang
         if isinstance(event, CompactionStarted):
-            self._set_status(compacting_status(event.message_count))
+            self._set_status(compacting_status(event.message_count, lang))
         elif isinstance(event, MemoryCompacted):
             log.mark_boundary(event.compacted_message_count)
-            self._set_status("Sending…")
-            self.notify(f"Memory compacted: {event.compacted_message_count:,} messages summarised")
+            self._set_status(t("status.sending", lang))
+            count = event.compacted_message_count
+            self.notify(t("memory.compacted_notice", lang, count=count))
         elif isinstance(event, UserMessageStored):
             self.query_one(Composer).sent()
             self._clear_status()
@@ -174,10 +177,11 @@ class ChatActions(MemoryActions):
 
     def action_retry(self) -> None:
         """Answer the open session's last message again; the service says if there is none."""
+        lang = self.services.settings.lang
         if self._sending is not None:
-            self._set_status("A reply is still streaming; Esc cancels it.", error=True)
+            self._set_status(t("status.still_streaming", lang), error=True)
         elif self.session_id is not None:
-            self._set_status("Retrying…")
+            self._set_status(t("status.retrying", lang))
             self.start_send(self.session_id, None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -9,16 +9,19 @@ from textual.message import Message
 from textual.worker import Worker
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
+from oncall_tui.texts import text as t
 from oncall_tui.tui.screens.session_actions import SessionActions
-from oncall_tui.tui.widgets.context_panel import MODE_LABELS, ContextPanel
+from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 
 _MODES = list(MemoryMode)
 
 
-def compacting_status(messages: int | None = None) -> str:
-    what = "the messages after the boundary" if messages is None else f"{messages:,} messages"
-    return f"Compacting: the model is summarising {what}…"
+def compacting_status(messages: int | None = None, lang: Language = "en") -> str:
+    """The status line while the model summarises (``messages``: how many, when known)."""
+    if messages is None:
+        return t("memory.compacting", lang)
+    return t("memory.compacting_count", lang, count=messages)
 
 
 class MemoryActions(SessionActions):
@@ -46,10 +49,10 @@ class MemoryActions(SessionActions):
         if session_id is None:  # nothing stored yet: the mode is chosen with the first message
             return
         if self._sending is not None:
-            self._set_status("A reply is still streaming; memory can change after it.", True)
+            self._set_status(t("memory.busy_streaming", self.services.settings.lang), True)
             return
         if self._memory_work is not None and not self._memory_work.is_finished:
-            self._set_status("The session memory is being changed already; wait for it.", True)
+            self._set_status(t("memory.busy_changing", self.services.settings.lang), True)
             return
         self._set_status(working)
         self._memory_work = self._run_memory_call(session_id, call, done)
@@ -67,14 +70,15 @@ class MemoryActions(SessionActions):
         self.post_message(self.MemoryChanged(session_id))
 
     def action_compact(self) -> None:
+        lang = self.services.settings.lang
         if self.session_id is None:
-            self.notify("Nothing to compact yet: the session starts with its first message.")
+            self.notify(t("memory.nothing_to_compact", lang))
             return
         owner = self.services.owner
         self._memory_call(
             lambda sid: self.services.memory.compact(owner, sid),
-            compacting_status(),
-            "Memory compacted: the summary is above the divider (f6 reads it).",
+            compacting_status(lang=lang),
+            t("memory.compacted_done", lang),
         )
 
     @on(ContextPanel.CompactPressed)
@@ -93,28 +97,25 @@ class MemoryActions(SessionActions):
 
     def _set_mode(self, mode: MemoryMode) -> None:
         """Save the mode; ``manual`` compacts first (a model call), so it asks before."""
-        owner = self.services.owner
+        owner, lang = self.services.owner, self.services.settings.lang
 
         def save(sid: int) -> Awaitable[MemoryState]:
             return self.services.memory.set_mode(owner, sid, mode)
 
-        done = f"Memory mode: {MODE_LABELS[mode]}."
+        done = t("memory.mode_done", lang, mode=mode_label(mode, lang))
         if mode is not MemoryMode.MANUAL or not (self.memory and self.memory.can_compact):
-            self._memory_call(save, "Saving the memory mode…", done)
+            self._memory_call(save, t("memory.saving_mode", lang), done)
             return
         from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 
         def decided(yes: bool | None) -> None:
             if yes:
-                self._memory_call(save, compacting_status(), done)
+                self._memory_call(save, compacting_status(lang=lang), done)
             else:  # the panel's mode choice goes back to what it is
                 self.query_one(ContextPanel).show_memory(self.memory)
 
-        question = (
-            "Manual mode compacts now: the model summarises the messages after the boundary, "
-            "and from then on only f9 compacts. Compact now and switch?"
-        )
-        self.app.push_screen(ConfirmDialog("Switch to manual memory", question), decided)
+        dialog = ConfirmDialog(t("memory.manual.title", lang), t("memory.manual.question", lang))
+        self.app.push_screen(dialog, decided)
 
     def action_show_summary(self) -> None:
         from oncall_tui.tui.screens.summary import SummaryScreen

@@ -25,6 +25,8 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 CURRENT_MARK = "● "
 NO_MODELS = "Ollama has no models yet: run `ollama pull NAME`."
 READING_DETAILS = "Reading each model's details…"
+"""The English of ``models.none`` and ``models.reading``, kept for the tests that read them."""
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -47,15 +50,16 @@ class ModelPicker(ModalScreen[str | None]):
         self.url = settings.ollama_url
         self.current = settings.model
         self.lang: Language = settings.lang
+        translate_bindings(self, {"dismiss_none": "dialog.cancel"})
         self.models: list[ModelInfo] = []
         """What is listed now: from ``/api/tags``, then with ``/api/show``'s details."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-dialog"):
-            title = terminal_safe(f"Models on {self.url} (current: {self.current})")
+            title = terminal_safe(t("models.title", self.lang, url=self.url, current=self.current))
             yield Label(title, classes="dialog-title", markup=False)
             yield OptionList(id="models")
-            yield Label("Loading…", id="model-note")
+            yield Label(t("models.loading", self.lang), id="model-note")
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
@@ -69,9 +73,9 @@ class ModelPicker(ModalScreen[str | None]):
             self._list([], error.message(self.lang))
             return
         if not listed:
-            self._list([], NO_MODELS)
+            self._list([], t("models.none", self.lang))
             return
-        self._list(listed, READING_DETAILS)
+        self._list(listed, t("models.reading", self.lang))
         described = await asyncio.to_thread(self.services.describe_models, listed)
         self._describe(described)
 
@@ -93,7 +97,7 @@ class ModelPicker(ModalScreen[str | None]):
         options = self.query_one(OptionList)
         for model in models:
             options.replace_option_prompt(model.name, self._prompt(model))
-        self._note(details_note(sum(not model.described for model in models)))
+        self._note(details_note(sum(not model.described for model in models), self.lang))
 
     def _prompt(self, model: ModelInfo) -> Content:
         return model_prompt(model, current=same_model(model.name, self.current))
@@ -111,12 +115,12 @@ class ModelPicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def details_note(undescribed: int) -> str:
+def details_note(undescribed: int, lang: Language = "en") -> str:
     """What the picker says when ``/api/show`` did not answer for some models."""
     if not undescribed:
         return ""
-    models = "1 model" if undescribed == 1 else f"{undescribed} models"
-    return f"Ollama gave no details for {models}: context and tool support unknown."
+    key = "models.no_details_one" if undescribed == 1 else "models.no_details"
+    return t(key, lang, count=undescribed)
 
 
 def model_prompt(model: ModelInfo, *, current: bool) -> Content:

@@ -22,9 +22,11 @@ from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.services.views import ConfigurationView, PromptView
+from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
+from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -57,6 +59,16 @@ class PromptEditorScreen(FlowScreen):
 
     def __init__(self, services: Services) -> None:
         super().__init__(services)
+        translate_bindings(
+            self,
+            {
+                "prompts.save": "prompts.key.save",
+                "prompts.new": "prompts.key.new",
+                "prompts.activate": "prompts.key.activate",
+                "delete": "prompts.key.delete",
+                "prompts.back": "prompts.key.back",
+            },
+        )
         self._prompts: dict[int, PromptView] = {}
         self._active_id: int | None = None
         self._editing_id: int | None = None
@@ -68,19 +80,21 @@ class PromptEditorScreen(FlowScreen):
     # -- layout ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("System prompts", id="prompts-title")
+        lang = self._lang
+        yield Static(t("prompts.title", lang), id="prompts-title")
         with Horizontal(id="prompts-body"):
             with Vertical(id="prompts-sidebar"):
                 yield OptionList(id="prompt-list")
-                yield Static(f"{ACTIVE_MARK} active", id="prompts-legend")
+                legend = f"{ACTIVE_MARK} {t('prompts.active', lang)}"
+                yield Static(legend, id="prompts-legend", markup=False)
             with Vertical(id="prompt-editor"):
                 yield Static("", id="editor-title", markup=False)
                 with Horizontal(classes="caption"):
-                    yield Static("Label", classes="caption-name")
+                    yield Static(t("prompts.label", lang), classes="caption-name")
                     yield Static("", id="label-count", classes="counter")
-                yield Input(id="prompt-label", placeholder="A short name for this prompt")
+                yield Input(id="prompt-label", placeholder=t("prompts.label.placeholder", lang))
                 with Horizontal(classes="caption"):
-                    yield Static("Content", classes="caption-name")
+                    yield Static(t("prompts.content", lang), classes="caption-name")
                     yield Static("", id="content-count", classes="counter")
                 yield TextArea(id="prompt-content", soft_wrap=True, tab_behavior="focus")
                 yield ErrorText(id="prompt-error")
@@ -148,17 +162,18 @@ class PromptEditorScreen(FlowScreen):
             option_list.highlighted = option_list.get_option_index(str(self._editing_id))
 
     def _update_title(self) -> None:
+        lang = self._lang
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
         if prompt is None:
-            parts = ["New prompt", "not saved yet"]
+            parts = [t("prompts.new_prompt", lang), t("prompts.not_saved", lang)]
         else:
-            parts = [f"Editing: {prompt.label}"]
+            parts = [t("prompts.editing", lang, label=prompt.label)]
             if prompt.is_default:
-                parts.append("default")
+                parts.append(t("prompts.default", lang))
             if prompt.id == self._active_id:
-                parts.append("active")
+                parts.append(t("prompts.active", lang))
         if self.is_dirty:
-            parts.append("modified")
+            parts.append(t("prompts.modified", lang))
         self.query_one("#editor-title", Static).update(terminal_safe(" · ".join(parts)))
 
     def _update_counters(self) -> None:
@@ -265,7 +280,11 @@ class PromptEditorScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(terminal_safe(f"Saved “{saved.label}”."), timeout=3, markup=False)
+        self.notify(
+            terminal_safe(t("prompts.saved", self._lang, label=saved.label)),
+            timeout=3,
+            markup=False,
+        )
         return True
 
     async def _resolve_unsaved(self) -> bool:
@@ -273,7 +292,7 @@ class PromptEditorScreen(FlowScreen):
         if not self.is_dirty:
             return True
         choice = await self.app.push_screen_wait(
-            UnsavedChangesDialog("This prompt has unsaved changes. Save them first?")
+            UnsavedChangesDialog(t("prompts.unsaved", self._lang))
         )
         if choice == "save":
             return await self._save()
@@ -317,28 +336,31 @@ class PromptEditorScreen(FlowScreen):
             return
         self._apply(view)
         self.app.post_message(ConfigurationChanged())
-        note = " Unsaved edits are not used until you save them." if self.is_dirty else ""
-        active = f"“{self._prompts[prompt_id].label}” is now the active prompt.{note}"
+        lang = self._lang
+        note = t("prompts.active_unsaved_note", lang) if self.is_dirty else ""
+        label = self._prompts[prompt_id].label
+        active = t("prompts.now_active", lang, label=label) + note
         self.notify(terminal_safe(active), markup=False)
 
     async def _delete_flow(self) -> None:
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
         if prompt is None:
-            self.notify("This prompt is not saved yet; there is nothing to delete.", timeout=4)
+            self.notify(t("prompts.nothing_to_delete", self._lang), timeout=4)
             return
         if prompt.is_default:
             self._show_error(OncallError("PROMPT_DEFAULT_PROTECTED"))
             return
-        details = []
+        lang = self._lang
+        details = [t("prompts.delete.question", lang, label=prompt.label)]
         if prompt.id == self._active_id:
-            details.append("It is your active prompt; the default prompt takes its place.")
+            details.append(t("prompts.delete.active", lang))
         if self.is_dirty:
-            details.append("Your unsaved edits to it are lost as well.")
+            details.append(t("prompts.delete.unsaved", lang))
         confirmed = await self.app.push_screen_wait(
             ConfirmDialog(
-                "Delete prompt?",
-                " ".join([f"Delete “{prompt.label}”? This cannot be undone.", *details]),
-                yes_label="Delete",
+                t("prompts.delete.title", lang),
+                " ".join(details),
+                yes_label=t("prompts.key.delete", lang),
                 destructive=True,
             )
         )
@@ -359,4 +381,8 @@ class PromptEditorScreen(FlowScreen):
             return
         self._apply(view)
         self._load_into_editor(view.active_prompt)
-        self.notify(terminal_safe(f"Deleted “{prompt.label}”."), timeout=3, markup=False)
+        self.notify(
+            terminal_safe(t("prompts.deleted", self._lang, label=prompt.label)),
+            timeout=3,
+            markup=False,
+        )

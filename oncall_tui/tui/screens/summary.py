@@ -19,23 +19,24 @@ from textual.widgets import Markdown, Static
 
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
-CLOSE_KEYS = "esc/q/f6 close"
-SCROLL_KEYS = "↑↓/pgup/pgdn scroll"
 
-
-def summary_header(memory: MemoryState) -> list[str]:
+def summary_header(memory: MemoryState, lang: Language = "en") -> list[str]:
     """The header's lines: what the summary covers, its status, and where the messages are."""
     count = memory.compacted_message_count
     when = memory.last_compacted_at
-    stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else "time unknown"
+    stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else t("summary.time_unknown", lang)
     status = memory.memory_summary_status
     if status == "truncated":
-        status += ", cut off at the model's length limit"
+        status += t("summary.cut_off", lang)
+    covers = "summary.covers_one" if count == 1 else "summary.covers"
     return [
-        f"Summarises {count:,} earlier message{'' if count == 1 else 's'} · {stamp}",
-        f"Status: {status}",
-        "Every message is still in the log, above the divider.",
+        t(covers, lang, count=count, stamp=stamp),
+        t("summary.status", lang, status=status),
+        t("summary.where", lang),
     ]
 
 
@@ -75,20 +76,21 @@ class SummaryScreen(ModalScreen[None]):
     def __init__(self, memory: MemoryState | None) -> None:
         super().__init__()
         self.memory = memory
+        self.lang = ui_lang(self)
+        translate_bindings(self, {"summary.close": "dialog.close"})
 
     def compose(self) -> ComposeResult:
         memory = self.memory
         box = Vertical(id="summary-box")
-        box.border_title = "Session summary (model-written)"
-        box.border_subtitle = CLOSE_KEYS
+        lang = self.lang
+        close_keys = t("summary.close_keys", lang)
+        box.border_title = t("summary.title", lang)
+        box.border_subtitle = close_keys
         with box:
             if memory is None or not memory.memory_summary:
-                yield Static(
-                    "No summary yet: nothing in this session has been compacted.",
-                    classes="summary--header",
-                )
+                yield Static(t("summary.none", lang), classes="summary--header", markup=False)
                 return
-            header = summary_header(memory)
+            header = summary_header(memory, lang)
             truncated = memory.memory_summary_status == "truncated"
             yield Static(header[0], markup=False, classes="summary--header")
             yield Static(
@@ -97,7 +99,7 @@ class SummaryScreen(ModalScreen[None]):
                 classes="summary--header" + (" summary--status" if truncated else ""),
             )
             yield Static(header[2], markup=False, classes="summary--header")
-            box.border_subtitle = f"{SCROLL_KEYS} · {CLOSE_KEYS}"
+            box.border_subtitle = f"{t('summary.scroll_keys', lang)} · {close_keys}"
             with VerticalScroll(id="summary-text"):
                 yield Markdown(terminal_safe(memory.memory_summary))
 

@@ -9,9 +9,21 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import TextArea
 
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
 HISTORY_LIMIT = 200
 """Earlier messages ↑ can bring back."""
+
+
+COMPOSER_KEYS = {
+    "submit": "composer.key.submit",
+    "newline": "composer.key.newline",
+    "clear_text": "composer.key.clear_text",
+    "select_all": "composer.key.select_all",
+}
+"""The composer's own bindings' descriptions in the catalog, by action."""
 
 
 class Composer(TextArea):
@@ -45,8 +57,9 @@ class Composer(TextArea):
             show_line_numbers=False,
             tab_behavior="focus",
             compact=True,
-            placeholder="Message · Enter sends · ctrl+j new line · ↑ history",
+            placeholder=t("composer.placeholder", ui_lang(self)),
         )
+        translate_bindings(self, COMPOSER_KEYS)
         self.earlier: list[str] = []
         """Messages ↑ brings back, newest first."""
         self._recalled: int | None = None

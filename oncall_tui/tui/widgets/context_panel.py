@@ -12,7 +12,10 @@ from textual.widgets import Button, Label, Select
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
 
 MODE_LABELS = {
@@ -23,6 +26,12 @@ MODE_LABELS = {
 
 
 MISSING_MODEL_HINT = "f5 picks an installed model"
+"""In English; ``t("panel.missing_model_hint", lang)`` in the user's language."""
+
+
+def mode_label(mode: MemoryMode, lang: Language = "en") -> str:
+    """The memory mode's name as the panel's choice shows it."""
+    return t(f"panel.mode.{mode.value}", lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,14 +48,15 @@ class OllamaStatus:
     def usable(self) -> bool | None:
         return None if self.reachable is None else self.reachable and not self.model_missing
 
-    def describe(self) -> str:
+    def describe(self, lang: Language = "en") -> str:
         if self.reachable is None:
-            return f"checking {self.url}…"
+            return t("panel.ollama.checking", lang, url=self.url)
         if self.model_missing:
-            return f"not pulled on Ollama {self.version}: {MISSING_MODEL_HINT}"
+            hint = t("panel.missing_model_hint", lang)
+            return t("panel.ollama.not_pulled", lang, version=self.version, hint=hint)
         if self.reachable:
-            return f"Ollama {self.version} at {self.url}"
-        return f"Ollama unreachable at {self.url}"
+            return t("panel.ollama.reachable", lang, version=self.version, url=self.url)
+        return t("panel.ollama.unreachable", lang, url=self.url)
 
 
 class ContextPanel(VerticalScroll):
@@ -60,24 +70,29 @@ class ContextPanel(VerticalScroll):
     class CompactPressed(Message):
         pass
 
+    @property
+    def lang(self) -> Language:
+        return ui_lang(self)
+
     def compose(self) -> ComposeResult:
-        yield Label("Context", classes="panel-title")
+        lang = self.lang
+        yield Label(t("panel.context", lang), classes="panel-title")
         yield ContextGauge(id="gauge")
-        yield Label("Memory", classes="panel-title")
+        yield Label(t("panel.memory", lang), classes="panel-title")
         yield Select(
-            [(label, mode) for mode, label in MODE_LABELS.items()],
+            [(mode_label(mode, lang), mode) for mode in MODE_LABELS],
             allow_blank=False,
             value=MemoryMode.EVERY_30_TURNS,
             id="mode-select",
             compact=True,
         )
-        yield Button("Compact now", id="compact", variant="primary", compact=True)
-        yield PlainText("No summary yet.", id="summary", classes="panel-text")
-        yield Label("Prompt", classes="panel-title")
+        yield Button(t("panel.compact_now", lang), id="compact", variant="primary", compact=True)
+        yield PlainText(t("panel.no_summary", lang), id="summary", classes="panel-text")
+        yield Label(t("panel.prompt", lang), classes="panel-title")
         yield PlainText(id="prompt", classes="panel-text")
-        yield Label("Skills", classes="panel-title")
+        yield Label(t("panel.skills", lang), classes="panel-title")
         yield PlainText(id="skills", classes="panel-text")
-        yield Label("Model", classes="panel-title")
+        yield Label(t("panel.model", lang), classes="panel-title")
         yield PlainText(id="model", classes="panel-text")
 
     @property
@@ -88,9 +103,10 @@ class ContextPanel(VerticalScroll):
         select = self.query_one("#mode-select", Select)
         compact = self.query_one("#compact", Button)
         summary = self.query_one("#summary", PlainText)
+        lang = self.lang
         if state is None:
             compact.disabled = True
-            summary.show("Nothing to summarise yet.")
+            summary.show(t("panel.nothing_to_summarise", lang))
             return
         self.gauge.update_usage(state.usage.context_tokens, state.usage.context_window_tokens)
         with select.prevent(Select.Changed):
@@ -98,24 +114,23 @@ class ContextPanel(VerticalScroll):
         compact.disabled = not state.can_compact
         if state.memory_summary:
             when = state.last_compacted_at
-            stamp = f" ({when:%Y-%m-%d %H:%M} UTC)" if when else ""
+            stamp = t("panel.summary_stamp", lang, when=f"{when:%Y-%m-%d %H:%M}") if when else ""
             if state.memory_summary_status == "truncated":
-                stamp += " (cut off)"
-            summary.show(
-                f"{state.compacted_message_count:,} messages summarised{stamp}:\n"
-                f"{terminal_safe(state.memory_summary)}"
-            )
+                stamp += t("panel.summary_cut_off", lang)
+            count = state.compacted_message_count
+            head = t("panel.summary_head", lang, count=count, stamp=stamp)
+            summary.show(f"{head}\n{terminal_safe(state.memory_summary)}")
         else:
-            summary.show("No summary yet.")
+            summary.show(t("panel.no_summary", lang))
 
     def show_selection(self, prompt_label: str, skill_names: list[str]) -> None:
         self.query_one("#prompt", PlainText).show(terminal_safe(prompt_label))
-        shown = terminal_safe(", ".join(skill_names)) or "none selected"
+        shown = terminal_safe(", ".join(skill_names)) or t("panel.no_skills", self.lang)
         self.query_one("#skills", PlainText).show(shown)
 
     def show_ollama(self, status: OllamaStatus) -> None:
         model = self.query_one("#model", PlainText)
-        model.show(terminal_safe(f"{status.model}\n{status.describe()}"))
+        model.show(terminal_safe(f"{status.model}\n{status.describe(self.lang)}"))
         model.set_class(status.usable is False, "-error")
 
     @on(Select.Changed, "#mode-select")

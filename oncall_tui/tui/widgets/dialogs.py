@@ -21,9 +21,25 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 UnsavedChoice = Literal["save", "discard", "cancel"]
 """What to do with unsaved edits before an action that would replace them."""
+
+DIALOG_KEYS = {
+    key: key
+    for key in (
+        "dialog.yes",
+        "dialog.no",
+        "dialog.cancel",
+        "dialog.save",
+        "dialog.discard",
+        "dialog.close",
+        "dialog.parent",
+    )
+}
+"""The dialogs' bindings' descriptions in the catalog, by binding id (the same keys)."""
 
 _DIALOG_CSS = """
     align: center middle;
@@ -102,14 +118,19 @@ class ConfirmDialog(ModalScreen[bool]):
         title: str,
         message: str,
         *,
-        yes_label: str = "Yes",
-        no_label: str = "No",
+        yes_label: str | None = None,
+        no_label: str | None = None,
         destructive: bool = False,
     ) -> None:
+        """``yes_label`` and ``no_label`` default to "Yes" and "No" in the user's language."""
         super().__init__()
+        self.lang = ui_lang(self)
+        translate_bindings(self, DIALOG_KEYS)
         self._title = terminal_safe(title)
         self._message = terminal_safe(message)
-        self._labels = {"yes": terminal_safe(yes_label), "no": terminal_safe(no_label)}
+        yes = t("dialog.yes", self.lang) if yes_label is None else yes_label
+        no = t("dialog.no", self.lang) if no_label is None else no_label
+        self._labels = {"yes": terminal_safe(yes), "no": terminal_safe(no)}
         self._destructive = destructive
 
     def compose(self) -> ComposeResult:
@@ -140,7 +161,7 @@ class ConfirmDialog(ModalScreen[bool]):
             self.query_one("#confirm-keys", Static).update(self._keys_text(event.widget.id))
 
     def _keys_text(self, focused_id: str) -> str:
-        return f"y yes · n/esc no · tab switches · enter = {self._labels[focused_id]}"
+        return t("dialog.confirm.keys", self.lang, focused=self._labels[focused_id])
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -164,20 +185,26 @@ class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
         Binding("escape,c", "choose('cancel')", "Cancel", id="dialog.cancel"),
     ]
 
-    def __init__(self, message: str, *, title: str = "Unsaved changes") -> None:
+    def __init__(self, message: str, *, title: str | None = None) -> None:
+        """``title`` defaults to "Unsaved changes" in the user's language."""
         super().__init__()
-        self._title = terminal_safe(title)
+        self.lang = ui_lang(self)
+        translate_bindings(self, DIALOG_KEYS)
+        self._title = terminal_safe(
+            t("dialog.unsaved.title", self.lang) if title is None else title
+        )
         self._message = terminal_safe(message)
 
     def compose(self) -> ComposeResult:
+        lang = self.lang
         with Vertical():
             yield Static(self._title, markup=False, classes="dialog--title")
             yield Static(self._message, markup=False, classes="dialog--message")
-            yield Static("s save · d discard · esc/c keep editing", classes="dialog--keys")
+            yield Static(t("dialog.unsaved.keys", lang), classes="dialog--keys", markup=False)
             with Horizontal():
-                yield Button("Save", id="save", variant="primary")
-                yield Button("Discard", id="discard", variant="error")
-                yield Button("Cancel", id="cancel")
+                yield Button(t("dialog.save", lang), id="save", variant="primary")
+                yield Button(t("dialog.discard", lang), id="discard", variant="error")
+                yield Button(t("dialog.cancel", lang), id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
@@ -218,6 +245,8 @@ class TextDialog(ModalScreen[str | None]):
         max_length: int = 0,
     ) -> None:
         super().__init__()
+        self.lang = ui_lang(self)
+        translate_bindings(self, DIALOG_KEYS)
         self._title = terminal_safe(title)
         self._prompt = terminal_safe(prompt)
         self._value = value
@@ -235,7 +264,7 @@ class TextDialog(ModalScreen[str | None]):
                 max_length=self._max_length,
                 select_on_focus=False,
             )
-            yield Static("enter ok · esc cancel", classes="dialog--keys")
+            yield Static(t("dialog.text.keys", self.lang), classes="dialog--keys", markup=False)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -269,6 +298,8 @@ class TextViewerDialog(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
+        self.lang = ui_lang(self)
+        translate_bindings(self, DIALOG_KEYS)
         self._title = terminal_safe(title)
         self._text = terminal_safe(text)  # shown and copied as shown: read-only
 
@@ -276,9 +307,8 @@ class TextViewerDialog(ModalScreen[None]):
         with Vertical():
             yield Static(self._title, markup=False, classes="dialog--title")
             yield TextArea(self._text, read_only=True, soft_wrap=True, id="viewer-text")
-            yield Static(
-                "read-only · arrows/pgup/pgdn scroll · esc/q close", classes="dialog--keys"
-            )
+            keys = t("dialog.viewer.keys", self.lang)
+            yield Static(keys, classes="dialog--keys", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -313,15 +343,15 @@ class FileBrowserDialog(ModalScreen[Path | None]):
 
     def __init__(self, start: Path, *, suffixes: Iterable[str] = ()) -> None:
         super().__init__()
+        self.lang = ui_lang(self)
+        translate_bindings(self, DIALOG_KEYS)
         self._start = start
         self._suffixes = tuple(suffix.lower() for suffix in suffixes)
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(
-                "enter open/choose · backspace parent directory · esc cancel",
-                classes="dialog--keys",
-            )
+            keys = t("dialog.file.keys", self.lang)
+            yield Static(keys, classes="dialog--keys", markup=False)
             yield _FilteredTree(self._start, self._suffixes)
 
     def action_parent(self) -> None:

@@ -8,6 +8,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from oncall_tui.core.memory import COMPACT_PERCENT, LIMIT_PERCENT, ContextUsage
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import ui_lang
 
 COMPACT_MARK = COMPACT_PERCENT / 100
 LIMIT_MARK = LIMIT_PERCENT / 100
@@ -70,13 +72,16 @@ class ContextGauge(Widget):
     @property
     def summary(self) -> str:
         """``context 6.2% of 8,192``: the reading where the bar is not shown."""
-        return f"context {self.percent}% of {self.window:,}" if self.window else ""
+        if not self.window:
+            return ""
+        return t("gauge.summary", ui_lang(self), percent=self.percent, window=self.window)
 
     @property
     def figures(self) -> str:
+        lang = ui_lang(self)
         if not self.window:
-            return "context window unknown"
-        return f"{self.used:,} / {self.window:,} tokens · {self.percent}%"
+            return t("gauge.unknown", lang)
+        return t("gauge.figures", lang, used=self.used, window=self.window, percent=self.percent)
 
     def _restyle(self) -> None:
         usage = self.usage

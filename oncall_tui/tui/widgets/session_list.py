@@ -13,7 +13,9 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from oncall_tui.core.text import NEW_SESSION, terminal_safe
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
@@ -45,11 +47,20 @@ class SessionList(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.lang = ui_lang(self)
+        translate_bindings(
+            self,
+            {
+                "delete": "sessions.key.delete",
+                "filter": "sessions.key.filter",
+                "clear_filter": "sessions.key.clear_filter",
+            },
+        )
         self._shown: list[tuple[str | None, str]] = []
         """The options on show, as (session id, label): a rebuild to the same is skipped."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Filter sessions", id="session-filter", compact=True)
+        yield Input(placeholder=t("sessions.filter", self.lang), id="session-filter", compact=True)
         yield OptionList(id="session-options")
 
     def watch_sessions(self) -> None:
@@ -113,9 +124,10 @@ class SessionList(Vertical):
             if needle in s.display_title.lower()
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
-            shown.insert(0, (current, f"▸ {NEW_SESSION}"))
+            shown.insert(0, (current, f"▸ {t('sessions.new', self.lang)}"))
         if needle and not shown:
-            shown.append((None, f"  no session matches “{terminal_safe(needle)}”"))
+            no_match = t("sessions.no_match", self.lang, needle=terminal_safe(needle))
+            shown.append((None, f"  {no_match}"))
         if shown != self._shown:
             if shown:  # of the same length, in place: no layout
                 options.set_options(
