@@ -276,6 +276,57 @@ PROMPTS: dict[str, dict[Language, str]] = {
     "prompts.key.back": {"en": "Back", "zh": "返回"},
 }
 
+SKILLS: dict[str, dict[Language, str]] = {
+    "skills.title": {"en": "Skills", "zh": "技能"},
+    "skills.title_counts": {
+        "en": "Skills · {count} stored · {used} selected for use",
+        "zh": "技能 · 已存 {count} 个 · 选用 {used} 个",
+    },
+    "skills.placeholder": {
+        "en": "Add a SKILL.md: type its path ({key} completes, enter adds)",
+        "zh": "添加 SKILL.md：输入路径（{key} 补全，Enter 添加）",
+    },
+    "skills.none": {
+        "en": "No skills yet: add a SKILL.md above.",
+        "zh": "还没有技能：请在上方添加 SKILL.md。",
+    },
+    "skills.added": {"en": "Added skill {name} ({size}).", "zh": "已添加技能 {name}（{size}）。"},
+    "skills.selected": {"en": "Selected skill {name}.", "zh": "已选用技能 {name}。"},
+    "skills.unselected": {"en": "Unselected skill {name}.", "zh": "已取消选用技能 {name}。"},
+    "skills.delete.title": {"en": "Delete skill?", "zh": "删除技能？"},
+    "skills.delete.ask": {
+        "en": "Delete the skill '{name}'? This cannot be undone.",
+        "zh": "删除技能 '{name}'？此操作无法撤销。",
+    },
+    "skills.delete.in_use": {
+        "en": " It is also removed from the skills in use.",
+        "zh": "它也会从正在使用的技能中移除。",
+    },
+    "skills.delete.yes": {"en": "Delete", "zh": "删除"},
+    "skills.deleted": {"en": "Deleted skill {name}.", "zh": "已删除技能 {name}。"},
+    "skills.column.use": {"en": "Use", "zh": "用"},
+    "skills.column.name": {"en": "Name", "zh": "名称"},
+    "skills.column.size": {"en": "Size", "zh": "大小"},
+    "skills.column.description": {"en": "Description", "zh": "描述"},
+    "skills.key.back": {"en": "Back", "zh": "返回"},
+    "skills.key.toggle": {"en": "Select/unselect", "zh": "选用/取消"},
+    "skills.key.view": {"en": "View", "zh": "查看"},
+    "skills.key.add": {"en": "Add", "zh": "添加"},
+    "skills.key.browse": {"en": "Browse", "zh": "浏览"},
+    "skills.key.delete": {"en": "Delete", "zh": "删除"},
+    "skills.key.reload": {"en": "Reload", "zh": "重新读取"},
+    "path.key.complete": {"en": "Complete path", "zh": "补全路径"},
+    "prompts.save_first": {
+        "en": "Save this new prompt first (ctrl+s), then make it active.",
+        "zh": "请先保存这个新提示词（ctrl+s），再将其设为当前使用。",
+    },
+    "prompts.already_active": {
+        "en": "This prompt is already the active one.",
+        "zh": "这个提示词已经是当前使用的。",
+    },
+    "status.unexpected": {"en": "Unexpected error: {error}", "zh": "意外错误：{error}"},
+}
+
 SCREENS: dict[str, dict[Language, str]] = {
     **PROMPTS,
     **CHAT_LOG,
@@ -286,4 +337,5 @@ SCREENS: dict[str, dict[Language, str]] = {
     **DIALOGS,
     **SUMMARY,
     **MODELS,
+    **SKILLS,
 }

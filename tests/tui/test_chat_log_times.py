@@ -40,6 +40,12 @@ def test_a_header_says_the_time_today_and_the_date_another_day() -> None:
     assert full_time(NOW) == "2026-11-30 00:20"  # always the date, for a pasted timeline
 
 
+def test_a_chinese_header_writes_another_days_date_with_numbers() -> None:
+    assert short_time(datetime(2026, 3, 4, 12, 41).astimezone(), NOW, "zh") == "3月4日 12:41"
+    assert short_time(NOW, NOW, "zh") == "00:20"
+    assert short_time(datetime(2025, 11, 30, 9, 5).astimezone(), NOW, "zh") == "2025-11-30 09:05"
+
+
 def test_stored_times_are_utc_when_naive_and_shown_in_local_time() -> None:
     naive = stored(NOW)
     assert naive.tzinfo is None

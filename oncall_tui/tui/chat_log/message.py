@@ -161,7 +161,7 @@ class MessageBlock:
     def header(self) -> str:
         """The first line: who, then when (``you · 14:03``, ``assistant · ✗ failed · 14:03``),
         for the incident's timeline. Today is the clock's day when the header is drawn."""
-        return f"{self.who} · {short_time(self.created_at, self.clock())}"
+        return f"{self.who} · {short_time(self.created_at, self.clock(), self.lang)}"
 
     def copy_text(self) -> str:
         """The message as copied: when (in full) and who on a first line, then the text as

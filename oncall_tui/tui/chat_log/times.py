@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from oncall_tui.errors import Language
+
 Clock = Callable[[], datetime]
 """Gives the time now, aware of its offset."""
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-"""Month names in English whatever the locale, as the rest of the app's text is."""
+"""Month names in English whatever the locale (Chinese dates are written with numbers)."""
 
 
 def local_now() -> datetime:
@@ -27,13 +29,16 @@ def local(moment: datetime) -> datetime:
     return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).astimezone()
 
 
-def short_time(moment: datetime, now: datetime) -> str:
-    """``14:03`` today, ``Nov 30 14:03`` another day of this year, ``2025-11-30 14:03`` before:
-    a header says no more than a reader of the day's messages needs."""
+def short_time(moment: datetime, now: datetime, lang: Language = "en") -> str:
+    """``14:03`` today, ``Nov 30 14:03`` (``11月30日 14:03``) another day of this year,
+    ``2025-11-30 14:03`` before: a header says no more than a reader of the day's messages
+    needs."""
     shown, today = local(moment), local(now)
     if shown.date() == today.date():
         return f"{shown:%H:%M}"
     if shown.year == today.year:
+        if lang == "zh":
+            return f"{shown.month}月{shown.day}日 {shown:%H:%M}"
         return f"{MONTHS[shown.month - 1]} {shown.day} {shown:%H:%M}"
     return f"{shown:%Y-%m-%d %H:%M}"
 

@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
+from oncall_tui.texts import text
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.plain_text import PlainText
 
@@ -55,7 +56,8 @@ class BackgroundScreen(Screen[None]):
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self._set_status(f"Unexpected error: {event.worker.error}", error=True)
+            lang = self.services.settings.lang
+            self._set_status(text("status.unexpected", lang, error=event.worker.error), error=True)
 
     def show_error(self, error: OncallError) -> None:
         self._set_status(error.message(self.services.settings.lang), error=True)

@@ -10,7 +10,9 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from oncall_tui.errors import OncallError
+from oncall_tui.texts import text
 from oncall_tui.tui.widgets.dialogs import ErrorText
+from oncall_tui.tui.widgets.lang import ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -73,4 +75,5 @@ class FlowScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.notify(f"Unexpected error: {event.worker.error}", severity="error")
+            lang = ui_lang(self)
+            self.notify(text("status.unexpected", lang, error=event.worker.error), severity="error")

@@ -319,10 +319,10 @@ class PromptEditorScreen(FlowScreen):
     async def _activate_flow(self) -> None:
         prompt_id = self._editing_id
         if prompt_id is None:
-            self.notify("Save this new prompt first (ctrl+s), then make it active.", timeout=4)
+            self.notify(t("prompts.save_first", self._lang), timeout=4)
             return
         if prompt_id == self._active_id:
-            self.notify("This prompt is already the active one.", timeout=3)
+            self.notify(t("prompts.already_active", self._lang), timeout=3)
             return
         try:
             view = await asyncio.to_thread(

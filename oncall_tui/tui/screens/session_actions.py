@@ -50,7 +50,7 @@ class SessionActions(BackgroundScreen):
             else text(
                 "delete.ask",
                 lang,
-                title=listed.display_title,
+                title=listed.title or text("sessions.new", lang),
                 count=f"{listed.message_count:,}",
             )
         )

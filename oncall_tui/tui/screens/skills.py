@@ -20,9 +20,10 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import find_named_file, read_file
 from oncall_tui.services.views import ConfigurationView, SkillView
+from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import (
@@ -31,6 +32,7 @@ from oncall_tui.tui.widgets.dialogs import (
     FileBrowserDialog,
     TextViewerDialog,
 )
+from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
 
@@ -105,16 +107,28 @@ class SkillLibraryScreen(FlowScreen):
 
     def __init__(self, services: Services) -> None:
         super().__init__(services)
+        self.lang: Language = services.settings.lang
+        translate_bindings(
+            self,
+            {
+                "skills.back": "skills.key.back",
+                "skills.toggle": "skills.key.toggle",
+                "skills.view": "skills.key.view",
+                "skills.add": "skills.key.add",
+                "skills.browse": "skills.key.browse",
+                "delete": "skills.key.delete",
+                "skills.reload": "skills.key.reload",
+            },
+        )
         self._skills: dict[int, SkillView] = {}
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
         self._status = ""
 
     def compose(self) -> ComposeResult:
-        yield Static("Skills", id="skills-title")
+        yield Static(t("skills.title", self.lang), id="skills-title")
         yield PathInput(
-            id="skill-path",
-            placeholder=f"Add a SKILL.md: type its path ({COMPLETE_KEY} completes, enter adds)",
+            id="skill-path", placeholder=t("skills.placeholder", self.lang, key=COMPLETE_KEY)
         )
         yield ErrorText(id="skill-error")
         table: DataTable[Text] = DataTable(id="skill-table", cursor_type="row")
@@ -183,7 +197,7 @@ class SkillLibraryScreen(FlowScreen):
         self._render_table(focus_id)
         count, used = len(self._skills), len(self._selected)
         self.query_one("#skills-title", Static).update(
-            f"Skills · {count} stored · {used} selected for use"
+            t("skills.title_counts", self.lang, count=count, used=used)
         )
         self._describe()
 
@@ -197,10 +211,11 @@ class SkillLibraryScreen(FlowScreen):
         # Margins and scrollbar, then the use and size columns, then each column's padding.
         cells = max(MIN_DESCRIPTION_CELLS, self.size.width - 4 - 3 - name_cells - 8 - 4 * 2)
         table.clear(columns=True)
-        table.add_column("Use", key="use", width=3)
-        table.add_column("Name", key="name", width=max(name_cells, 4))
-        table.add_column("Size", key="size", width=8)
-        table.add_column("Description", key="description", width=cells)
+        lang = self.lang
+        table.add_column(t("skills.column.use", lang), key="use", width=3)
+        table.add_column(t("skills.column.name", lang), key="name", width=max(name_cells, 4))
+        table.add_column(t("skills.column.size", lang), key="size", width=8)
+        table.add_column(t("skills.column.description", lang), key="description", width=cells)
         for skill in skills:
             table.add_row(
                 Text("[x]" if skill.id in self._selected else "[ ]"),
@@ -219,7 +234,7 @@ class SkillLibraryScreen(FlowScreen):
     @on(DataTable.RowHighlighted, "#skill-table")
     def _describe(self) -> None:
         skill = self._current()
-        text = "No skills yet: add a SKILL.md above." if not self._skills else ""
+        text = t("skills.none", self.lang) if not self._skills else ""
         if skill is not None:
             text = f"{skill.name}: {' '.join(skill.description.split())}"
         self.query_one("#skill-description", Static).update(terminal_safe(text))
@@ -293,7 +308,7 @@ class SkillLibraryScreen(FlowScreen):
             path_input.value = ""
         self.app.post_message(ConfigurationChanged())
         await self._reload(focus_id=skill.id)
-        added = f"Added skill {skill.name} ({format_size(skill.size_bytes)})."
+        added = t("skills.added", self.lang, name=skill.name, size=format_size(skill.size_bytes))
         self.notify(terminal_safe(added), markup=False, timeout=3)
 
     async def _toggle(self) -> None:
@@ -317,8 +332,8 @@ class SkillLibraryScreen(FlowScreen):
             return
         self._show_error(None)
         self._apply(view)
-        done = "Selected" if skill.id in self._selected else "Unselected"
-        self._set_status(f"{done} skill {skill.name}.")
+        done = "skills.selected" if skill.id in self._selected else "skills.unselected"
+        self._set_status(t(done, self.lang, name=skill.name))
         self.app.post_message(ConfigurationChanged())
 
     async def _show(self) -> None:
@@ -340,12 +355,15 @@ class SkillLibraryScreen(FlowScreen):
         skill = self._current()
         if skill is None:
             return
-        note = " It is also removed from the skills in use." if skill.id in self._selected else ""
+        in_use = skill.id in self._selected
+        question = t("skills.delete.ask", self.lang, name=skill.name)
+        if in_use:
+            question += t("skills.delete.in_use", self.lang)
         confirmed = await self.app.push_screen_wait(
             ConfirmDialog(
-                "Delete skill?",
-                f"Delete the skill '{skill.name}'? This cannot be undone.{note}",
-                yes_label="Delete",
+                t("skills.delete.title", self.lang),
+                question,
+                yes_label=t("skills.delete.yes", self.lang),
                 destructive=True,
             )
         )
@@ -362,4 +380,5 @@ class SkillLibraryScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(terminal_safe(f"Deleted skill {skill.name}."), markup=False, timeout=3)
+        deleted = t("skills.deleted", self.lang, name=skill.name)
+        self.notify(terminal_safe(deleted), markup=False, timeout=3)

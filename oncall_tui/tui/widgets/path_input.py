@@ -15,6 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 from textual.widgets import Input
 
+from oncall_tui.tui.widgets.lang import translate_bindings
+
 COMPLETE_KEY = "ctrl+t"
 
 
@@ -63,6 +65,7 @@ class PathInput(Input):
         self, *, id: str | None = None, placeholder: str = "", classes: str | None = None
     ) -> None:
         super().__init__(id=id, placeholder=placeholder, classes=classes, suggester=PathSuggester())
+        translate_bindings(self, {"path.complete": "path.key.complete"})
 
     def action_complete(self) -> None:
         """Take the suggested completion; the bell when there is none (yet)."""

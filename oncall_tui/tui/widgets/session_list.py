@@ -118,10 +118,12 @@ class SessionList(Vertical):
         needle = self.query_one("#session-filter", Input).value.strip().lower()
         options = self.query_one(OptionList)
         current = None if self.current is None else str(self.current)
+        untitled = t("sessions.new", self.lang)
+        titles = [(s, s.title or untitled) for s in self.sessions]
         shown: list[tuple[str | None, str]] = [
-            (str(s.id), ("▸ " if s.id == self.current else "  ") + terminal_safe(s.display_title))
-            for s in self.sessions
-            if needle in s.display_title.lower()
+            (str(s.id), ("▸ " if s.id == self.current else "  ") + terminal_safe(title))
+            for s, title in titles
+            if needle in title.lower()
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
             shown.insert(0, (current, f"▸ {t('sessions.new', self.lang)}"))
