@@ -195,3 +195,22 @@ def title(screen: PromptEditorScreen) -> object:
 
 def notes(app: OncallApp) -> list[str]:
     return [str(notification.message) for notification in app._notifications]
+
+
+async def test_the_skill_library_speaks_chinese(tmp_path: Path) -> None:
+    from oncall_tui.tui.screens.skills import SkillLibraryScreen
+
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        app.action_skills()
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, SkillLibraryScreen) and app.screen.loaded
+        )
+        screen = app.screen
+        assert isinstance(screen, SkillLibraryScreen)
+        heading = screen.query_one("#skills-title", Static)
+        await wait_until(pilot, lambda: str(heading.render()).startswith("技能"))
+        assert "添加 SKILL.md" in screen.query_one("#skill-path", Input).placeholder
+        assert {"返回", "浏览", "删除"} <= descriptions(screen)
+        description = str(screen.query_one("#skill-description", Static).render())
+        assert description == "还没有技能：请在上方添加 SKILL.md。"
