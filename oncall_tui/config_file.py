@@ -20,7 +20,6 @@ only when there is a file, ``tempfile`` and ``tomlkit`` only by a write).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import re
@@ -33,7 +32,7 @@ from types import MappingProxyType
 
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import read_file, unreadable
-from oncall_tui.private_files import FILE_MODE, make_private_directories
+from oncall_tui.private_files import make_private_directories, write_privately
 
 MAX_CONFIG_BYTES = 262_144
 """A settings file past this is not read (nor written): preferences and a few server tables
@@ -139,21 +138,8 @@ def write_setting(path: Path, name: str, value: FileValue | None) -> None:
 
 
 def _replace_atomically(target: Path, data: bytes) -> None:
-    import tempfile
-
     make_private_directories(target.parent)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            os.fchmod(out.fileno(), FILE_MODE)
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_privately(target, data, prefix=f".{target.name}.")
 
 
 def _not_saved(problem: OncallError, name: str) -> OncallError:

@@ -20,14 +20,13 @@ import json
 import logging
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from oncall_tui.errors import OncallError
-from oncall_tui.private_files import FILE_MODE
+from oncall_tui.private_files import write_privately
 from oncall_tui.services.views import SessionTranscript
 
 if TYPE_CHECKING:
@@ -116,7 +115,7 @@ class ExportService:
         text = self.render(owner, session_id, fmt)
         target = export_target(path)
         data = text.encode("utf-8")
-        write_privately(target, data)
+        _write(target, data)
         log.info("session %s exported as %s (%d bytes)", session_id, fmt, len(data))
         return target
 
@@ -171,36 +170,13 @@ def export_target(path: Path) -> Path:
     return target
 
 
-def write_privately(target: Path, data: bytes) -> None:
+def _write(target: Path, data: bytes) -> None:
     """``data`` into ``target`` whole or not at all, the file 0600 whatever the umask."""
     try:
-        descriptor, temporary = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=target.parent)
-    except FileNotFoundError:  # removed since it was checked
+        write_privately(target, data, prefix=_TEMP_PREFIX)
+    except FileNotFoundError:  # the directory removed since it was checked
         raise _failed("export_no_directory", target.parent) from None
-    except OSError as exc:
+    except PermissionError as exc:
         raise _failed("export_not_writable", target.parent, exc) from None
-    try:
-        try:
-            with os.fdopen(descriptor, "wb") as file:
-                os.fchmod(file.fileno(), FILE_MODE)
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, target)
-        except OSError as exc:
-            raise _failed("export_write_failed", target, exc) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(target.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename durable; a file system that cannot sync a directory is left be."""
-    with contextlib.suppress(OSError):
-        descriptor = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+    except OSError as exc:
+        raise _failed("export_write_failed", target, exc) from None
