@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
@@ -77,6 +78,9 @@ class TestSkillLibrary:
                     and not app.screen.busy
                 ),
             )
+            # The path field's cursor blinks: drawn or not depends on when the picture is
+            # taken (a loaded machine), so it is held still.
+            app.screen.query_one("#skill-path", Input).cursor_blink = False
             await pilot.app.workers.wait_for_complete()
             await pilot.pause()
 
