@@ -4,7 +4,8 @@ Never required: a missing file is an empty one, and is created by the first chan
 never raises: what is wrong with the file (not TOML, a value of the wrong type, unreadable,
 too large) comes back as a ``CONFIG_INVALID`` problem naming the file and the line or the key,
 and the caller uses none of the file. Top-level keys this version does not know are ignored
-and listed (a newer version's keys, or ``[[mcp_servers]]`` tables, must not stop an older one).
+and listed (a newer version's keys must not stop an older one); ``[[mcp_servers]]`` tables are
+checked by :mod:`oncall_tui.mcp_settings`.
 
 Writing changes one key and keeps the rest of the file as it was, comments and unknown tables
 included (``tomlkit``). It is atomic (a private temporary file in the
@@ -32,6 +33,8 @@ from types import MappingProxyType
 
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import read_file, unreadable
+from oncall_tui.mcp_settings import TABLE as MCP_TABLE
+from oncall_tui.mcp_settings import McpServer, parse_servers
 from oncall_tui.private_files import make_private_directories, write_privately
 
 MAX_CONFIG_BYTES = 262_144
@@ -70,6 +73,8 @@ class ConfigFile:
     keymap: Mapping[str, str] = field(default_factory=lambda: EMPTY)
     """The ``[keys]`` table, as written (action ids are the TUI's to check)."""
     has_keymap: bool = False
+    mcp_servers: tuple[McpServer, ...] = ()
+    """The ``[[mcp_servers]]`` tables, checked, ``${NAME}`` not yet expanded."""
     ignored: tuple[str, ...] = ()
     """Top-level keys and tables this version does not know, in file order."""
     problem: OncallError | None = None
@@ -82,7 +87,7 @@ def read_config(path: Path) -> ConfigFile:
         if text is None:
             return ConfigFile(path, exists=False)
         document = _parse(path, text)
-        values, keymap, ignored = _shapes(path, document)
+        values, keymap, servers, ignored = _shapes(path, document)
     except OncallError as problem:
         return ConfigFile(path, exists=True, problem=problem)
     return ConfigFile(
@@ -91,6 +96,7 @@ def read_config(path: Path) -> ConfigFile:
         values=MappingProxyType(values),
         keymap=MappingProxyType(keymap),
         has_keymap=KEYS_TABLE in document,
+        mcp_servers=servers,
         ignored=ignored,
     )
 
@@ -207,8 +213,9 @@ def _syntax(path: Path, line: int, column: int, message: str) -> OncallError:
 
 def _shapes(
     path: Path, document: Mapping[str, object]
-) -> tuple[dict[str, FileValue], dict[str, str], tuple[str, ...]]:
+) -> tuple[dict[str, FileValue], dict[str, str], tuple[McpServer, ...], tuple[str, ...]]:
     values: dict[str, FileValue] = {}
+    servers: tuple[McpServer, ...] = ()
     keymap: dict[str, str] = {}
     ignored: list[str] = []
     for key, value in document.items():
@@ -218,9 +225,11 @@ def _shapes(
             keymap = _keymap(path, value)
         elif key in FILE_KEYS:
             values[key] = _value(path, key, FILE_KEYS[key], value)
+        elif key == MCP_TABLE:
+            servers = parse_servers(path, value)
         else:
             ignored.append(key)
-    return values, keymap, tuple(ignored)
+    return values, keymap, servers, tuple(ignored)
 
 
 def _value(path: Path, key: str, kind: str, value: object) -> FileValue:

@@ -86,6 +86,11 @@ CATALOG: dict[str, dict[Language, str]] = {
         ),
         "zh": "未使用设置文件 {path}：{detail}。它本应设置的各项均使用默认值。",
     },
+    "TOOL_SERVER_FAILED": {
+        "en": "The tool server '{server}' is not available: {detail}. The chat goes on without "
+        "its tools.",
+        "zh": "工具服务器 '{server}' 不可用：{detail}。聊天将在没有其工具的情况下继续。",
+    },
     "CONFIG_NOT_SAVED": {
         "en": "The {setting} setting was not saved in {path}: {detail}. The file is unchanged.",
         "zh": "设置项 {setting} 未保存到 {path}：{detail}。文件未做任何改动。",
@@ -367,6 +372,64 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "it cannot be written there ({problem})",
         "zh": "无法在该位置写入（{problem}）",
     },
+    "config_mcp_not_array": {
+        "en": "'mcp_servers' must be an array of tables ([[mcp_servers]])",
+        "zh": "'mcp_servers' 必须是表数组（[[mcp_servers]]）",
+    },
+    "config_mcp_name": {
+        "en": "[[mcp_servers]] entry {index} needs a 'name' of lowercase letters, digits, '_' "
+        "and '-' (got '{name}')",
+        "zh": "第 {index} 个 [[mcp_servers]] 需要由小写字母、数字、'_' 和 '-' 组成的 'name'"
+        "（收到 '{name}'）",
+    },
+    "config_mcp_duplicate": {
+        "en": "two [[mcp_servers]] entries are named '{server}'",
+        "zh": "有两个 [[mcp_servers]] 都名为 '{server}'",
+    },
+    "config_mcp_unknown_key": {
+        "en": "tool server '{server}' has an unknown key '{key}'",
+        "zh": "工具服务器 '{server}' 有未知的键 '{key}'",
+    },
+    "config_mcp_transport": {
+        "en": "tool server '{server}' needs exactly one of 'command' (stdio) and 'url' (HTTP)",
+        "zh": "工具服务器 '{server}' 必须且只能设置 'command'（stdio）与 'url'（HTTP）之一",
+    },
+    "config_mcp_url": {
+        "en": "tool server '{server}': 'url' must start with http:// or https:// (got '{url}')",
+        "zh": "工具服务器 '{server}'：'url' 必须以 http:// 或 https:// 开头（收到 '{url}'）",
+    },
+    "config_mcp_wrong_transport": {
+        "en": "tool server '{server}': '{key}' does not apply to its transport",
+        "zh": "工具服务器 '{server}'：'{key}' 不适用于它的传输方式",
+    },
+    "config_mcp_wrong_type": {
+        "en": "tool server '{server}': '{key}' must be {kind}",
+        "zh": "工具服务器 '{server}'：'{key}' 必须是{kind}",
+    },
+    "config_mcp_allow_empty": {
+        "en": "tool server '{server}': 'allow' must name at least one tool",
+        "zh": "工具服务器 '{server}'：'allow' 至少要列出一个工具",
+    },
+    "config_mcp_wildcard": {
+        "en": "tool server '{server}': '{tool}' in '{key}' is a wildcard; name each tool",
+        "zh": "工具服务器 '{server}'：'{key}' 中的 '{tool}' 是通配符；请逐个列出工具",
+    },
+    "config_mcp_confirm_not_allowed": {
+        "en": "tool server '{server}': '{tool}' is in 'confirm' but not in 'allow'",
+        "zh": "工具服务器 '{server}'：'{tool}' 在 'confirm' 中但不在 'allow' 中",
+    },
+    "config_mcp_variable": {
+        "en": "tool server '{server}' uses ${{{variable}}}, which is not set in the environment",
+        "zh": "工具服务器 '{server}' 使用了 ${{{variable}}}，但环境中未设置该变量",
+    },
+    "tool_server_start": {
+        "en": "it did not start ({problem})",
+        "zh": "启动失败（{problem}）",
+    },
+    "tool_server_stopped": {
+        "en": "it stopped ({problem})",
+        "zh": "已停止（{problem}）",
+    },
     "config_unknown_setting": {
         "en": "'{key}' is not a setting the file keeps (one of {names})",
         "zh": "'{key}' 不是设置文件保存的设置项（可选：{names}）",
@@ -407,6 +470,8 @@ KINDS: dict[str, dict[Language, str]] = {
     "whole_number": {"en": "a whole number", "zh": "整数"},
     "number": {"en": "a number", "zh": "数字"},
     "table": {"en": "a table", "zh": "表"},
+    "text_list": {"en": "an array of strings", "zh": "字符串数组"},
+    "text_table": {"en": "a table of strings", "zh": "字符串表"},
 }
 
 

@@ -27,6 +27,10 @@ DEFAULT_MAX_REPLY_CHARS = 200_000
 the database, and every later request, with one answer."""
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_LOG_LEVEL = "info"
+DEFAULT_TOOL_TIMEOUT = 30.0
+"""Seconds one call of a tool server's tool may take: a hung server is a failed call."""
+DEFAULT_TOOL_RESULT_CHARS = 20_000
+"""A tool server's result past this is cut, with a note of how much was kept."""
 DEFAULT_DEADLINE = 600.0
 """Seconds a single model call may take in all, however steadily its data trickles in."""
 

@@ -25,6 +25,7 @@ from platformdirs import user_config_path, user_data_path, user_log_path
 from oncall_tui.config_file import EMPTY, FILE_KEYS, FileValue, read_config
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
+from oncall_tui.mcp_settings import McpServer, expand_servers
 from oncall_tui.setting_values import (
     DEFAULT_DEADLINE,
     DEFAULT_LOG_LEVEL,
@@ -32,6 +33,8 @@ from oncall_tui.setting_values import (
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TOOL_RESULT_CHARS,
+    DEFAULT_TOOL_TIMEOUT,
     DEFAULTS,
     LOG_LEVELS,
     NUM_CTX_MAX,
@@ -81,6 +84,13 @@ class Settings:
     keymap: Mapping[str, str] = field(default_factory=lambda: EMPTY, hash=False)
     """The settings file's ``[keys]`` table: action id -> key string(s). The TUI checks the
     ids and keys; here only the shape (string -> non-empty string) is checked."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    """The tool servers the settings file registers (``[[mcp_servers]]``), ``${NAME}``
+    expanded; none when the file has a problem."""
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    """Seconds one call of a server's tool may take before it is a failed call."""
+    tool_result_chars: int = DEFAULT_TOOL_RESULT_CHARS
+    """A server tool's result past this many characters is cut, with a note saying so."""
     config_path: Path | None = None
     """The settings file, which may not exist yet; ``None`` (tests, benches) keeps nothing."""
     config_ignored: tuple[str, ...] = ()
@@ -138,6 +148,12 @@ class Settings:
             except OncallError as refused:
                 file_values, problem = {}, _file_value_problem(config_path, key, refused)
                 break
+        servers: tuple[McpServer, ...] = ()
+        if problem is None:
+            try:
+                servers = expand_servers(config_path, read.mcp_servers, env)
+            except OncallError as missing:
+                file_values, problem = {}, missing
         keymap = read.keymap if problem is None else EMPTY
         sources["keys"] = "file" if problem is None and read.has_keymap else "default"
 
@@ -172,6 +188,7 @@ class Settings:
             ),
             theme=_text(setting("theme", None, "ONCALL_TUI_THEME")),
             keymap=keymap,
+            mcp_servers=servers,
             config_path=config_path,
             config_ignored=read.ignored if problem is None else (),
             config_problem=problem,

@@ -281,12 +281,12 @@ def test_the_keys_table_maps_action_ids_to_key_strings_and_cannot_be_changed(
 def test_unknown_keys_and_tables_are_ignored_and_listed_not_a_problem(tmp_path: Path) -> None:
     config = write(
         tmp_path / "config.toml",
-        'modle = "typo"\nmodel = "m"\n[[mcp_servers]]\nname = "files"\n',
+        'modle = "typo"\nmodel = "m"\n[[future_servers]]\nname = "files"\n',
     )
     settings = resolve(config)
     assert settings.config_problem is None
     assert settings.model == "m"
-    assert settings.config_ignored == ("modle", "mcp_servers")
+    assert settings.config_ignored == ("modle", "future_servers")
 
 
 @pytest.mark.parametrize(("extra", "too_large"), [(0, False), (1, True)])
@@ -436,7 +436,9 @@ def test_a_write_keeps_comments_unknown_tables_and_other_keys(
         "\n"
         "[[mcp_servers]]\n"
         'name = "files"  # keep me\n'
-        'command = ["mcp-files", "--root", "/srv"]\n'
+        'command = "mcp-files"\n'
+        'args = ["--root", "/srv"]\n'
+        'allow = ["read_file"]\n'
     )
     config = write(tmp_path / "config.toml", original)
     config.chmod(0o644)

@@ -21,6 +21,7 @@ from oncall_tui.core.events import (
     ReplyFailed,
     TokenDelta,
     ToolFinished,
+    ToolServerFailed,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -116,6 +117,7 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
 USAGE = ContextUsage(100, 8192)
 SAMPLES: list[ChatEvent] = [
     ToolsUnavailable("gemma:2b", "m"),
+    ToolServerFailed("logs", "TOOL_SERVER_FAILED", "m"),
     CompactionStarted(1, 60),
     MemoryCompacted(1, 60, "s"),
     CompactionFailed(1, "MEMORY_COMPACTION_FAILED", "m"),

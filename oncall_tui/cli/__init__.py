@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from oncall_tui import __version__
-from oncall_tui.cli import assets, chat, doctor, search
+from oncall_tui.cli import assets, chat, doctor, search, tools
 from oncall_tui.cli.output import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat.register(commands)
     doctor.register(commands)
     search.register(commands)
+    tools.register(commands)
     return parser
 
 

@@ -31,11 +31,14 @@ from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
     CompactionStarted,
+    ConfirmHook,
     ContextLimitReached,
     ReplyDone,
     ReplyFailed,
     TokenDelta,
+    ToolConfirmation,
     ToolFinished,
+    ToolServerFailed,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -106,6 +109,13 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         "--retry",
         action="store_true",
         help="answer the session's last message again (it failed or was interrupted)",
+    )
+    chat.add_argument(
+        "--allow-tool",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run this confirm tool (server.tool) without asking, for this run; repeatable",
     )
     chat.add_argument("message", nargs="*", metavar="MESSAGE", help='"-" reads standard input')
     add_json_flag(chat).set_defaults(handler=chat_send)
@@ -284,19 +294,20 @@ def read_message(parts: list[str]) -> str:
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 
+    confirm = allow_listed(frozenset(args.allow_tool), ctx.settings.lang)
     if args.retry:
         if args.session is None or args.message:
             raise OncallError(
                 "VALIDATION_INVALID_ARGUMENT",
                 detail=text("cli.chat.retry_usage", ctx.settings.lang),
             )
-        events = ctx.chat.retry(ctx.owner, args.session)
+        events = ctx.chat.retry(ctx.owner, args.session, confirm=confirm)
     else:
         if not args.message:
             detail = text("cli.chat.empty_message", ctx.settings.lang)
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
         message = read_message(args.message)  # bad input is refused before the engine loads
-        events = ctx.chat.send(ctx.owner, args.session, message)
+        events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
     output = _ChatOutput(args.json, args.session, ctx.settings.lang)
     try:
         return run_until_signal(output.consume(events))
@@ -306,6 +317,19 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     except SignalInterruptError as signalled:  # SIGTERM, SIGHUP: the partial reply is stored
         output.interrupted()
         return signalled.exit_status
+
+
+def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
+    """The headless answer to a ``confirm`` tool: yes for the names given with
+    ``--allow-tool``, no (said on stderr) for any other."""
+
+    async def confirm(request: ToolConfirmation) -> bool:
+        if request.name in names:
+            return True
+        emit_text(text("cli.chat.tool_refused", lang, name=request.name) + "\n", sys.stderr)
+        return False
+
+    return confirm
 
 
 class _ChatOutput:
@@ -364,7 +388,11 @@ class _ChatOutput:
                 emit_text(f"· {name}({shown})\n", err)
             case ToolFinished(summary=summary, ok=ok):
                 emit_text(f"  {'→' if ok else '✗'} {summary}\n", err)
-            case ToolsUnavailable(message=message) | CompactionFailed(message=message):
+            case (
+                ToolsUnavailable(message=message)
+                | CompactionFailed(message=message)
+                | ToolServerFailed(message=message)
+            ):
                 emit_text(f"oncall-tui: {message}\n", err)
             case CompactionStarted(message_count=count):
                 emit_text(text("cli.chat.compacting", lang, count=count) + "\n", err)

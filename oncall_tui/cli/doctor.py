@@ -31,10 +31,11 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
     from oncall_tui.services.diagnostics import diagnose
 
     report = diagnose(ctx.settings)
-    if args.json:
-        emit_json(report.to_json())
-        return EXIT_OK if report.ok else EXIT_MODEL_ERROR
+    servers = ctx.tools.servers()  # each registered tool server started, its tools listed
     lang = ctx.settings.lang
+    if args.json:
+        emit_json({**report.to_json(), "tool_servers": [s.to_json(lang) for s in servers]})
+        return EXIT_OK if report.ok else EXIT_MODEL_ERROR
 
     def row(label: str, key: str | None, /, **fields: object) -> None:
         """One check: its label padded to a column, then the catalog's line (or the value)."""
@@ -80,7 +81,16 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         )
     row("cli.doctor.user", None, value=report.user)
     row("cli.doctor.log", None, value=report.log_file or text("cli.none", lang))
-    for problem in report.problems:
+    for server in servers:
+        if server.error is None:
+            allowed = sum(1 for tool in server.tools if tool.allowed and tool.offered)
+            offered = sum(1 for tool in server.tools if tool.offered)
+            key = "cli.doctor.tools_ready"
+            row("cli.doctor.tools", key, server=server.name, count=allowed, offered=offered)
+        else:
+            row("cli.doctor.tools", "cli.doctor.tools_failed", server=server.name)
+    problems = [*report.problems, *(s.error for s in servers if s.error is not None)]
+    for problem in problems:
         emit_line()
         emit_line(problem.message(lang))
     return EXIT_OK if report.ok else EXIT_MODEL_ERROR

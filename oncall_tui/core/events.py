@@ -2,7 +2,8 @@
 
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).
-Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools) and an
+Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools),
+``tool_server_failed`` (once per process for a registered server that did not start) and an
 automatic compaction: ``compacting``, then ``compacted`` or ``compaction_failed``. A retry yields
 the same events without ``user_message`` (its message is stored already).
 
@@ -12,6 +13,7 @@ the event's fields, with a :class:`ContextUsage` flattened into its usage fields
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
@@ -77,6 +79,36 @@ class ToolsUnavailable(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolServerFailed(_Event):
+    """A registered tool server did not start (or stopped): its tools are absent and the chat
+    goes on without them. Said once per process for each server."""
+
+    type: ClassVar[str] = "tool_server_failed"
+    server: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConfirmation:
+    """What a client shows before a ``confirm`` tool runs: which server, which tool, and the
+    arguments the model gave."""
+
+    server: str
+    tool: str
+    arguments: dict[str, object]
+
+    @property
+    def name(self) -> str:
+        """The tool as people see it: ``server.tool``."""
+        return f"{self.server}.{self.tool}"
+
+
+ConfirmHook = Callable[[ToolConfirmation], Awaitable[bool]]
+"""Asked before each call of a ``confirm`` tool; ``False`` declines it."""
+
+
+@dataclass(frozen=True, slots=True)
 class UserMessageStored(_Event):
     type: ClassVar[str] = "user_message"
     _private: ClassVar[frozenset[str]] = frozenset({"content"})
@@ -104,6 +136,8 @@ class ToolStatus:
     ERROR = "error"
     WITHHELD = "withheld"
     """The result did not fit under the 95% limit; the model got a short note instead."""
+    DECLINED = "declined"
+    """A tool that asks first was refused (by the user, or because the run cannot ask)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +150,7 @@ class ToolFinished(_Event):
     summary: str
     duration_ms: int = 0
     status: str = ToolStatus.OK
-    """``ok``, ``error`` or ``withheld``."""
+    """``ok``, ``error``, ``withheld`` or ``declined``."""
 
     @property
     def ok(self) -> bool:
@@ -166,6 +200,7 @@ ChatEvent = (
     | MemoryCompacted
     | CompactionFailed
     | ToolsUnavailable
+    | ToolServerFailed
     | UserMessageStored
     | TokenDelta
     | ToolStarted

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from langchain.agents import create_agent
@@ -32,6 +32,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_withheld, past_deadline
+from oncall_tui.llm.mcp_calls import outcome_of
 from oncall_tui.llm.tools import build_tools, tool_summary
 from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Summary, Turn
 
@@ -64,6 +65,7 @@ async def stream_agent(
     url: str = "",
     model_name: str = "",
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
+    tool_names: Mapping[str, str] | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """Run one turn and yield what happens, in order.
 
@@ -72,11 +74,12 @@ async def stream_agent(
     complete, :class:`ToolFinished` when its result arrives, then one :class:`ModelUsage`.
     Failures raise :class:`OncallError` (see :func:`map_model_error`); ``url`` and
     ``model_name`` fill its message and default to what the model itself knows.
+    ``tool_names`` renames tools in the events (a server tool's model name -> its shown name).
     """
     where = url or _model_url(model)
     name = model_name or _model_name(model)
     state: InputAgentState = {"messages": [*to_messages(history)]}
-    run = _RunState()
+    run = _RunState(tool_names or {})
     try:
         agent = create_agent(
             model, tools=list(tools), system_prompt=system_prompt, middleware=list(middleware)
@@ -107,7 +110,7 @@ def run_turn(
     """:func:`stream_agent` for a :class:`Turn`: the tools its skills call for (none for a
     model without tool support), every request held to its budget, every model call to
     ``deadline`` seconds."""
-    tools = build_tools(turn.skills) if turn.tools else []
+    tools = [*build_tools(turn.skills), *turn.server_tools] if turn.tools else []
     guard: list[AgentMiddleware[Any, Any, Any]] = []
     if turn.budget is not None:
         guard.append(ContextGuard(turn.budget, turn.system_prompt, tools))
@@ -121,13 +124,15 @@ def run_turn(
         url=url,
         model_name=model_name,
         middleware=guard,
+        tool_names=turn.tool_names,
     )
 
 
 class _RunState:
     """Turns langgraph's ``(mode, data)`` stream into events and tracks usage."""
 
-    def __init__(self) -> None:
+    def __init__(self, tool_names: Mapping[str, str]) -> None:
+        self.names = tool_names
         self.started: dict[str, tuple[str, float]] = {}
         self.calls = 0
         self.first_input: int | None = None
@@ -176,8 +181,9 @@ class _RunState:
         now = time.monotonic()
         for call in message.tool_calls:
             call_id = call.get("id") or f"call_{len(self.started) + 1}"
-            self.started[call_id] = (call["name"], now)
-            events.append(ToolStarted(call_id, call["name"], dict(call["args"])))
+            name = self.names.get(call["name"], call["name"])
+            self.started[call_id] = (name, now)
+            events.append(ToolStarted(call_id, name, dict(call["args"])))
         return events
 
     def _tool_finished(self, message: ToolMessage) -> ToolFinished:
@@ -186,6 +192,8 @@ class _RunState:
         )
         if is_withheld(message):
             status = ToolStatus.WITHHELD
+        elif (outcome := outcome_of(message.artifact)) is not None:
+            status = outcome
         else:
             status = ToolStatus.ERROR if message.status == "error" else ToolStatus.OK
         return ToolFinished(

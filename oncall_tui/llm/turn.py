@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.core.memory import ContextBudget
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Turn:
 
     ``tools`` is false for a model that cannot call tools: it then gets none. ``budget``, when
     given, is what every request of the turn must fit (see :mod:`oncall_tui.llm.guard`).
+    ``server_tools`` are the tool servers' allowed tools, bound after the built-in ones;
+    ``tool_names`` maps their model names to the names people see (``logs.search_logs``).
     """
 
     system_prompt: str
@@ -58,3 +64,5 @@ class Turn:
     skills: Mapping[str, str] = field(default_factory=dict)
     tools: bool = True
     budget: ContextBudget | None = None
+    server_tools: tuple[BaseTool, ...] = ()
+    tool_names: Mapping[str, str] = field(default_factory=dict)

@@ -24,6 +24,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
 from sqlmodel import Session
 
@@ -31,12 +32,14 @@ from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
     CompactionStarted,
+    ConfirmHook,
     ContextLimitReached,
     MemoryCompacted,
     ReplyDone,
     ReplyFailed,
     TokenDelta,
     ToolFinished,
+    ToolServerFailed,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -53,6 +56,9 @@ from oncall_tui.store.engine import Database
 from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.mcp import McpTools
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +117,10 @@ class ChatService:
         *,
         lang: Language = "en",
         max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
+        server_tools: McpTools | None = None,
     ) -> None:
+        self._server_tools = server_tools
+        """The registered tool servers, started by the first send (off the caller's loop)."""
         self._database = database
         self._memory = memory
         self._gateway = gateway
@@ -119,28 +128,38 @@ class ChatService:
         self._max_reply_chars = max_reply_chars
 
     async def send(
-        self, owner: str, session_id: int | None, text: str
+        self,
+        owner: str,
+        session_id: int | None,
+        text: str,
+        *,
+        confirm: ConfirmHook | None = None,
     ) -> AsyncGenerator[ChatEvent, None]:
         """Send ``text`` to the session (a new one when ``session_id`` is ``None``).
 
         Bad input, another owner's session and a server that does not answer or lacks the
         model raise ``OncallError`` before anything is stored; everything after that is
-        reported as events.
+        reported as events. ``confirm`` is asked before each call of a tool the settings mark
+        ``confirm``; without it such calls are refused ("not allowed in this run").
         """
         validate_message(text)
         prepare = partial(self._memory.prepare_message, owner, session_id, text)
-        async with aclosing(self._run(owner, prepare, stored_text=text)) as events:
+        run = self._run(owner, prepare, stored_text=text, confirm=confirm)
+        async with aclosing(run) as events:
             async for event in events:
                 yield event
 
-    async def retry(self, owner: str, session_id: int) -> AsyncGenerator[ChatEvent, None]:
+    async def retry(
+        self, owner: str, session_id: int, *, confirm: ConfirmHook | None = None
+    ) -> AsyncGenerator[ChatEvent, None]:
         """Answer the session's last message again, when no answer to it is stored.
 
         Its failed or interrupted replies stay in the history, marked, and are not sent to the
         model. The events are those of :meth:`send` without ``user_message``.
         """
         prepare = partial(self._memory.prepare_retry, owner, session_id)
-        async with aclosing(self._run(owner, prepare, stored_text=None)) as events:
+        run = self._run(owner, prepare, stored_text=None, confirm=confirm)
+        async with aclosing(run) as events:
             async for event in events:
                 yield event
 
@@ -150,13 +169,17 @@ class ChatService:
         prepare: Callable[[Compacting], Awaitable[PreparedSend]],
         *,
         stored_text: str | None,
+        confirm: ConfirmHook | None,
     ) -> AsyncGenerator[ChatEvent, None]:
-        """Check the server, apply the memory rules (``prepare``), then answer.
+        """Check the server, start the tool servers, apply the memory rules (``prepare``),
+        then answer.
 
         ``stored_text`` is the message ``prepare`` stores, announced as ``user_message``.
         """
         if not await self._check_ready():
             yield self._tools_unavailable()
+        for failed in await self._start_server_tools():
+            yield failed
         # At most one automatic compaction begins while the send is prepared: it is said as it
         # begins (a summary may take a CPU model a minute), then the preparation is awaited.
         announced: list[CompactionStarted] = []
@@ -184,7 +207,7 @@ class ChatService:
             yield event
         if stored_text is not None:
             yield UserMessageStored(prepared.session_id, prepared.user_message_id, stored_text)
-        async with aclosing(self._answer(owner, prepared)) as answer:
+        async with aclosing(self._answer(owner, prepared, confirm)) as answer:
             async for event in answer:  # closing it keeps a partial reply, marked
                 yield event
 
@@ -192,6 +215,18 @@ class ChatService:
         """The server answers and has the model (asked off the event loop); can it call tools?"""
         readiness = await asyncio.to_thread(self._gateway.check_ready)
         return readiness.tools
+
+    async def _start_server_tools(self) -> list[ToolServerFailed]:
+        """Start the registered tool servers (once, in a thread); a server that failed is
+        said once per process, and the send goes on without its tools."""
+        runtime = self._server_tools
+        if runtime is None:
+            return []
+        await asyncio.to_thread(runtime.start)
+        return [
+            ToolServerFailed(server, error.code, error.message(self._lang))
+            for server, error in runtime.unreported_failures()
+        ]
 
     def _tools_unavailable(self) -> ToolsUnavailable:
         model = self._gateway.model_name
@@ -223,18 +258,24 @@ class ChatService:
         message = note("auto_compaction_failed", self._lang, detail=error.message(self._lang))
         return CompactionFailed(session_id, error.code, message)
 
-    async def _answer(self, owner: str, prepared: PreparedSend) -> AsyncGenerator[ChatEvent, None]:
+    async def _answer(
+        self, owner: str, prepared: PreparedSend, confirm: ConfirmHook | None
+    ) -> AsyncGenerator[ChatEvent, None]:
         """Run the turn for a prepared send and store what comes of it."""
         reply = _Reply()
         request = prepared.request
         try:
             assembly = request.assembly
+            runtime = self._server_tools
+            bind = runtime is not None and assembly.tools_enabled
             turn = Turn(
                 assembly.system_prompt,
                 tuple(request.history),
                 assembly.skills,
                 tools=assembly.tools_enabled,
                 budget=request.budget,
+                server_tools=tuple(runtime.tools(confirm)) if bind and runtime else (),
+                tool_names=runtime.display_names() if bind and runtime else {},
             )
             stream = self._gateway.stream_turn(turn)
             async with aclosing(stream):  # leaving early (a cut) stops the model

@@ -17,12 +17,14 @@ from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
+    from oncall_tui.llm.mcp import McpTools
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
     from oncall_tui.services.search import SearchService
     from oncall_tui.services.sessions import SessionService
+    from oncall_tui.services.tools import ToolsService
     from oncall_tui.services.views import ModelInfo
     from oncall_tui.store.engine import Database
 
@@ -71,10 +73,36 @@ class Services:
         return self._gateway
 
     @cached_property
+    def server_tools(self) -> McpTools | None:
+        """The tool servers of the settings file (``None`` when it registers none), started by
+        the first send or :attr:`tools` listing, and stopped by :meth:`close`."""
+        if not self.settings.mcp_servers:
+            return None
+        from oncall_tui.llm.mcp import McpTools  # the MCP SDK, only when servers are registered
+
+        return McpTools(
+            self.settings.mcp_servers,
+            timeout=self.settings.tool_timeout,
+            result_chars=self.settings.tool_result_chars,
+        )
+
+    @cached_property
+    def tools(self) -> ToolsService:
+        from oncall_tui.services.tools import ToolsService
+
+        return ToolsService(self.settings.mcp_servers, self.server_tools)
+
+    @cached_property
     def memory(self) -> MemoryService:
         from oncall_tui.services.memory import MemoryService
 
-        return MemoryService(self.database, self.configuration, self.gateway)
+        runtime = self.server_tools
+        return MemoryService(
+            self.database,
+            self.configuration,
+            self.gateway,
+            server_tools=tuple if runtime is None else runtime.schemas,
+        )
 
     @cached_property
     def chat(self) -> ChatService:
@@ -86,6 +114,7 @@ class Services:
             self.gateway,
             lang=self.settings.lang,
             max_reply_chars=self.settings.max_reply_chars,
+            server_tools=self.server_tools,
         )
 
     @cached_property
@@ -158,5 +187,8 @@ class Services:
         self.gateway.chat_model()
 
     def close(self) -> None:
+        runtime = self.__dict__.get("server_tools")
+        if runtime is not None:
+            runtime.close()
         if "database" in self.__dict__:
             self.database.close()

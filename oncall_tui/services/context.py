@@ -45,12 +45,16 @@ class Assembly:
     system_prompt: str
     skills: dict[str, str]
     tools_enabled: bool = True
+    server_tools: tuple[ToolSchema, ...] = ()
+    """The schemas of the tool servers' allowed tools, bound after the built-in ones."""
 
     @property
     def tools(self) -> tuple[ToolSchema, ...]:
         """The schemas of the tools the request offers, as plain data: the turn builds the
         tools themselves from :attr:`skills` when it runs (:mod:`oncall_tui.llm.tools`)."""
-        return tool_schemas(skills_selected=bool(self.skills)) if self.tools_enabled else ()
+        if not self.tools_enabled:
+            return ()
+        return (*tool_schemas(skills_selected=bool(self.skills)), *self.server_tools)
 
     def estimate(self, history: Sequence[tuple[str, str]]) -> int:
         """The raw estimate of a request of this assembly with ``history``."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session
 
@@ -34,6 +34,7 @@ from oncall_tui.core.memory import (
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.tokens import message_tokens
+from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.llm.turn import ModelUsage, Summary
 from oncall_tui.services.configuration import (
     ActiveContext,
@@ -124,10 +125,16 @@ Compacting = Callable[[int, int], None]
 
 class MemoryService:
     def __init__(
-        self, database: Database, configuration: ConfigurationService, gateway: ModelGateway
+        self,
+        database: Database,
+        configuration: ConfigurationService,
+        gateway: ModelGateway,
+        server_tools: Callable[[], tuple[ToolSchema, ...]] = tuple,
     ) -> None:
         self._database = database
         self._configuration = configuration
+        self._server_tools = server_tools
+        """The schemas of the tool servers' bound tools (none before they start)."""
         self._gateway = gateway
 
     # -- the send path -----------------------------------------------------------------------
@@ -266,7 +273,11 @@ class MemoryService:
         return self._assembly(self._configuration.active_context(owner), summary)
 
     def _assembly(self, context: ActiveContext, summary: str | None) -> Assembly:
-        return assembly_of(context, summary, tools=self._gateway.tools_supported())
+        tools = self._gateway.tools_supported()
+        assembly = assembly_of(context, summary, tools=tools)
+        if not tools:
+            return assembly
+        return replace(assembly, server_tools=self._server_tools())
 
     def _request(self, reading: _Reading, candidate: tuple[str, str]) -> Request:
         """The request answering ``candidate`` after ``reading``'s history, and its estimate.

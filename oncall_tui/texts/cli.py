@@ -21,6 +21,32 @@ CLI: dict[str, dict[Language, str]] = {
     "session.untitled": {"en": "New session", "zh": "新会话"},
     "cli.none": {"en": "(none)", "zh": "（无）"},
     "cli.warning": {"en": "oncall-tui: warning: {message}", "zh": "oncall-tui: 警告：{message}"},
+    # tools
+    "cli.tools.none": {
+        "en": "No tool servers are registered ([[mcp_servers]] in the settings file).",
+        "zh": "没有注册任何工具服务器（设置文件中的 [[mcp_servers]]）。",
+    },
+    "cli.tools.header.server": {"en": "SERVER", "zh": "服务器"},
+    "cli.tools.header.transport": {"en": "TRANSPORT", "zh": "传输"},
+    "cli.tools.header.state": {"en": "STATE", "zh": "状态"},
+    "cli.tools.header.tool": {"en": "TOOL", "zh": "工具"},
+    "cli.tools.header.policy": {"en": "POLICY", "zh": "策略"},
+    "cli.tools.state.ready": {"en": "ready", "zh": "就绪"},
+    "cli.tools.state.failed": {"en": "failed", "zh": "失败"},
+    "cli.tools.not_bound": {"en": "not allowed", "zh": "未允许"},
+    "cli.tools.not_offered": {"en": "{policy}, not offered", "zh": "{policy}，服务器未提供"},
+    "cli.chat.tool_refused": {
+        "en": "oncall-tui: {name} asks before every call and was not run; to allow it for one "
+        "run: --allow-tool {name}",
+        "zh": "oncall-tui：{name} 每次调用前都需确认，本次未运行；如需在本次运行中允许："
+        "--allow-tool {name}",
+    },
+    "cli.doctor.tools": {"en": "Tools", "zh": "工具"},
+    "cli.doctor.tools_ready": {
+        "en": "{server}: ready, {count} allowed of {offered} offered",
+        "zh": "{server}：就绪，提供 {offered} 个，允许 {count} 个",
+    },
+    "cli.doctor.tools_failed": {"en": "{server}: failed", "zh": "{server}：失败"},
     # prompts
     "cli.prompts.header.id": {"en": "ID", "zh": "ID"},
     "cli.prompts.header.flags": {"en": "FLAGS", "zh": "标记"},

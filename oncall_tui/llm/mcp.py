@@ -1,0 +1,353 @@
+"""Tool servers (MCP): one long-lived session per registered server, on a loop of its own.
+
+:class:`McpTools` starts every server of ``[[mcp_servers]]`` once per process, through the
+official SDK's transports (``stdio_client``, ``streamablehttp_client``, ``ClientSession``)
+and LangChain's adapters (``load_mcp_tools``), lists what each offers, and keeps only the
+tools its ``allow`` names. A stdio server is started once, not per call: its start costs a
+Python server a few hundred milliseconds, a call a millisecond or two (docs/PERFORMANCE.md).
+
+The sessions live on a private event loop in a daemon thread. An MCP session is bound to the
+loop (and the task) that opened it, while its callers are many: the CLI's ``asyncio.run``, the
+TUI's loop, a test's loop. So every call is handed to that loop and awaited from the caller's
+(:mod:`oncall_tui.llm.mcp_calls` wraps each tool), each server's session is opened and closed
+by one task of its own, and a server that fails to start is recorded with its error, its tools
+absent, and the others go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import tempfile
+import threading
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import IO, Any, TextIO, TypeVar, cast
+
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_mcp_adapters.tools import load_mcp_tools
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+from oncall_tui.core.events import ConfirmHook
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
+from oncall_tui.llm.tool_specs import ToolSchema
+from oncall_tui.mcp_settings import McpServer
+
+log = logging.getLogger(__name__)
+
+START_SECONDS = 20.0
+"""How long a server may take to start and list its tools before it counts as failed."""
+_DETAIL_LIMIT = 200
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedTool:
+    """A tool a server offers, whether or not the settings allow it."""
+
+    name: str
+    description: str
+    policy: str | None
+    """``auto``, ``confirm`` or ``None`` (not in ``allow``: never bound)."""
+
+
+@dataclass(slots=True)
+class ServerState:
+    """What is known of one registered server."""
+
+    server: McpServer
+    state: str = "starting"
+    """``starting``, ``ready`` or ``failed``."""
+    error: OncallError | None = None
+    offered: list[OfferedTool] = field(default_factory=list)
+    tools: list[ServerTool] = field(default_factory=list)
+    """The allowed tools, wrapped for the model."""
+    missing: tuple[str, ...] = ()
+    """Names in ``allow`` the server does not offer."""
+    reported: bool = False
+    session: ClientSession | None = None
+
+
+class McpTools:
+    """The registered servers of one process (one :class:`Settings`); start once, then use
+    from any event loop. Thread-safe; :meth:`close` stops every server."""
+
+    def __init__(
+        self,
+        servers: Sequence[McpServer],
+        *,
+        timeout: float,
+        result_chars: int,
+        start_seconds: float = START_SECONDS,
+    ) -> None:
+        self._servers = tuple(servers)
+        self._timeout = timeout
+        self._result_chars = result_chars
+        self._start_seconds = start_seconds
+        self._states = {server.name: ServerState(server) for server in self._servers}
+        self._lock = threading.Lock()
+        self._started = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop: asyncio.Event | None = None
+        self._owners: list[asyncio.Task[None]] = []
+
+    @property
+    def configured(self) -> bool:
+        return bool(self._servers)
+
+    def start(self) -> None:
+        """Blocking: start every server and list its tools (once; later calls return at
+        once). Never raises for a server: its failure is its state."""
+        with self._lock:
+            if self._started or not self._servers:
+                self._started = True
+                return
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="mcp-servers", daemon=True)
+            thread.start()
+            self._loop, self._thread = loop, thread
+            asyncio.run_coroutine_threadsafe(self._start_all(), loop).result()
+            self._started = True
+
+    def states(self) -> list[ServerState]:
+        """Every registered server in file order (``starting`` before :meth:`start`)."""
+        return [self._states[server.name] for server in self._servers]
+
+    def bound(self) -> list[ServerTool]:
+        """The allowed tools of the servers that are ready, in file and ``allow`` order."""
+        return [tool for state in self.states() if state.state == "ready" for tool in state.tools]
+
+    def schemas(self) -> tuple[ToolSchema, ...]:
+        """The request schemas of :meth:`bound` (nothing before :meth:`start`)."""
+        return tuple(tool.schema for tool in self.bound())
+
+    def tools(self, confirm: ConfirmHook | None) -> list[BaseTool]:
+        """The LangChain tools for one turn; ``confirm`` is asked before each ``confirm``
+        tool's call (``None``: such calls are refused, "not allowed in this run")."""
+        return [wrap_tool(tool, self, confirm) for tool in self.bound()]
+
+    def display_names(self) -> dict[str, str]:
+        """The model's name of each bound tool -> the name people see (``logs.search_logs``)."""
+        return {tool.model_name: tool.display_name for tool in self.bound()}
+
+    def unreported_failures(self) -> list[tuple[str, OncallError]]:
+        """Failed servers not reported yet; each is returned once per process."""
+        failures: list[tuple[str, OncallError]] = []
+        with self._lock:
+            for state in self.states():
+                if state.state == "failed" and not state.reported and state.error is not None:
+                    state.reported = True
+                    failures.append((state.server.name, state.error))
+        return failures
+
+    async def call(self, tool: ServerTool, arguments: Mapping[str, Any]) -> Any:
+        """Run the adapter's tool on the servers' loop and wait for it from the caller's, at
+        most the tool timeout (``TimeoutError`` past it). A session that has gone (the
+        server crashed) marks the server failed."""
+        state = self._states[tool.server]
+        if state.state != "ready":
+            raise ConnectionError(_short(state.error.message("en") if state.error else "stopped"))
+        future = self._submit(tool.adapter.ainvoke(dict(arguments)))
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await asyncio.wrap_future(future)
+        except TimeoutError:
+            future.cancel()
+            raise
+        except Exception as exc:
+            if _connection_lost(exc):
+                self._fail(state, "tool_server_stopped", exc)
+            raise
+
+    @property
+    def timeout(self) -> float:
+        return self._timeout
+
+    @property
+    def result_chars(self) -> int:
+        return self._result_chars
+
+    def close(self) -> None:
+        """Stop every server (each session closed by the task that opened it) and the loop."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        self._loop = self._thread = None
+
+        async def stop() -> None:
+            if self._stop is not None:
+                self._stop.set()
+            if self._owners:
+                await asyncio.wait(self._owners, timeout=5.0)
+
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(stop(), loop).result(timeout=10.0)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5.0)
+
+    def _submit(self, coroutine: Coroutine[Any, Any, _T]) -> Any:
+        loop = self._loop
+        if loop is None:
+            coroutine.close()
+            raise ConnectionError("the tool servers are closed")
+        return asyncio.run_coroutine_threadsafe(coroutine, loop)
+
+    async def _start_all(self) -> None:
+        self._stop = asyncio.Event()
+        readies: list[asyncio.Future[None]] = []
+        for server in self._servers:
+            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._owners.append(asyncio.create_task(self._own(server, ready)))
+            readies.append(ready)
+        await asyncio.wait(readies, timeout=self._start_seconds)
+        for server, ready, owner in zip(self._servers, readies, self._owners, strict=True):
+            if not ready.done():
+                owner.cancel()
+                state = self._states[server.name]
+                self._fail(state, "tool_server_start", f"no answer in {self._start_seconds:g} s")
+
+    async def _own(self, server: McpServer, ready: asyncio.Future[None]) -> None:
+        """Open ``server``'s session, list its tools, hold it open until :meth:`close`."""
+        state = self._states[server.name]
+        stderr = _stderr_file()
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                session = await stack.enter_async_context(_open(server, stderr))
+                await session.initialize()
+                adapters = await load_mcp_tools(
+                    session, server_name=server.name, handle_tool_errors=False
+                )
+                self._ready(state, session, adapters)
+                ready.set_result(None)
+                stop = self._stop
+                if stop is not None:
+                    await stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_result(None)
+            raise
+        except BaseException as exc:  # an ExceptionGroup from the transport's task group
+            if not ready.done():
+                self._fail(state, "tool_server_start", _failure_text(exc, stderr))
+                ready.set_result(None)
+            else:
+                self._fail(state, "tool_server_stopped", _failure_text(exc, stderr))
+        finally:
+            stderr.close()
+
+    def _ready(self, state: ServerState, session: ClientSession, adapters: list[BaseTool]) -> None:
+        server = state.server
+        offered = {tool.name: tool for tool in adapters}
+        state.offered = [
+            OfferedTool(tool.name, tool.description, server.policy(tool.name)) for tool in adapters
+        ]
+        state.tools = []
+        for name in server.allow:
+            adapter = offered.get(name)
+            if adapter is None:
+                continue
+            tool = ServerTool(
+                server=server.name,
+                tool=name,
+                model_name=model_name(server.name, name),
+                confirm=name in server.confirm,
+                adapter=adapter,
+                schema={},
+            )
+            schema = convert_to_openai_tool(wrap_tool(tool, self, None))
+            state.tools.append(_with_schema(tool, schema))
+        state.missing = tuple(name for name in server.allow if name not in offered)
+        state.session = session
+        state.state = "ready"
+        log.info(
+            "tool server %s ready: %d tools offered, %d bound",
+            server.name,
+            len(adapters),
+            len(state.tools),
+        )
+
+    def _fail(self, state: ServerState, reason: str, problem: object) -> None:
+        detail = _short(str(problem))
+        state.state = "failed"
+        state.error = OncallError(
+            "TOOL_SERVER_FAILED", reason, server=state.server.name, problem=detail
+        )
+        state.tools = []
+        log.warning("tool server %s failed: %s", state.server.name, detail)
+
+
+def _with_schema(tool: ServerTool, schema: Mapping[str, Any]) -> ServerTool:
+    from dataclasses import replace
+
+    return replace(tool, schema=schema)
+
+
+@contextlib.asynccontextmanager
+async def _open(server: McpServer, stderr: IO[str]) -> Any:
+    """The SDK's transport for ``server`` and a session over it (not yet initialised)."""
+    async with contextlib.AsyncExitStack() as stack:
+        if server.command is not None:
+            params = StdioServerParameters(
+                command=server.command,
+                args=list(server.args),
+                env=dict(server.env) or None,
+                cwd=server.cwd,
+            )
+            read, write = await stack.enter_async_context(
+                stdio_client(params, errlog=cast(TextIO, stderr))
+            )
+        else:
+            read, write, _ = await stack.enter_async_context(
+                streamablehttp_client(
+                    str(server.url), headers=dict(server.headers) or None, timeout=10.0
+                )
+            )
+        session = await stack.enter_async_context(
+            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=START_SECONDS))
+        )
+        yield session
+
+
+def _stderr_file() -> IO[str]:
+    """Where a stdio server's stderr goes: a private temporary file (never our terminal, which
+    the TUI draws on), read back for the last line when the server fails to start."""
+    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+
+
+def _failure_text(exc: BaseException, stderr: IO[str]) -> str:
+    leaf = _leaf(exc)
+    text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+    with contextlib.suppress(OSError, ValueError):
+        stderr.flush()
+        stderr.seek(0)
+        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
+        if lines:
+            text = f"{text}; stderr: {lines[-1]}"
+    return text
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    leaf = _leaf(exc)
+    text = str(leaf).lower()
+    return isinstance(leaf, ConnectionError) or "connection closed" in text
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"
+
+
+__all__ = ["START_SECONDS", "McpTools", "OfferedTool", "ServerState"]

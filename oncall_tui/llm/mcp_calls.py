@@ -1,0 +1,134 @@
+"""One tool server's tool as the model sees it: its name, the confirmation, the bounds.
+
+The model sees ``server__tool`` (``logs__search_logs``): function names of the form
+``[A-Za-z0-9_-]`` are what every tool-calling model and API accepts, where a dot is not.
+People see ``server.tool`` (``logs.search_logs``): events, the audit and every client use it.
+
+Every call of a wrapped tool, in order:
+
+1. a ``confirm`` tool asks the turn's hook first (server, tool, arguments); no hook, or a
+   refusal, and the model is told so and nothing runs (audited ``declined``);
+2. the call runs on the servers' loop for at most the tool timeout;
+3. a result past the size limit is cut, with ``[truncated: N of M characters]``;
+4. an error of the server, a timeout or a crash is a failed result the model reads, and the
+   turn goes on (audited ``error``).
+
+The outcome travels in the tool message's ``artifact`` (never sent to the model), so the
+agent reports it without parsing text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+
+from oncall_tui.core.events import ConfirmHook, ToolConfirmation, ToolStatus
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.mcp import McpTools
+
+OUTCOME = "oncall_outcome"
+"""The key of a server tool message's ``artifact`` that holds its status."""
+MODEL_NAME_LIMIT = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+DECLINED = "Not run: the user declined this call of {name}. Do not call it again for this."
+NOT_ALLOWED = (
+    "Not run: {name} asks the user before every call, and this run cannot ask (it is not "
+    "allowed in this run). Tell the user what you wanted to call and why."
+)
+TIMED_OUT = "Failed: {name} did not answer within {seconds:g} s."
+FAILED = "Failed: {name}: {problem}"
+TRUNCATED = "\n[truncated: {kept} of {total} characters]"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTool:
+    """An allowed tool of a ready server, with the adapter that calls it."""
+
+    server: str
+    tool: str
+    model_name: str
+    confirm: bool
+    adapter: BaseTool
+    schema: Mapping[str, Any] = field(default_factory=dict)
+    """The request's schema of the wrapped tool (what the estimate counts)."""
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.server}.{self.tool}"
+
+
+def model_name(server: str, tool: str) -> str:
+    """``server__tool`` with any other character made ``_``, at most 64 characters."""
+    return _UNSAFE.sub("_", f"{server}__{tool}")[:MODEL_NAME_LIMIT]
+
+
+def wrap_tool(tool: ServerTool, runtime: McpTools, confirm: ConfirmHook | None) -> BaseTool:
+    """``tool`` as a LangChain tool for one turn, with the hook that turn was given."""
+    name = tool.display_name
+
+    async def run(**arguments: Any) -> tuple[str, dict[str, str]]:
+        if tool.confirm:
+            if confirm is None:
+                return NOT_ALLOWED.format(name=name), _outcome(ToolStatus.DECLINED)
+            request = ToolConfirmation(tool.server, tool.tool, dict(arguments))
+            if not await confirm(request):
+                return DECLINED.format(name=name), _outcome(ToolStatus.DECLINED)
+        try:
+            content = await runtime.call(tool, arguments)
+        except TimeoutError:
+            return TIMED_OUT.format(name=name, seconds=runtime.timeout), _outcome(ToolStatus.ERROR)
+        except Exception as exc:
+            problem = " ".join(str(exc).split()) or type(exc).__name__
+            return FAILED.format(name=name, problem=problem[:500]), _outcome(ToolStatus.ERROR)
+        return truncate(as_text(content), runtime.result_chars), _outcome(ToolStatus.OK)
+
+    return StructuredTool(
+        name=tool.model_name,
+        description=tool.adapter.description,
+        args_schema=tool.adapter.args_schema,
+        coroutine=run,
+        response_format="content_and_artifact",
+    )
+
+
+def as_text(content: object) -> str:
+    """A tool result as text: text blocks joined, anything else as JSON."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for block in content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            else:
+                parts.append(json.dumps(block, ensure_ascii=False, default=str))
+        return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False, default=str)
+
+
+def truncate(text: str, limit: int) -> str:
+    """``text`` when at most ``limit`` characters, else its first ``limit`` and the note."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + TRUNCATED.format(kept=f"{limit:,}", total=f"{len(text):,}")
+
+
+def outcome_of(artifact: object) -> str | None:
+    """The status a server tool's message carries, if it is one."""
+    if isinstance(artifact, dict):
+        value = artifact.get(OUTCOME)
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _outcome(status: str) -> dict[str, str]:
+    return {OUTCOME: status}

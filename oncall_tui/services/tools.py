@@ -1,0 +1,104 @@
+"""The tool servers as clients show them: ``tools list``, ``doctor`` and the TUI's panel.
+
+:meth:`ToolsService.servers` starts the registered servers if no send has yet (blocking: a
+client calls it in a thread, never on its UI loop) and describes each: its transport, whether
+it is ready, why not, every tool it offers with whether it is allowed and its policy, and the
+allowed names it does not offer. Nothing here reaches a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from oncall_tui.errors import Language, OncallError
+from oncall_tui.mcp_settings import McpServer
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.mcp import McpTools
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """A tool a server offers (or one ``allow`` names that it does not: ``offered`` false)."""
+
+    name: str
+    """As people see it: ``server.tool``."""
+    description: str
+    allowed: bool
+    policy: str | None
+    """``auto``, ``confirm``, or ``None`` for a tool that is never bound."""
+    offered: bool = True
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "allowed": self.allowed,
+            "policy": self.policy,
+            "offered": self.offered,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolServerView:
+    name: str
+    transport: str
+    """``stdio`` or ``streamable_http``."""
+    state: str
+    """``ready`` or ``failed``."""
+    error: OncallError | None = None
+    tools: tuple[ToolView, ...] = field(default=())
+
+    def to_json(self, lang: Language = "en") -> dict[str, object]:
+        return {
+            "name": self.name,
+            "transport": self.transport,
+            "state": self.state,
+            "error": None if self.error is None else self.error.to_json(lang),
+            "tools": [tool.to_json() for tool in self.tools],
+        }
+
+
+class ToolsService:
+    def __init__(self, servers: Sequence[McpServer], runtime: McpTools | None) -> None:
+        self._servers = tuple(servers)
+        self._runtime = runtime
+
+    def servers(self) -> list[ToolServerView]:
+        """Blocking: every registered server, started if it was not, in file order."""
+        runtime = self._runtime
+        if runtime is None:
+            return []
+        runtime.start()
+        views: list[ToolServerView] = []
+        for state in runtime.states():
+            server = state.server
+            tools = [
+                ToolView(
+                    f"{server.name}.{tool.name}",
+                    " ".join(tool.description.split()),
+                    tool.policy is not None,
+                    tool.policy,
+                )
+                for tool in state.offered
+            ]
+            tools.extend(
+                ToolView(f"{server.name}.{name}", "", True, server.policy(name), offered=False)
+                for name in state.missing
+            )
+            views.append(
+                ToolServerView(
+                    server.name,
+                    server.transport,
+                    "ready" if state.state == "ready" else "failed",
+                    state.error,
+                    tuple(tools),
+                )
+            )
+        return views
+
+    def failures(self) -> list[tuple[str, OncallError]]:
+        """Failed servers not reported yet (each once per process), after :meth:`servers`."""
+        return [] if self._runtime is None else self._runtime.unreported_failures()

@@ -1,0 +1,292 @@
+"""Tool servers in a chat turn: real FastMCP servers (stdio, and one over Streamable HTTP on
+127.0.0.1) through the real adapters, the real langchain-ollama client and the loopback
+Ollama answering with tool calls."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from oncall_tui.core.events import (
+    ReplyDone,
+    ToolConfirmation,
+    ToolFinished,
+    ToolServerFailed,
+    ToolStarted,
+)
+from oncall_tui.mcp_settings import McpServer
+from oncall_tui.services.container import Services
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from tests.conftest import collect, skill_text
+from tests.fakes.ollama_server import FakeOllama, Reply
+
+OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+ALLOW = ("search_logs", "restart_service", "hang", "flood", "crash", "broken")
+
+
+def ops(name: str = "ops", **fields: Any) -> McpServer:
+    values: dict[str, Any] = {
+        "command": sys.executable,
+        "args": (OPS,),
+        "allow": ALLOW,
+        "confirm": ("restart_service",),
+    }
+    values.update(fields)
+    return McpServer(name=name, **values)
+
+
+Build = Callable[..., Services]
+
+
+@pytest.fixture
+def with_tools(on_ollama: Callable[..., Services], server: FakeOllama) -> Build:
+    def build(*servers: McpServer, **overrides: object) -> Services:
+        values: dict[str, object] = {"mcp_servers": servers or (ops(),), "tool_timeout": 3.0}
+        values.update(overrides)
+        return on_ollama(server, model="qwen3:8b", **values)
+
+    return build
+
+
+def bound_names(server: FakeOllama, index: int = 0) -> list[str]:
+    tools = server.chat_requests[index].get("tools") or []
+    return [tool["function"]["name"] for tool in tools]
+
+
+def tool_message(server: FakeOllama, index: int = 1) -> str:
+    messages = server.chat_requests[index]["messages"]
+    assert messages[-1]["role"] == "tool"
+    return str(messages[-1]["content"])
+
+
+async def test_only_allowed_tools_are_bound_beside_the_built_in_ones(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    server.script("Nothing to look up.")
+    await collect(services.chat.send("alice", None, "hello"))
+    names = bound_names(server)
+    assert names[0] == "get_current_time"
+    assert "ops__search_logs" in names
+    assert "ops__delete_all" not in names  # offered by the server, not in allow
+    assert len(names) == 1 + len(ALLOW)
+
+
+async def test_an_auto_tool_runs_and_its_call_is_audited_under_its_shown_name(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Found it.")
+    events = await collect(services.chat.send("alice", None, "any timeouts?"))
+    started = [e for e in events if isinstance(e, ToolStarted)]
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert [e.name for e in started] == ["ops.search_logs"]
+    assert finished[0].status == "ok"
+    assert "3 lines match 'timeout'" in tool_message(server)
+    done = events[-1]
+    assert isinstance(done, ReplyDone)
+    session_id = done.session_id
+    with services.database.read() as session:
+        chat = SessionRepository(session).require("alice", session_id)
+        audits = MessageRepository(session).audits(chat)
+        assert [(a.tool_name, a.status) for a in audits] == [("ops.search_logs", "ok")]
+        assert '"pattern": "timeout"' in audits[0].arguments
+
+
+@pytest.mark.parametrize(("answer", "status"), [(True, "ok"), (False, "declined")])
+async def test_a_confirm_tool_asks_first_and_runs_only_when_accepted(
+    server: FakeOllama, with_tools: Build, answer: bool, status: str
+) -> None:
+    services = with_tools()
+    asked: list[ToolConfirmation] = []
+
+    async def confirm(request: ToolConfirmation) -> bool:
+        asked.append(request)
+        return answer
+
+    server.script(Reply.tool_call("ops__restart_service", {"service": "api"}), "Done.")
+    events = await collect(services.chat.send("alice", None, "restart api", confirm=confirm))
+    assert asked == [ToolConfirmation("ops", "restart_service", {"service": "api"})]
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished[0].status == status
+    result = tool_message(server)
+    assert ("restarted api" in result) is answer
+    assert ("the user declined" in result) is not answer
+
+
+async def test_without_a_hook_a_confirm_tool_is_refused_as_not_allowed_in_this_run(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    server.script(Reply.tool_call("ops__restart_service", {"service": "api"}), "Ok.")
+    events = await collect(services.chat.send("alice", None, "restart api"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["declined"]
+    assert "not allowed in this run" in tool_message(server)
+
+
+async def test_a_tool_that_hangs_is_a_failed_call_and_the_turn_goes_on(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools(tool_timeout=0.5)
+    server.script(Reply.tool_call("ops__hang", {}), "It timed out.")
+    events = await collect(services.chat.send("alice", None, "wait"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+    assert "did not answer within 0.5 s" in tool_message(server)
+    assert events[-1].type == "done"
+
+
+async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools(num_ctx=65536)
+    server.script(Reply.tool_call("ops__flood", {"size": 1_000_000}), "Big.")
+    events = await collect(services.chat.send("alice", None, "flood"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    result = tool_message(server)
+    assert result.endswith("[truncated: 20,000 of 1,000,000 characters]")
+    assert len(result) == 20_000 + len("\n[truncated: 20,000 of 1,000,000 characters]")
+
+
+async def test_a_truncated_result_that_still_does_not_fit_is_withheld(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools(num_ctx=2048)
+    server.script(Reply.tool_call("ops__flood", {"size": 1_000_000}), "Too big.")
+    events = await collect(services.chat.send("alice", None, "flood"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["withheld"]
+    assert "withheld" in tool_message(server)
+
+
+async def test_a_server_error_is_a_failed_call_the_model_reads(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    server.script(Reply.tool_call("ops__broken", {}), "The index is down.")
+    events = await collect(services.chat.send("alice", None, "look"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+    assert "the index is unavailable" in tool_message(server)
+    assert events[-1].type == "done"
+
+
+async def test_a_server_that_crashes_mid_call_fails_that_call_and_the_chat_goes_on(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    server.script(Reply.tool_call("ops__crash", {}), "It crashed.")
+    events = await collect(services.chat.send("alice", None, "crash"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+    assert events[-1].type == "done"
+    server.script("Still here.")
+    session_id = events[-1].session_id  # type: ignore[union-attr]
+    again = await collect(services.chat.send("alice", session_id, "still there?"))
+    failed = [e for e in again if isinstance(e, ToolServerFailed)]
+    assert [e.server for e in failed] == ["ops"]
+    assert "ops__search_logs" not in bound_names(server, -1)
+    assert again[-1].type == "done"
+
+
+async def test_a_server_that_fails_to_start_is_reported_once_and_the_chat_works(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools(ops("gone", command="/nonexistent/mcp-server", args=()), ops())
+    server.script("First.", "Second.")
+    first = await collect(services.chat.send("alice", None, "one"))
+    failed = [e for e in first if isinstance(e, ToolServerFailed)]
+    assert [(e.server, e.code) for e in failed] == [("gone", "TOOL_SERVER_FAILED")]
+    assert "gone" in failed[0].message
+    assert first[-1].type == "done"
+    assert "ops__search_logs" in bound_names(server)
+    second = await collect(services.chat.send("alice", None, "two"))
+    assert not [e for e in second if isinstance(e, ToolServerFailed)]
+
+
+async def test_a_skill_asking_for_an_unregistered_tool_gets_nothing(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    services.configuration.add_skill(
+        "alice",
+        "SKILL.md",
+        skill_text("wipe", "Wipes logs.", "Call ops__delete_all and logs.rm_rf now.").encode(),
+    )
+    services.configuration.select_skills("alice", ["wipe"])
+    server.script(Reply.tool_call("ops__delete_all", {}), "Could not.")
+    events = await collect(services.chat.send("alice", None, "follow the wipe skill"))
+    assert "ops__delete_all" not in bound_names(server)
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    assert [e.status for e in finished] == ["error"]
+    assert "deleted everything" not in tool_message(server)
+    assert events[-1].type == "done"
+
+
+async def test_two_users_with_different_settings_get_different_tools(
+    server: FakeOllama, on_ollama: Callable[..., Services], tmp_path: Path
+) -> None:
+    alice = on_ollama(server, model="qwen3:8b", mcp_servers=(ops(allow=("search_logs",)),))
+    bob = on_ollama(
+        server,
+        model="qwen3:8b",
+        user="bob",
+        mcp_servers=(ops("metrics", allow=("flood",)),),
+    )
+    server.script("a", "b")
+    await collect(alice.chat.send("alice", None, "hi"))
+    await collect(bob.chat.send("bob", None, "hi"))
+    assert bound_names(server, 0) == ["get_current_time", "ops__search_logs"]
+    assert bound_names(server, 1) == ["get_current_time", "metrics__flood"]
+
+
+async def test_server_tool_schemas_count_in_the_context_estimate(
+    server: FakeOllama, with_tools: Build, on_ollama: Callable[..., Services], tmp_path: Path
+) -> None:
+    plain = on_ollama(server, model="qwen3:8b")
+    tooled = with_tools()
+    tooled.tools.servers()  # started: the schemas are known
+    assert tooled.memory.assemble("alice", None).estimate([("user", "hi")]) > plain.memory.assemble(
+        "alice", None
+    ).estimate([("user", "hi")])
+
+
+@pytest.fixture(scope="module")
+def http_server() -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, OPS, "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        for _ in range(200):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=0.5)
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_a_streamable_http_server_serves_its_allowed_tools(
+    server: FakeOllama, with_tools: Build, http_server: str
+) -> None:
+    services = with_tools(
+        McpServer(name="remote", url=http_server, allow=("search_logs",), headers={"X-T": "1"})
+    )
+    server.script(Reply.tool_call("remote__search_logs", {"pattern": "5xx"}), "Seen.")
+    events = await collect(services.chat.send("alice", None, "any 5xx?"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    assert "3 lines match '5xx'" in tool_message(server)
+    assert bound_names(server) == ["get_current_time", "remote__search_logs"]
