@@ -356,7 +356,24 @@ MAIN: dict[str, dict[Language, str]] = {
     "models.chatting": {"en": "Chatting with {model}", "zh": "正在使用 {model} 对话"},
 }
 
+TOOLS: dict[str, dict[Language, str]] = {
+    "tools.confirm.title": {"en": "Run this tool?", "zh": "运行这个工具？"},
+    "tools.confirm.ask": {
+        "en": "The model wants to run {name} with:\n\n{arguments}\n\ny runs it; n or Esc "
+        "tells the model you declined.",
+        "zh": "模型想用以下参数运行 {name}：\n\n{arguments}\n\n"
+        "按 y 运行；按 n 或 Esc 告诉模型你拒绝了。",
+    },
+    "tools.confirm.yes": {"en": "Run", "zh": "运行"},
+    "tools.confirm.no": {"en": "Don't run", "zh": "不运行"},
+    "tools.confirm.waiting": {
+        "en": "Waiting for your answer: run {name}?",
+        "zh": "等待你的答复：是否运行 {name}？",
+    },
+}
+
 TUI: dict[str, dict[Language, str]] = {
+    **TOOLS,
     **MAIN,
     **SEARCH,
     **PREFERENCES,

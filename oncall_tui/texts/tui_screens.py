@@ -315,6 +315,12 @@ SKILLS: dict[str, dict[Language, str]] = {
     "skills.key.browse": {"en": "Browse", "zh": "浏览"},
     "skills.key.delete": {"en": "Delete", "zh": "删除"},
     "skills.key.reload": {"en": "Reload", "zh": "重新读取"},
+    "panel.tools": {"en": "Tools", "zh": "工具"},
+    "panel.no_tools": {"en": "none allowed", "zh": "没有允许的工具"},
+    "panel.tools_failed": {
+        "en": "{server}: did not start (oncall-tui doctor says why)",
+        "zh": "{server}：未能启动（oncall-tui doctor 会说明原因）",
+    },
     "path.key.complete": {"en": "Complete path", "zh": "补全路径"},
     "prompts.save_first": {
         "en": "Save this new prompt first (ctrl+s), then make it active.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,9 @@ from oncall_tui.core.events import (
     ReplyDone,
     ReplyFailed,
     TokenDelta,
+    ToolConfirmation,
     ToolFinished,
+    ToolServerFailed,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -78,9 +81,9 @@ class ChatActions(MemoryActions):
         if text is None:
             if session_id is None:  # a retry answers a stored message again
                 raise ValueError("a retry needs a session")
-            events = chat.retry(owner, session_id)
+            events = chat.retry(owner, session_id, confirm=self._confirm_tool)
         else:
-            events = chat.send(owner, session_id, text)
+            events = chat.send(owner, session_id, text, confirm=self._confirm_tool)
         try:
             with full_collections_deferred():
                 async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
@@ -110,11 +113,50 @@ class ChatActions(MemoryActions):
                 self._known_count = None  # the log shows this send: take the count as it is
                 self.load_sessions()
                 self.refresh_context()
+                self.refresh_tools()
+
+    async def _confirm_tool(self, request: ToolConfirmation) -> bool:
+        """Before a ``confirm`` tool runs: its server, name and arguments in a dialog; y runs
+        it, n or Esc (or Enter, which starts on No) returns "the user declined" to the
+        model. A send cancelled meanwhile (quitting) takes the dialog with it."""
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        lang = self.services.settings.lang
+        arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        dialog = ConfirmDialog(
+            t("tools.confirm.title", lang),
+            t("tools.confirm.ask", lang, name=request.name, arguments=arguments),
+            yes_label=t("tools.confirm.yes", lang),
+            no_label=t("tools.confirm.no", lang),
+        )
+
+        def decided(yes: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(yes))
+
+        self._set_status(t("tools.confirm.waiting", lang, name=request.name))
+        self.app.push_screen(dialog, decided)
+        try:
+            return await answer
+        finally:
+            if dialog.is_attached and not answer.done():
+                dialog.dismiss(False)
+
+    def refresh_tools(self) -> None:
+        """The tool servers' state in the panel (they start in the background the first
+        time); nothing when the settings file registers none."""
+        if self.services.settings.mcp_servers:
+            panel = self.query_one(ContextPanel)
+            self._in_thread(self.services.tools.servers, panel.show_tools)
 
     def _apply(self, event: ChatEvent) -> None:
         log = self.query_one(ChatLog)
         lang = self.services.settings.lang
-        if isinstance(event, CompactionStarted):
+        if isinstance(event, ToolServerFailed):
+            self.notify(terminal_safe(event.message), severity="warning", timeout=8)
+            self.refresh_tools()
+        elif isinstance(event, CompactionStarted):
             self._set_status(compacting_status(event.message_count, lang))
         elif isinstance(event, MemoryCompacted):
             log.mark_boundary(event.compacted_message_count)

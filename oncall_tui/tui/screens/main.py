@@ -88,6 +88,7 @@ class MainScreen(ChatActions):
         type from the first frame."""
         self.load_sessions(open_newest=self.session_id is None and self._sending is None)
         self.check_ollama()
+        self.refresh_tools()
         self.set_interval(POLL_SECONDS, self._poll)
 
     def _poll(self) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from oncall_tui.services.tools import ToolServerView
+
 from dataclasses import dataclass
 
 from textual import on
@@ -92,6 +97,12 @@ class ContextPanel(VerticalScroll):
         yield PlainText(id="prompt", classes="panel-text")
         yield Label(t("panel.skills", lang), classes="panel-title")
         yield PlainText(id="skills", classes="panel-text")
+        tools = Label(t("panel.tools", lang), classes="panel-title", id="tools-title")
+        tools.display = False  # only when the settings file registers tool servers
+        yield tools
+        tools_text = PlainText(id="tools", classes="panel-text")
+        tools_text.display = False
+        yield tools_text
         yield Label(t("panel.model", lang), classes="panel-title")
         yield PlainText(id="model", classes="panel-text")
 
@@ -127,6 +138,24 @@ class ContextPanel(VerticalScroll):
         self.query_one("#prompt", PlainText).show(terminal_safe(prompt_label))
         shown = terminal_safe(", ".join(skill_names)) or t("panel.no_skills", self.lang)
         self.query_one("#skills", PlainText).show(shown)
+
+    def show_tools(self, servers: list[ToolServerView]) -> None:
+        """The tool servers' tools the model may call (⚠ asks first), and the servers that
+        failed; hidden when the settings file registers none."""
+        lang = self.lang
+        lines = []
+        for server in servers:
+            if server.state != "ready":
+                lines.append(t("panel.tools_failed", lang, server=server.name))
+                continue
+            for tool in server.tools:
+                if tool.allowed and tool.offered:
+                    mark = " ⚠" if tool.policy == "confirm" else ""
+                    lines.append(f"{tool.name}{mark}")
+        for widget_id in ("#tools-title", "#tools"):
+            self.query_one(widget_id).display = bool(servers)
+        text = "\n".join(lines) or t("panel.no_tools", lang)
+        self.query_one("#tools", PlainText).show(terminal_safe(text))
 
     def show_ollama(self, status: OllamaStatus) -> None:
         model = self.query_one("#model", PlainText)
