@@ -284,6 +284,19 @@ def test_ignore_case_matches_across_case(client: Client) -> None:
     assert "case-insensitive" in folded.summary
 
 
+def test_the_readme_example_answer_is_what_the_server_answers(client: Client) -> None:
+    readme = (REPO / "examples" / "mcp" / "README.md").read_text(encoding="utf-8")
+    block = readme.split("answers:\n\n```text\n", 1)[1].split("```", 1)[0]
+    result = client.search(
+        pattern=INCIDENT_PATTERN,
+        since="2026-11-30T02:50:00Z",
+        until="2026-11-30T02:53:00Z",
+        limit=2,
+        path_glob="nginx/*.log",
+    )
+    assert result.text == block.rstrip("\n")
+
+
 def test_a_root_that_is_not_a_directory_stops_the_server_with_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -60,8 +60,8 @@ LINE_TIMESTAMP = re.compile(
 DESCRIPTION = f"""\
 Search log files under the server's log directory, line by line, read-only.
 
-- pattern: a Python regular expression (re.search on each line; not anchored; use re.escape-style
-  backslashes for literal dots or brackets). Case-sensitive unless ignore_case is true.
+- pattern: a Python regular expression, searched in each line (not anchored; put a backslash
+  before . [ ( to match them literally). Case-sensitive unless ignore_case is true.
 - since / until: an optional time range, inclusive, in ISO 8601 / RFC 3339
   (2026-11-30T02:51:03Z; a time without a zone is UTC). Lines are dated by the timestamp at
   their start; a line without one (a stack trace) takes the time of the line above it. With a
