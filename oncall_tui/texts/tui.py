@@ -359,10 +359,8 @@ MAIN: dict[str, dict[Language, str]] = {
 TOOLS: dict[str, dict[Language, str]] = {
     "tools.confirm.title": {"en": "Run this tool?", "zh": "运行这个工具？"},
     "tools.confirm.ask": {
-        "en": "The model wants to run {name} with:\n\n{arguments}\n\ny runs it; n or Esc "
-        "tells the model you declined.",
-        "zh": "模型想用以下参数运行 {name}：\n\n{arguments}\n\n"
-        "按 y 运行；按 n 或 Esc 告诉模型你拒绝了。",
+        "en": "The model wants to run {name} with:\n\n{arguments}",
+        "zh": "模型想用以下参数运行 {name}：\n\n{arguments}",
     },
     "tools.confirm.yes": {"en": "Run", "zh": "运行"},
     "tools.confirm.no": {"en": "Don't run", "zh": "不运行"},
