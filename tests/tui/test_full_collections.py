@@ -26,7 +26,7 @@ async def test_full_passes_wait_while_a_reply_streams_and_resume_after(
     during: list[tuple[int, int, int]] = []
 
     async def send(
-        owner: str, session_id: int | None, text: str
+        owner: str, session_id: int | None, text: str, *, confirm: object = None
     ) -> AsyncGenerator[ChatEvent, None]:
         yield UserMessageStored(opened, 0, text)
         during.append(gc.get_threshold())
@@ -35,7 +35,7 @@ async def test_full_passes_wait_while_a_reply_streams_and_resume_after(
             raise RuntimeError("a bug mid-reply")
         yield ReplyDone(opened, 1, "complete")
 
-    app.services.chat.send = send  # type: ignore[method-assign, assignment]  # a scripted reply
+    app.services.chat.send = send  # type: ignore[method-assign]  # a scripted reply
     async with app.run_test(size=(120, 36)) as pilot:
         screen = app.screen_stack[0]
         assert isinstance(screen, MainScreen)

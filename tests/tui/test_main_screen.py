@@ -366,13 +366,13 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
     opened = seed_session(app, 1)
 
     async def broken(
-        owner: str, session_id: int | None, text: str
+        owner: str, session_id: int | None, text: str, *, confirm: object = None
     ) -> AsyncGenerator[ChatEvent, None]:
         yield UserMessageStored(opened, 3, text)
         yield TokenDelta("Checking the pods")
         raise RuntimeError("a bug, not a model failure")
 
-    app.services.chat.send = broken  # type: ignore[method-assign, assignment]  # a fault inside the service
+    app.services.chat.send = broken  # type: ignore[method-assign]  # a fault inside the service
     async with app.run_test(size=SIZE) as pilot:
         screen = main_screen(app)
         await wait_until(pilot, lambda: len(blocks(screen)) == 2)  # the seeded session
