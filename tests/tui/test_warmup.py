@@ -48,3 +48,17 @@ async def test_the_app_warms_up_in_a_thread_at_start(
         await wait_until(pilot, lambda: bool(threads))
     assert len(threads) == 1
     assert threads[0] is not threading.main_thread()
+
+
+def test_the_first_frame_needs_no_markdown_parser_database_or_model_stack() -> None:
+    """What the app module loads is what the first frame waits for: Markdown parsing, the
+    store and LangChain load after it (a first use of each, or the warm-up thread)."""
+    check = (
+        "import sys, oncall_tui.tui.app\n"
+        "late = ('markdown_it', 'rich.markdown', 'sqlalchemy', 'sqlmodel', 'langchain_core')\n"
+        "print(' '.join(m for m in late if m in sys.modules) or 'none')"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["none"]

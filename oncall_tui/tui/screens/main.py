@@ -15,7 +15,6 @@ from textual.binding import BindingsMap
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
-from oncall_tui.core.code_blocks import CodeBlock, code_blocks
 from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError
@@ -31,6 +30,7 @@ from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
+    from oncall_tui.core.code_blocks import CodeBlock
     from oncall_tui.services.container import Services
     from oncall_tui.services.search import SearchHit
     from oncall_tui.services.views import MessageView, SessionView
@@ -357,6 +357,7 @@ class MainScreen(ChatActions):
     def action_copy_code(self) -> None:
         """Copy a code block of the selected message (else the newest reply): at once when it
         has one, else the blocks are listed by number."""
+        from oncall_tui.core.code_blocks import code_blocks  # markdown-it: not at start-up
         from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
 
         log = self.query_one(ChatLog)
