@@ -99,6 +99,24 @@ CATALOG: dict[str, dict[Language, str]] = {
 
 # Reasons refine a code with the exact rule that was broken.
 REASONS: dict[str, dict[Language, str]] = {
+    "stream_dropped": {"en": "the connection to Ollama dropped", "zh": "与 Ollama 的连接中断"},
+    "stream_unreadable": {
+        "en": "Ollama sent a response that could not be read",
+        "zh": "Ollama 返回了无法解析的响应",
+    },
+    "stream_too_many_steps": {
+        "en": "the model kept calling tools without answering",
+        "zh": "模型一直在调用工具而没有作答",
+    },
+    "stream_silent_for": {
+        "en": "no data from Ollama for {seconds} s",
+        "zh": "Ollama 已 {seconds} 秒没有发送数据",
+    },
+    "stream_silent": {
+        "en": "no data from Ollama for too long",
+        "zh": "Ollama 太久没有发送数据",
+    },
+    "stream_ollama_reported": {"en": "Ollama reported: {problem}", "zh": "Ollama 报告：{problem}"},
     "limit_message": {
         "en": (
             "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "

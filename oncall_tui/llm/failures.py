@@ -18,10 +18,6 @@ from oncall_tui.errors import OncallError
 
 DETAIL_LIMIT = 160
 
-DROPPED = "the connection to Ollama dropped"
-UNREADABLE = "Ollama sent a response that could not be read"
-TOO_MANY_STEPS = "the model kept calling tools without answering"
-
 
 def map_model_error(
     exc: BaseException, *, url: str, model: str, timeout: float | None = None
@@ -42,23 +38,24 @@ def _map_one(
     if isinstance(exc, ollama.ResponseError):
         if exc.status_code == 404:
             return OncallError("MODEL_NOT_FOUND", model=model)
-        return OncallError("STREAM_FAILED", detail=_short(f"Ollama reported: {exc.error}"))
+        return OncallError("STREAM_FAILED", "stream_ollama_reported", problem=_short(exc.error))
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
         return OncallError("MODEL_UNAVAILABLE", url=url)
     if isinstance(exc, httpx.TimeoutException):
-        waited = f"{timeout:g} s" if timeout is not None else "too long"
-        return OncallError("STREAM_FAILED", detail=f"no data from Ollama for {waited}")
+        if timeout is None:
+            return OncallError("STREAM_FAILED", "stream_silent")
+        return OncallError("STREAM_FAILED", "stream_silent_for", seconds=f"{timeout:g}")
     if isinstance(exc, httpx.TransportError):  # RemoteProtocolError, ReadError, WriteError
-        return OncallError("STREAM_FAILED", detail=DROPPED)
+        return OncallError("STREAM_FAILED", "stream_dropped")
     if isinstance(exc, ConnectionResetError | ConnectionAbortedError | BrokenPipeError):
-        return OncallError("STREAM_FAILED", detail=DROPPED)
+        return OncallError("STREAM_FAILED", "stream_dropped")
     if isinstance(exc, ConnectionError):
         # ollama's wrapper for httpx.ConnectError on non-streamed calls; refused connections.
         return OncallError("MODEL_UNAVAILABLE", url=url)
     if isinstance(exc, json.JSONDecodeError):
-        return OncallError("STREAM_FAILED", detail=UNREADABLE)
+        return OncallError("STREAM_FAILED", "stream_unreadable")
     if isinstance(exc, GraphRecursionError):
-        return OncallError("STREAM_FAILED", detail=TOO_MANY_STEPS)
+        return OncallError("STREAM_FAILED", "stream_too_many_steps")
     return None
 
 

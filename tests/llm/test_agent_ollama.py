@@ -119,7 +119,7 @@ async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeOllama
     assert text_of(items) == "one two "
     assert not any(isinstance(i, ModelUsage) for i in items)
     assert error.code == "STREAM_FAILED"
-    assert error.params["detail"] == "the connection to Ollama dropped"
+    assert error.message() == "The model stream failed: the connection to Ollama dropped."
 
 
 async def test_silent_server_fails_after_the_timeout(server: FakeOllama) -> None:
@@ -127,7 +127,7 @@ async def test_silent_server_fails_after_the_timeout(server: FakeOllama) -> None
     stream = stream_agent(model_for(server.url, timeout=1.0), "SYS", HISTORY, [])
     _, error = await collect_until_error(stream)
     assert error.code == "STREAM_FAILED"
-    assert error.params["detail"] == "no data from Ollama for 1 s"
+    assert error.message() == "The model stream failed: no data from Ollama for 1 s."
 
 
 async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeOllama) -> None:

@@ -110,7 +110,9 @@ async def test_endless_tool_calls_stop_at_the_recursion_limit() -> None:
     model = ScriptedChatModel(responder=lambda _messages: [("get_current_time", {})])
     items, error = await collect_until_error(stream_agent(model, "SYS", HISTORY, build_tools({})))
     assert error.code == "STREAM_FAILED"
-    assert error.params["detail"] == "the model kept calling tools without answering"
+    assert error.message() == (
+        "The model stream failed: the model kept calling tools without answering."
+    )
     assert 10 <= len(model.calls) <= 13
     assert sum(isinstance(i, ToolFinished) for i in items) >= 10
 
@@ -191,7 +193,7 @@ def test_map_model_error(exc: BaseException, code: str, detail: str | None) -> N
     elif code == "MODEL_NOT_FOUND":
         assert error.params == {"model": "qwen3:8b"}
     else:
-        assert error.params == {"detail": detail}
+        assert error.message() == f"The model stream failed: {detail}."
 
 
 def test_map_model_error_passes_catalogued_errors_through_and_reads_causes() -> None:
@@ -204,7 +206,15 @@ def test_map_model_error_passes_catalogued_errors_through_and_reads_causes() -> 
             raise RuntimeError("wrapped") from inner
     except RuntimeError as outer:
         error = map_model_error(outer, url=URL, model="m", timeout=None)
-    assert error.params == {"detail": "no data from Ollama for too long"}
+    assert error.message() == "The model stream failed: no data from Ollama for too long."
+    assert error.message("zh") == "模型输出中断：Ollama 太久没有发送数据。"
+
+
+def test_a_dropped_connection_is_said_in_chinese_too() -> None:
+    error = map_model_error(httpx.ReadError("reset"), url=URL, model="m", timeout=5.0)
+    assert error.message("zh") == "模型输出中断：与 Ollama 的连接中断。"
+    silent = map_model_error(httpx.ReadTimeout("read"), url=URL, model="m", timeout=5.0)
+    assert silent.message("zh") == "模型输出中断：Ollama 已 5 秒没有发送数据。"
 
 
 def test_map_model_error_unknown_is_stream_failed_with_a_short_reason() -> None:
