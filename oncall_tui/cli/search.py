@@ -44,7 +44,7 @@ def search_messages(ctx: Services, args: argparse.Namespace) -> int:
         (
             hit.session_id,
             hit.created_at.strftime("%Y-%m-%d %H:%M"),
-            text(f"cli.search.role.{hit.role or 'title'}", lang),
+            text(f"cli.role.{hit.role}" if hit.role else "cli.search.role.title", lang),
             one_line(hit.session_title, 30),
             hit.snippet,
         )

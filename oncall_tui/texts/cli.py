@@ -15,8 +15,6 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.search.header.role": {"en": "ROLE", "zh": "角色"},
     "cli.search.header.title": {"en": "TITLE", "zh": "标题"},
     "cli.search.header.match": {"en": "MATCH", "zh": "匹配内容"},
-    "cli.search.role.user": {"en": "user", "zh": "用户"},
-    "cli.search.role.assistant": {"en": "assistant", "zh": "助手"},
     "cli.search.role.title": {"en": "title", "zh": "标题"},
     "session.untitled": {"en": "New session", "zh": "新会话"},
     "cli.none": {"en": "(none)", "zh": "（无）"},

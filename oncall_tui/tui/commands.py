@@ -83,6 +83,11 @@ COMMANDS: tuple[Command, ...] = (
 COMMAND_IDS = frozenset(command.id for command in COMMANDS)
 
 
+def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:
+    """The keys of ``command`` as bound now: the settings file's ``[keys]`` may rebind them."""
+    return [key.strip() for key in keymap.get(command.id, command.keys).split(",")]
+
+
 def main_bindings(lang: Language) -> list[Binding]:
     return [command.binding(lang) for command in COMMANDS]
 

@@ -400,7 +400,8 @@ class ChatLog(ScrollView, can_focus=True):
         hit opened); whether it is loaded."""
         for index, entry in enumerate(self.entries):
             if isinstance(entry, MessageBlock) and entry.position == position:
-                self._relayout()
+                if len(self._starts) != len(self.entries) + 1:  # not laid out since the page
+                    self._relayout()
                 self._move_to(index)
                 return True
         return False

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Label
 
 from oncall_tui.errors import Language
 from oncall_tui.texts import text
-from oncall_tui.tui.commands import COMMANDS, Command
+from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
 
 WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
@@ -74,9 +74,8 @@ class KeysScreen(ModalScreen[str | None]):
         table.add_columns(*(text(f"keys.column.{name}", lang) for name in ("keys", "what", "id")))
         self._section(table, text("keys.section.app", lang))
         for command in COMMANDS:
-            keys = self.keymap.get(command.id, command.keys)
             table.add_row(
-                Text(_shown(keys), style="bold"),
+                Text(", ".join(bound_keys(command, self.keymap)), style="bold"),
                 Text(command.title(lang)),
                 Text(command.id, style="dim"),
                 key=command.id,
@@ -105,7 +104,3 @@ class KeysScreen(ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def _shown(keys: str) -> str:
-    return ", ".join(key.strip() for key in keys.split(","))

@@ -7,7 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -76,10 +76,10 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
             self._timer.stop()
         self.run_search(event.value, open_first=True)
 
-    def on_key(self, event: object) -> None:
-        key = getattr(event, "key", "")
-        results = self.query_one(OptionList)
-        if key == "down" and self.query_one(Input).has_focus and self.hits:
+    def on_key(self, event: events.Key) -> None:
+        """↓ from the query moves to the results, the first one highlighted."""
+        if event.key == "down" and self.query_one(Input).has_focus and self.hits:
+            results = self.query_one(OptionList)
             results.highlighted = 0
             results.focus()
 

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text
-from oncall_tui.tui.commands import COMMANDS
+from oncall_tui.tui.commands import COMMANDS, bound_keys
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 
 
@@ -46,9 +46,8 @@ class Welcome(Static):
 
     def keys(self, command_id: str) -> str:
         """The keys of an action as bound now (the settings file may rebind them)."""
-        default = next(c.keys for c in COMMANDS if c.id == command_id)
-        keys = [key.strip() for key in self.keymap.get(command_id, default).split(",")]
-        return " / ".join(keys)
+        command = next(c for c in COMMANDS if c.id == command_id)
+        return " / ".join(bound_keys(command, self.keymap))
 
     def describe(self) -> Group:
         """The guide, then the readiness lines; each item wraps under its own text."""
