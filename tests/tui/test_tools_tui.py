@@ -75,9 +75,12 @@ async def test_a_confirm_tool_asks_with_its_server_name_and_arguments(
         screen.query_one(Composer).text = "restart the api"
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), timeout=30)
-        shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
-        assert "ops.restart_service" in shown
-        assert '"service": "api"' in shown
+
+        def dialog_text() -> str:  # the dialog is the screen a moment before its texts are mounted
+            return " ".join(str(w.render()) for w in app.screen.query("Static"))
+
+        await wait_until(pilot, lambda: "ops.restart_service" in dialog_text(), timeout=10)
+        assert '"service": "api"' in dialog_text()
         await pilot.press(answer)
         await wait_until(pilot, lambda: len(ollama.chat_requests) == 2, timeout=30)
         await app.workers.wait_for_complete()

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.worker import Worker
+from textual.worker import Worker, WorkerCancelled
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -251,7 +251,8 @@ class ChatActions(MemoryActions):
         sending: Worker[None] | None = self._sending
         if sending is not None:
             sending.cancel()
-            await asyncio.wait_for(sending.wait(), STOP_SECONDS)
+            with contextlib.suppress(WorkerCancelled):  # the worker ended by being cancelled
+                await asyncio.wait_for(sending.wait(), STOP_SECONDS)
 
     if TYPE_CHECKING:  # the main screen's, which this part of it uses
 
