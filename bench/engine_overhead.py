@@ -109,7 +109,8 @@ class RoundTrips:
     ) -> None:
         if sql.startswith("BEGIN"):
             return
-        ran = Statement(sql, tuple(parameters or ()), threading.get_ident())
+        values = parameters.values() if isinstance(parameters, dict) else parameters or ()
+        ran = Statement(sql, tuple(values), threading.get_ident())  # (psycopg's are named)
         with self._lock:
             self._current.statements.append(ran)
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
+from oncall_tui.store.sqlite import SqliteDatabase
 from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.store.tables import MessageRow
@@ -132,7 +133,7 @@ def time_query(services: Services, query: str, runs: int) -> tuple[list[float], 
 
 def time_inserts(path: Path, messages: int) -> float:
     """Seconds to store ``messages`` messages in a new session, each in its own unit of work."""
-    database = Database(path)
+    database = SqliteDatabase(path)
     try:
         with database.session() as session:
             chat_id = SessionRepository(session).create(OWNER, "insert timing", "manual").id

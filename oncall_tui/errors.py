@@ -309,6 +309,31 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "it is not a regular file (a directory, named pipe or device cannot hold a database)",
         "zh": "它不是普通文件（目录、命名管道或设备无法存放数据库）",
     },
+    "database_url_unsupported": {
+        "en": (
+            "'{value}' is not a database this program can use: give a file's path, "
+            "sqlite:///PATH or postgresql://USER@HOST:PORT/NAME"
+        ),
+        "zh": (
+            "'{value}' 不是本程序可用的数据库：请给出文件路径、sqlite:///路径 "
+            "或 postgresql://用户@主机:端口/库名"
+        ),
+    },
+    "postgres_driver_missing": {
+        "en": "PostgreSQL needs its driver; install it with: pip install 'oncall-tui[postgres]'",
+        "zh": "使用 PostgreSQL 需要其驱动，请安装：pip install 'oncall-tui[postgres]'",
+    },
+    "user_locked": {
+        "en": (
+            "this shared database takes your user name from your login ({login}), and "
+            "'{user}' is another; its administrator can allow that (see 'For a team' in the "
+            "README)"
+        ),
+        "zh": (
+            "该共享数据库以你的登录名（{login}）作为用户名，而 '{user}' 不是它；"
+            "数据库管理员可以允许这样做（见 README 的“For a team”一节）"
+        ),
+    },
     "database_damaged": {
         "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
         "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",

@@ -123,6 +123,36 @@ def parse_log_level(value: str | None) -> str:
     return level
 
 
+POSTGRES_SCHEMES = ("postgresql", "postgresql+psycopg", "postgres")
+"""How a ``--db`` URL names a PostgreSQL server (psycopg 3 is the driver whichever is given)."""
+
+
+def is_database_url(value: str) -> bool:
+    """Whether ``--db`` names a database by URL rather than by a file's path."""
+    return "://" in value
+
+
+def parse_database(value: str) -> tuple[str | None, str | None]:
+    """``--db`` as ``(file path, None)`` for SQLite (a path, or ``sqlite:///PATH``) or
+    ``(None, url)`` for PostgreSQL (``postgresql://user@host:5432/name``);
+    ``VALIDATION_INVALID_ARGUMENT`` for any other URL, named without its password."""
+    if not is_database_url(value):
+        return value, None
+    scheme = value.split("://", 1)[0].lower()
+    if scheme == "sqlite" and value.startswith("sqlite:///") and len(value) > len("sqlite:///"):
+        return value[len("sqlite:///") :], None
+    if scheme in POSTGRES_SCHEMES and urlsplit(value).hostname:
+        return None, value
+    raise OncallError(
+        "VALIDATION_INVALID_ARGUMENT", "database_url_unsupported", value=masked_url(value)
+    )
+
+
+def masked_url(url: str) -> str:
+    """``url`` without the password it may hold, for messages and logs (it need not parse)."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
 def normalize_ollama_url(raw: str) -> str:
     """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import pwd
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,6 +42,7 @@ from oncall_tui.setting_values import (
     NUM_CTX_MIN,
     PARSERS,
     normalize_ollama_url,
+    parse_database,
     parse_lang,
     parse_log_level,
     parse_num_ctx,
@@ -65,7 +67,14 @@ PREFERENCE_FIELDS: Mapping[str, str] = MappingProxyType(
 @dataclass(frozen=True, slots=True)
 class Settings:
     db_path: Path
+    """The SQLite file, unless :attr:`db_url` names a server."""
     user: str
+    db_url: str | None = None
+    """A PostgreSQL URL (``--db postgresql://...``): the store is that database, shared by a
+    team, and :attr:`db_path` is not used."""
+    login: str | None = None
+    """The operating system's login of the process (from its uid, not the environment): on a
+    shared database, :attr:`user` must be it unless the database's policy allows another."""
     lang: Language = "en"
     ollama_url: str = DEFAULT_OLLAMA_URL
     model: str = DEFAULT_MODEL
@@ -134,7 +143,7 @@ class Settings:
 
         config_value = given("config", config, CONFIG_ENV)
         config_path = Path(str(config_value or _default_config_value())).expanduser()
-        db_value = given("db", db, "ONCALL_TUI_DB") or _default_db_value()
+        db_file, db_url = parse_database(str(given("db", db, "ONCALL_TUI_DB") or ""))
         user_value = str(given("user", user, "ONCALL_TUI_USER") or _os_login(env)).strip()
         if not user_value:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
@@ -166,8 +175,10 @@ class Settings:
 
         lang_value = setting("lang", lang, "ONCALL_TUI_LANG")
         return cls(
-            db_path=Path(str(db_value)).expanduser(),
+            db_path=Path(db_file or _default_db_value()).expanduser(),
             user=user_value,
+            db_url=db_url,
+            login=_uid_login(),
             lang=parse_lang(lang_value) if lang_value else resolve_language(None, env),
             ollama_url=normalize_ollama_url(
                 str(setting("ollama_url", ollama_url, "OLLAMA_HOST") or "")
@@ -264,6 +275,14 @@ def _os_login(env: Mapping[str, str]) -> str:
         return getpass.getuser()
     except (KeyError, OSError):
         return "user"
+
+
+def _uid_login() -> str | None:
+    """The login name of the process's real user id: what no variable can change."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (KeyError, OSError):
+        return None
 
 
 class _Utf8Environ(Mapping[str, str]):

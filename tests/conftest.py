@@ -17,9 +17,10 @@ from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
-from oncall_tui.store.engine import Database
+from oncall_tui.store.engine import Database, open_database
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.ollama_server import FakeOllama
+from tests.postgres import PostgresServer, running_server, unavailable_reason
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "skills-examples"
@@ -46,14 +47,60 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+ENGINES = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test of a module marked ``both_engines`` that reaches the database through the
+    fixtures (``db_url``: ``database``, ``cli``, ``engine``, ``on_ollama``...) runs once on a
+    SQLite file and once on a PostgreSQL database; ``sqlite_only`` keeps one on the file."""
+    marked = metafunc.definition.get_closest_marker("both_engines")
+    only = metafunc.definition.get_closest_marker("sqlite_only")
+    if marked and not only and "db_url" in metafunc.fixturenames:
+        metafunc.parametrize("store_engine", ENGINES, indirect=True)
+
+
+@pytest.fixture
+def store_engine(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` unless the test is one of a ``both_engines`` module's PostgreSQL runs."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One throwaway PostgreSQL server per test process; skipped, with the reason, where it
+    cannot run (no binaries, no psycopg)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def db_url(store_engine: str, request: pytest.FixtureRequest) -> str | None:
+    """The test's own PostgreSQL database (a copy of the migrated template) on PostgreSQL
+    runs; ``None`` on SQLite ones, which use ``db_path``."""
+    if store_engine == "sqlite":
+        return None
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.new_database()
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "oncall.db"
 
 
 @pytest.fixture
-def database(db_path: Path) -> Iterator[Database]:
-    db = Database(db_path)
+def db_target(db_path: Path, db_url: str | None) -> str:
+    """What ``--db`` names: the test's PostgreSQL URL, or its SQLite file."""
+    return db_url or str(db_path)
+
+
+@pytest.fixture
+def database(db_path: Path, db_url: str | None) -> Iterator[Database]:
+    db = open_database(db_url or db_path)
     yield db
     db.close()
 
@@ -101,7 +148,7 @@ RunCli = Callable[..., CliResult]
 
 @pytest.fixture
 def cli(
-    db_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    db_target: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> RunCli:
     """Run the real entry point in-process against the test database as user ``alice``."""
     for variable in ("LANG", "LC_ALL", "LC_MESSAGES", "ONCALL_TUI_DB", "ONCALL_TUI_USER"):
@@ -110,7 +157,7 @@ def cli(
     def run(*args: str, user: str = "alice") -> CliResult:
         capsys.readouterr()
         try:
-            code = main(["--db", str(db_path), "--user", user, *args])
+            code = main(["--db", db_target, "--user", user, *args])
         except SystemExit as exit_:  # argparse usage errors and --version
             code = int(exit_.code or 0)
         captured = capsys.readouterr()
@@ -135,11 +182,12 @@ def built() -> Iterator[list[Services]]:
 
 
 @pytest.fixture
-def engine(db_path: Path, built: list[Services]) -> Callable[..., Services]:
+def engine(db_path: Path, db_url: str | None, built: list[Services]) -> Callable[..., Services]:
     """Services wired to a scripted model: ``engine(model, window=8192)``."""
 
     def build(model: ScriptedChatModel, window: int = 8192) -> Services:
-        services = Services(make_settings(db_path), gateway=StaticGateway(model, window))
+        settings = make_settings(db_path, db_url=db_url)
+        services = Services(settings, gateway=StaticGateway(model, window))
         built.append(services)
         return services
 
@@ -147,12 +195,12 @@ def engine(db_path: Path, built: list[Services]) -> Callable[..., Services]:
 
 
 @pytest.fixture
-def on_ollama(db_path: Path, built: list[Services]) -> Callable[..., Services]:
+def on_ollama(db_path: Path, db_url: str | None, built: list[Services]) -> Callable[..., Services]:
     """Services on the real ``langchain-ollama`` client and a loopback server:
     ``on_ollama(server, model="tiny:2k", **settings)``."""
 
     def build(server: FakeOllama | None, model: str = "tiny:2k", **overrides: object) -> Services:
-        values: dict[str, object] = {"model": model, "request_timeout": 10.0}
+        values: dict[str, object] = {"model": model, "request_timeout": 10.0, "db_url": db_url}
         if server is not None:
             values["ollama_url"] = server.url
         values.update(overrides)

@@ -25,6 +25,8 @@ from tests.fakes.chat_model import ScriptedChatModel, Turn
 
 Engine = Callable[..., Services]
 
+pytestmark = pytest.mark.both_engines
+
 
 def select_skill(services: Services, name: str, body: str = "Step 1: kubectl get pods") -> int:
     skill = services.configuration.add_skill(

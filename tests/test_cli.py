@@ -26,6 +26,8 @@ SKILL_KEYS = {
     "updated_at",
 }
 
+pytestmark = pytest.mark.both_engines
+
 
 def write_skill(tmp_path: Path, name: str, filename: str = "SKILL.md", body: str = "") -> Path:
     folder = tmp_path / "upload" / name

@@ -13,6 +13,8 @@ from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 
 MODEL = "qwen3:8b"
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def ollama() -> Iterator[FakeOllama]:

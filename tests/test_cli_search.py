@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import RunCli
 from tests.test_readme_contract import documented
+
+pytestmark = pytest.mark.both_engines
 
 
 def new_session(cli: RunCli, title: str, user: str = "alice") -> int:

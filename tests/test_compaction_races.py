@@ -18,6 +18,8 @@ from tests.fakes.ollama_server import FakeOllama, Reply
 OnOllama = Callable[..., Services]
 SLOW_SUMMARY = Reply("Goal: api-7. Facts: OOM.", delay_per_chunk=0.2)
 
+pytestmark = pytest.mark.both_engines
+
 
 async def session_with_history(services: Services) -> int:
     done = (await collect(services.chat.send("alice", None, "why 502s?")))[-1]

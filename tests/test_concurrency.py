@@ -1,6 +1,7 @@
 """Several processes writing one database at once: nothing lost, nothing refused, nothing twice.
 
-Real processes (the CLI, as scripts and a second terminal use it) on a real SQLite file.
+Real processes (the CLI, as scripts and a second terminal use it) on a real SQLite file, and on
+a real PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from tests.fakes.ollama_server import FakeOllama, Reply
 
 WRITERS = 4
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture
 def slow_echo() -> Iterator[FakeOllama]:
@@ -35,8 +38,8 @@ def slow_echo() -> Iterator[FakeOllama]:
         yield server
 
 
-def cli_process(database: Path, url: str, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "ONCALL_TUI_DB": str(database), "ONCALL_TUI_USER": "alice", "LANG": "C"}
+def cli_process(database: str, url: str, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "ONCALL_TUI_DB": database, "ONCALL_TUI_USER": "alice", "LANG": "C"}
     return subprocess.Popen(
         [sys.executable, "-m", "oncall_tui", "--ollama-url", url, "--model", "qwen3:8b", *args],
         env=env,
@@ -47,10 +50,10 @@ def cli_process(database: Path, url: str, *args: str) -> subprocess.Popen[str]:
 
 
 def test_concurrent_chats_in_one_session_all_store_in_a_valid_order(
-    tmp_path: Path, slow_echo: FakeOllama
+    db_path: Path, db_url: str | None, db_target: str, slow_echo: FakeOllama
 ) -> None:
-    database = tmp_path / "oncall.db"
-    services = Services(make_settings(database))
+    database = db_target
+    services = Services(make_settings(db_path, db_url=db_url))
     session_id = services.sessions.create("alice", "shared").id
     processes = [
         cli_process(database, slow_echo.url, "chat", "--session", str(session_id), f"q{i}")

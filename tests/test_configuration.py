@@ -10,6 +10,8 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.configuration import ConfigurationService
 from tests.conftest import skill_text
 
+pytestmark = pytest.mark.both_engines
+
 
 def add_skill(service: ConfigurationService, owner: str, name: str) -> int:
     return service.add_skill(owner, "SKILL.md", skill_text(name, f"{name} things").encode()).id

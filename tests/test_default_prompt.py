@@ -11,13 +11,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
 from oncall_tui.services.configuration import ConfigurationService
-from oncall_tui.store import schema
 from oncall_tui.store.engine import Database
+from oncall_tui.store.sqlite import SqliteDatabase
+from tests.schemas import sqlite_at
 
 PROCESSES = 5
+
+pytestmark = pytest.mark.both_engines
 
 
 def defaults(path: Path, owner: str) -> list[tuple[int, str]]:
@@ -27,10 +32,11 @@ def defaults(path: Path, owner: str) -> list[tuple[int, str]]:
         ).fetchall()
 
 
-def test_first_use_by_several_processes_at_once_makes_one_default(tmp_path: Path) -> None:
-    path = tmp_path / "oncall.db"
-    Database(path).close()  # the schema exists; the user has nothing yet
-    env = {**os.environ, "ONCALL_TUI_DB": str(path), "ONCALL_TUI_USER": "dana", "LANG": "C"}
+def test_first_use_by_several_processes_at_once_makes_one_default(
+    database: Database, db_target: str
+) -> None:
+    """``database`` made the schema; the user has nothing yet."""
+    env = {**os.environ, "ONCALL_TUI_DB": db_target, "ONCALL_TUI_USER": "dana", "LANG": "C"}
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "oncall_tui", "prompts", "list", "--json"],
@@ -43,31 +49,34 @@ def test_first_use_by_several_processes_at_once_makes_one_default(tmp_path: Path
     ]
     for process in processes:
         assert process.wait(timeout=60) == 0, process.communicate()[1]
-    assert len(defaults(path, "dana")) == 1
+    assert len(stored_defaults(database, "dana")) == 1
 
 
-def test_the_schema_refuses_a_second_default(database: Database, db_path: Path) -> None:
+INSERT_PROMPT = text(
+    "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
+    "VALUES (:owner, 'x', 'y', :default, '2026-01-01', '2026-01-01')"
+)
+
+
+def test_the_schema_refuses_a_second_default(database: Database) -> None:
     ConfigurationService(database).list_prompts("alice")
-    with (
-        contextlib.closing(sqlite3.connect(db_path)) as connection,
-        pytest.raises(sqlite3.IntegrityError),
-    ):
-        connection.execute(
-            "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
-            "VALUES ('alice', 'x', 'y', 1, '2026-01-01', '2026-01-01')"
-        )
-    with contextlib.closing(sqlite3.connect(db_path)) as connection:  # another owner may
-        connection.execute(
-            "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at) "
-            "VALUES ('bob', 'x', 'y', 1, '2026-01-01', '2026-01-01')"
-        )
-        connection.commit()
+    with pytest.raises(IntegrityError), database.engine.begin() as connection:
+        connection.execute(INSERT_PROMPT, {"owner": "alice", "default": True})
+    with database.engine.begin() as connection:  # another owner may
+        connection.execute(INSERT_PROMPT, {"owner": "bob", "default": True})
+    assert len(stored_defaults(database, "alice")) == len(stored_defaults(database, "bob")) == 1
+
+
+def stored_defaults(database: Database, owner: str) -> list[tuple[int, str]]:
+    query = text("SELECT id, content FROM prompt WHERE owner = :owner AND is_default ORDER BY id")
+    with database.engine.connect() as connection:
+        return [(int(i), str(c)) for i, c in connection.execute(query, {"owner": owner})]
 
 
 def test_the_upgrade_merges_the_duplicates_an_older_version_made(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
+    sqlite_at(path, 2)
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        schema.upgrade(connection, target=2)
 
         def prompt(owner: str, label: str, content: str) -> int:
             cursor = connection.execute(
@@ -86,7 +95,7 @@ def test_the_upgrade_merges_the_duplicates_an_older_version_made(tmp_path: Path)
             "VALUES ('erin', ?, '[]', '2026-01-01')",
             (copy,),
         )
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert defaults(path, "erin") == [(kept, DEFAULT_PROMPT_CONTENT)]
     with contextlib.closing(sqlite3.connect(path)) as connection:
         remaining = connection.execute("SELECT id FROM prompt WHERE owner = 'erin'").fetchall()

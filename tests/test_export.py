@@ -33,6 +33,8 @@ Engine = Callable[..., Services]
 ZONE = timezone(timedelta(hours=8))
 EXPORTED_AT = datetime(2026, 12, 1, 13, 30, 59, tzinfo=UTC)  # 21:30:59 at +08:00
 
+pytestmark = pytest.mark.both_engines
+
 
 def exporter(services: Services) -> ExportService:
     """The service as the container builds it, with the clock and zone fixed."""
@@ -189,13 +191,14 @@ async def test_a_reply_cut_off_inside_a_fence_is_fenced_and_marked_failed(engine
 
 
 async def test_interrupted_and_truncated_replies_are_marked(
-    db_path: Path, built: list[Services]
+    db_path: Path, db_url: str | None, built: list[Services]
 ) -> None:
     model = ScriptedChatModel(
         [Turn(text="one two three four five six", chunk_size=4, delay_per_chunk=0.1), "x" * 40]
     )
     services = Services(
-        make_settings(db_path, max_reply_chars=20), gateway=StaticGateway(model, 8192)
+        make_settings(db_path, db_url=db_url, max_reply_chars=20),
+        gateway=StaticGateway(model, 8192),
     )
     built.append(services)
     session_ids: list[int] = []

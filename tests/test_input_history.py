@@ -9,6 +9,8 @@ from oncall_tui.services.sessions import SessionService
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 
+pytestmark = pytest.mark.both_engines
+
 
 def write(database: Database, owner: str, questions: list[str]) -> int:
     with database.session() as session:

@@ -27,6 +27,8 @@ from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 
 Engine = Callable[..., Services]
 
+pytestmark = pytest.mark.both_engines
+
 
 def seed(
     services: Services,

@@ -20,7 +20,7 @@ import pytest
 
 from oncall_tui.errors import OncallError
 from oncall_tui.store import schema
-from oncall_tui.store.engine import Database, describe_database
+from oncall_tui.store.sqlite import SqliteDatabase, describe_database
 from tests.conftest import RunCli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -46,7 +46,7 @@ class Snapshot:
 
 def refused_by_database(path: Path) -> OncallError:
     with pytest.raises(OncallError) as caught:
-        Database(path)
+        SqliteDatabase(path)
     assert caught.value.code == "DATABASE_UNAVAILABLE"
     return caught.value
 
@@ -107,7 +107,7 @@ def test_an_empty_file_becomes_a_private_database(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
     path.touch()
     os.chmod(path, 0o644)
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     with contextlib.closing(sqlite3.connect(path)) as connection:
         version = connection.execute("PRAGMA user_version").fetchone()[0]
@@ -116,9 +116,9 @@ def test_an_empty_file_becomes_a_private_database(tmp_path: Path) -> None:
 
 def test_a_database_at_the_latest_version_opens_and_is_tightened(tmp_path: Path) -> None:
     path = tmp_path / "current.db"
-    Database(path).close()
+    SqliteDatabase(path).close()
     os.chmod(path, 0o644)
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
@@ -169,7 +169,7 @@ def test_doctor_describes_a_named_pipe_without_opening_it(fifo: Fifo) -> None:
 
 def test_doctor_reads_the_version_of_a_path_with_uri_characters(tmp_path: Path) -> None:
     path = tmp_path / "odd?name#1%.db"
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert describe_database(path)["schema_version"] == schema.LATEST_VERSION
 
 
@@ -182,8 +182,8 @@ def test_a_directory_as_database_is_refused(tmp_path: Path) -> None:
 CREATE = (
     "import sys\n"
     "from pathlib import Path\n"
-    "from oncall_tui.store.engine import Database\n"
-    "Database(Path(sys.argv[1])).close()\n"
+    "from oncall_tui.store.sqlite import SqliteDatabase\n"
+    "SqliteDatabase(Path(sys.argv[1])).close()\n"
 )
 
 
@@ -206,6 +206,6 @@ def test_an_existing_directory_keeps_its_mode(tmp_path: Path) -> None:
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o755)
-    Database(shared / "new" / "oncall.db").close()
+    SqliteDatabase(shared / "new" / "oncall.db").close()
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     assert stat.S_IMODE((shared / "new").stat().st_mode) == 0o700

@@ -16,6 +16,8 @@ from oncall_tui.core.skills import SkillCatalogEntry, validate_skill_upload
 from oncall_tui.errors import OncallError
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.both_engines
+
 
 def test_label_of_160_chars_after_trimming_is_accepted() -> None:
     assert len(validate_prompt("  " + "l" * 160 + "  ", "content").label) == 160

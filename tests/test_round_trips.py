@@ -36,6 +36,8 @@ AFTER_MODEL_TRANSACTIONS = 1
 SELECTED_BODY = "SELECTED-SKILL-BODY"
 OTHER_BODY = "UNSELECTED-SKILL-BODY"
 
+pytestmark = pytest.mark.both_engines
+
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
@@ -43,11 +45,12 @@ def bench() -> ModuleType:
 
 
 @pytest.fixture
-def services(db_path: Path, bench: ModuleType) -> Iterator[Services]:
+def services(db_path: Path, db_url: str | None, bench: ModuleType) -> Iterator[Services]:
     """Services on a real SQLite file, answered by the bench's instant gateway (whose model
     writes the summary when a compaction asks for one)."""
     model = FakeListChatModel(responses=["Goal: api-7. Facts: OOM."])
-    built = Services(make_settings(db_path), gateway=bench.InstantGateway(model, window=131_072))
+    settings = make_settings(db_path, db_url=db_url)
+    built = Services(settings, gateway=bench.InstantGateway(model, window=131_072))
     yield built
     built.close()
 
@@ -204,12 +207,12 @@ class StallingGateway(StaticGateway):
 
 
 async def test_a_cancellation_during_the_store_of_an_interrupted_reply_loses_nothing(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, db_url: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cancelled twice: once while streaming (the partial reply is stored, in a worker
     thread), and again while that store runs. The store finishes before the task ends."""
     gateway = StallingGateway(FakeListChatModel(responses=["unused"]), window=8192)
-    services = Services(make_settings(db_path), gateway=gateway)
+    services = Services(make_settings(db_path, db_url=db_url), gateway=gateway)
     started, release = threading.Event(), threading.Event()
     released: list[bool] = []
     add = MessageRepository.add

@@ -16,6 +16,10 @@ from oncall_tui.services.sessions import SessionService
 from oncall_tui.store import schema
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.store.sqlite import SqliteDatabase
+from tests.schemas import sqlite_at, sqlite_version
+
+pytestmark = pytest.mark.both_engines
 
 
 def add_messages(database: Database, owner: str, session_id: int, *texts: str) -> list[int]:
@@ -262,6 +266,7 @@ def test_the_index_follows_new_messages_rename_clear_and_delete(
     assert found(search, "cart") == []
 
 
+@pytest.mark.sqlite_only  # SQLite's triggers; PostgreSQL's indexes are the table's own
 def test_the_index_follows_writes_made_outside_the_services(
     db_path: Path, database: Database, sessions: SessionService, search: SearchService
 ) -> None:
@@ -289,8 +294,8 @@ def test_the_index_follows_writes_made_outside_the_services(
 
 def test_upgrading_a_version_3_database_indexes_what_it_holds(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
+    sqlite_at(path, 3)
     with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        schema.upgrade(connection, target=3)
         connection.execute(
             "INSERT INTO chat_session (owner, title, created_at, updated_at) "
             "VALUES ('alice', 'Redis 超时', '2025-01-01 00:00:00', '2025-01-01 00:00:00'), "
@@ -305,8 +310,7 @@ def test_upgrading_a_version_3_database_indexes_what_it_holds(tmp_path: Path) ->
                 (2, 0, "user", "bob's redis", 3),
             ],
         )
-        assert schema.schema_version(connection) == 3
-    database = Database(path)
+    database = SqliteDatabase(path)
     try:
         hits = SearchService(database).search("alice", "redis")
         assert [(hit.position, hit.snippet) for hit in hits] == [
@@ -319,5 +323,4 @@ def test_upgrading_a_version_3_database_indexes_what_it_holds(tmp_path: Path) ->
         assert len(SearchService(database).search("alice", "redis")) == 4
     finally:
         database.close()
-    with contextlib.closing(sqlite3.connect(path)) as connection:
-        assert schema.schema_version(connection) == schema.LATEST_VERSION == 4
+    assert sqlite_version(path) == schema.LATEST_VERSION

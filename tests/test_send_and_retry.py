@@ -27,6 +27,8 @@ from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
 
+pytestmark = pytest.mark.both_engines
+
 
 def stored(services: Services, session_id: int) -> list[tuple[str, str, str]]:
     return [(m.role, m.status, m.content) for m in services.sessions.messages("alice", session_id)]
@@ -54,10 +56,10 @@ async def test_a_model_not_pulled_stores_nothing_in_an_existing_session(
 
 
 def test_a_ready_server_is_asked_again_only_after_a_few_seconds(
-    server: FakeOllama, db_path: Path
+    server: FakeOllama, db_path: Path, db_url: str | None
 ) -> None:
     now = [100.0]
-    settings = make_settings(db_path, ollama_url=server.url, model="qwen3:8b")
+    settings = make_settings(db_path, db_url=db_url, ollama_url=server.url, model="qwen3:8b")
     gateway = OllamaGateway(settings, clock=lambda: now[0])
 
     def shows() -> int:
@@ -72,10 +74,10 @@ def test_a_ready_server_is_asked_again_only_after_a_few_seconds(
     assert shows() == 2
 
 
-def test_a_failed_check_is_not_trusted(closed_url: str, db_path: Path) -> None:
+def test_a_failed_check_is_not_trusted(closed_url: str, db_path: Path, db_url: str | None) -> None:
     """When Ollama comes back, the next send goes through at once."""
     with FakeOllama() as server:
-        settings = make_settings(db_path, ollama_url=closed_url, model="tiny:2k")
+        settings = make_settings(db_path, db_url=db_url, ollama_url=closed_url, model="tiny:2k")
         api = OllamaApi(closed_url)
         gateway = OllamaGateway(settings, api=api)
         with pytest.raises(OncallError):

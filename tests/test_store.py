@@ -1,9 +1,11 @@
-"""The SQLite file: private, WAL, busy timeout, versioned schema with a tested upgrade path."""
+"""The SQLite file: private, WAL, busy timeout; the schema's revisions (Alembic) and the upgrade
+of a file made before them."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import stat
 from pathlib import Path
@@ -12,15 +14,21 @@ import pytest
 from sqlmodel import SQLModel
 
 from oncall_tui.errors import OncallError
+from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.services.search import SearchService
+from oncall_tui.services.sessions import SessionService
 from oncall_tui.store import schema
-from oncall_tui.store.engine import BUSY_TIMEOUT_MS, Database
+from oncall_tui.store.engine import Database
 from oncall_tui.store.ids import UnsavedRowError, stored_id
+from oncall_tui.store.sqlite import BUSY_TIMEOUT_MS, SqliteDatabase, sqlite_engine
 from oncall_tui.store.tables import PromptRow  # (importing it registers the tables)
+from tests.schemas import RELEASE_0_1_0, sqlite_at, sqlite_version
+from tests.test_search import add_messages
 
 
 def test_database_file_is_private_in_a_private_directory(tmp_path: Path) -> None:
     path = tmp_path / "fresh" / "nested" / "oncall.db"
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
 
@@ -29,7 +37,7 @@ def test_an_existing_world_readable_file_is_tightened(tmp_path: Path) -> None:
     path = tmp_path / "oncall.db"
     path.touch(mode=0o644)
     os.chmod(path, 0o644)
-    Database(path).close()
+    SqliteDatabase(path).close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
@@ -42,16 +50,31 @@ def test_connections_use_wal_and_a_busy_timeout(database: Database) -> None:
 
 
 def test_schema_version_is_recorded_in_the_database(db_path: Path, database: Database) -> None:
+    assert sqlite_version(db_path) == schema.LATEST_VERSION >= 5
     with contextlib.closing(sqlite3.connect(db_path)) as connection:
-        assert schema.schema_version(connection) == schema.LATEST_VERSION >= 1
+        revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert revision == (schema.REVISIONS[-1],)
+
+
+def test_the_revisions_named_here_are_the_migrations_history() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(schema.MIGRATIONS))
+    history = [
+        r.revision for r in reversed(list(ScriptDirectory.from_config(config).walk_revisions()))
+    ]
+    assert tuple(history) == schema.REVISIONS
 
 
 def tables_and_columns(connection: sqlite3.Connection) -> dict[str, set[str]]:
-    """The ordinary tables: not the search indexes (virtual tables) and their shadow tables."""
+    """The ordinary tables: not the search indexes (virtual tables) and their shadow tables,
+    nor Alembic's record of the revision."""
     names = [
         r[1]
         for r in connection.execute("PRAGMA main.table_list")
-        if r[2] == "table" and not r[1].startswith("sqlite_")
+        if r[2] == "table" and not r[1].startswith("sqlite_") and r[1] != "alembic_version"
     ]
     return {n: {r[1] for r in connection.execute(f"PRAGMA table_info({n})")} for n in names}
 
@@ -67,21 +90,17 @@ def test_migrated_schema_matches_the_table_classes(db_path: Path, database: Data
 
 def test_upgrade_path_runs_each_version_in_order_and_keeps_data(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
-    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        assert schema.upgrade(connection, target=1) == 0
+    sqlite_at(path, 1)
+    with contextlib.closing(sqlite3.connect(path)) as connection, connection:
         connection.execute(
             "INSERT INTO prompt (owner, label, content, is_default, created_at, updated_at)"
             " VALUES ('alice', 'Old', 'kept across upgrades', 0, '2025-01-01 00:00:00',"
             " '2025-01-01 00:00:00')"
         )
-        assert schema.schema_version(connection) == 1
-    database = Database(path)  # opening upgrades to the latest version
+    assert sqlite_version(path) == 1
+    database = SqliteDatabase(path)  # opening upgrades to the latest version
     try:
-        with contextlib.closing(sqlite3.connect(path)) as connection:
-            assert schema.schema_version(connection) == schema.LATEST_VERSION
-            assert connection.execute("SELECT content FROM prompt").fetchone() == (
-                "kept across upgrades",
-            )
+        assert sqlite_version(path) == schema.LATEST_VERSION
         from oncall_tui.services.configuration import ConfigurationService
 
         prompts = ConfigurationService(database).list_prompts("alice")
@@ -90,24 +109,66 @@ def test_upgrade_path_runs_each_version_in_order_and_keeps_data(tmp_path: Path) 
         database.close()
 
 
+def test_a_file_made_by_release_0_1_0_is_upgraded_in_place_and_keeps_everything(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "oncall.db"
+    shutil.copyfile(RELEASE_0_1_0, path)
+    assert sqlite_version(path) == 4  # versioned before Alembic: no alembic_version table
+    database = SqliteDatabase(path)
+    try:
+        assert sqlite_version(path) == schema.LATEST_VERSION
+        sessions = SessionService(database)
+        assert [s.title for s in sessions.list_sessions("alice")] == ["Redis 超时 at 03:00"]
+        assert [s.title for s in sessions.list_sessions("bob")] == ["bob's"]
+        messages = sessions.messages("alice", 1)
+        assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
+        assert [c.name for m in messages for c in m.tool_calls] == ["load_skill"]
+        configuration = ConfigurationService(database)
+        assert [p.label for p in configuration.list_prompts("alice")] == [
+            "On-call assistant",
+            "Ops",
+        ]
+        assert [s.name for s in configuration.list_skills("alice")] == ["log-analysis"]
+        assert len(SearchService(database).search("alice", "超时")) == 2  # the index came along
+        add_messages(database, "alice", 1, "a new message after the upgrade")
+        assert len(SearchService(database).search("alice", "upgrade")) == 1
+    finally:
+        database.close()
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert revision == (schema.REVISIONS[-1],)
+
+
 def test_upgrading_an_up_to_date_database_is_a_no_op(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite"
-    Database(path).close()
-    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
+    SqliteDatabase(path).close()
+    engine = sqlite_engine(path)
+    with engine.begin() as connection:
         assert schema.upgrade(connection) == schema.LATEST_VERSION
+    engine.dispose()
 
 
 def test_a_failed_migration_rolls_back_entirely(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    broken = (*schema.MIGRATIONS, ("CREATE TABLE extra (id INTEGER)", "THIS IS NOT SQL"))
-    monkeypatch.setattr(schema, "MIGRATIONS", broken)
+    from alembic.operations import Operations
+
+    real = Operations.create_table
+
+    def failing_at_the_second_table(self: Operations, name: str, *columns: object, **kw: object):  # type: ignore[no-untyped-def]
+        if name == "skill":
+            raise RuntimeError("the migration failed half-way")
+        return real(self, name, *columns, **kw)
+
+    monkeypatch.setattr(Operations, "create_table", failing_at_the_second_table)
     path = tmp_path / "db.sqlite"
-    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        with pytest.raises(sqlite3.OperationalError):
-            schema.upgrade(connection, target=len(broken))
-        assert schema.schema_version(connection) == 0
+    with pytest.raises(RuntimeError, match="half-way"):
+        SqliteDatabase(path)
+    assert sqlite_version(path) == 0
+    with contextlib.closing(sqlite3.connect(path)) as connection:
         assert tables_and_columns(connection) == {}
+        assert connection.execute("SELECT name FROM sqlite_master").fetchall() == []
 
 
 def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> None:
@@ -115,7 +176,7 @@ def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> N
     with contextlib.closing(sqlite3.connect(path)) as connection:
         connection.execute(f"PRAGMA user_version = {schema.LATEST_VERSION + 1}")
     with pytest.raises(OncallError) as caught:
-        Database(path)
+        SqliteDatabase(path)
     assert caught.value.code == "DATABASE_UNAVAILABLE"
     assert "newer" in caught.value.message()
 
@@ -124,7 +185,7 @@ def test_an_unusable_path_is_a_catalog_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     with pytest.raises(OncallError) as caught:
-        Database(blocker / "oncall.db")
+        SqliteDatabase(blocker / "oncall.db")
     assert caught.value.code == "DATABASE_UNAVAILABLE"
 
 

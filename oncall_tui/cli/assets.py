@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line, pad
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
+from oncall_tui.setting_values import masked_url
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:
@@ -247,7 +248,9 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
     sources = settings.sources
     files = {
         "config_file": _file_entry(settings.config_path, sources.get("config")),
-        "db_file": _file_entry(settings.db_path, sources.get("db")),
+        "db_file": _file_entry(settings.db_path, sources.get("db"))
+        if settings.db_url is None
+        else {"path": masked_url(settings.db_url), "exists": True, "source": sources.get("db")},
         "log_file": _file_entry(settings.log_path, sources.get("log_file")),
     }
     values: dict[str, object] = {

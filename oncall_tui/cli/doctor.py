@@ -70,7 +70,13 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         source=report.context_window_source,
     )
     database = report.database
-    if database["mode"] is None:
+    if database["engine"] == "postgresql":
+        if database["exists"]:
+            key, values = "cli.doctor.db_server", {"version": database["schema_version"]}
+        else:
+            key, values = "cli.doctor.db_unreachable", {"detail": database["error"]}
+        row("cli.doctor.database", key, path=database["path"], **values)
+    elif database["mode"] is None:
         row("cli.doctor.database", "cli.doctor.db_new", path=database["path"])
     else:
         row(

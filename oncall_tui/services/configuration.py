@@ -13,8 +13,9 @@ configuration view never load them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sqlmodel import Session
@@ -24,7 +25,7 @@ from oncall_tui.core.skills import validate_skill_upload
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import is_storable_id
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillDetail, SkillView
-from oncall_tui.store.engine import Database
+from oncall_tui.store.engine import Database, lock_owner
 from oncall_tui.store.repositories import (
     ConfigurationRepository,
     PromptRepository,
@@ -47,10 +48,18 @@ class ConfigurationService:
     def __init__(self, database: Database) -> None:
         self._database = database
 
+    @contextlib.contextmanager
+    def _writing(self, owner: str) -> Iterator[Session]:
+        """A unit of work that may change the owner's prompts, skills or selection: it holds
+        the owner's lock, so two of them never interleave their read-modify-writes."""
+        with self._database.session() as session:
+            lock_owner(session, owner)
+            yield session
+
     # -- prompts ---------------------------------------------------------------------------
 
     def list_prompts(self, owner: str) -> list[PromptView]:
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             prompts = PromptRepository(session)
             prompts.ensure_default(owner)
             return [PromptView.of(row) for row in prompts.list(owner)]
@@ -61,7 +70,7 @@ class ConfigurationService:
 
     def create_prompt(self, owner: str, label: str, content: str) -> PromptView:
         text = validate_prompt(label, content)
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             row = PromptRepository(session).add(owner, text.label, text.content)
             log.info("prompt %s created (%d chars)", row.id, len(text.content))
             return PromptView.of(row)
@@ -75,7 +84,7 @@ class ConfigurationService:
             )
         new_label = None if label is None else validate_label(label)
         new_content = None if content is None else validate_content(content)
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             row = PromptRepository(session).update(
                 owner, prompt_id, label=new_label, content=new_content
             )
@@ -86,7 +95,7 @@ class ConfigurationService:
 
     def delete_prompt(self, owner: str, prompt_id: int) -> None:
         """Delete a prompt; if it was the active one the owner falls back to the default."""
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             row = _require_prompt(session, owner, prompt_id)
             if row.is_default:
                 raise OncallError("PROMPT_DEFAULT_PROTECTED")
@@ -101,7 +110,7 @@ class ConfigurationService:
 
     def add_skill(self, owner: str, filename: str, data: bytes) -> SkillView:
         document = validate_skill_upload(filename, data)
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             row = SkillRepository(session).add(owner, filename, document)
             log.info("skill %s (%s) stored, %d bytes", row.id, row.name, row.size_bytes)
             return SkillView.of(row)
@@ -117,7 +126,7 @@ class ConfigurationService:
 
     def delete_skill(self, owner: str, ref: str | int) -> SkillView:
         """Delete a skill and remove it from the owner's selection in the same transaction."""
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             row = _require_skill(session, owner, ref)
             view = SkillView.of(row)
             SkillRepository(session).delete(owner, view.id)
@@ -140,7 +149,7 @@ class ConfigurationService:
             view = _read_configuration(session, owner)
         if view is not None:
             return view
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             return _load_configuration(session, owner)
 
     def save_configuration(
@@ -157,7 +166,7 @@ class ConfigurationService:
         Every id is checked against the owner first: one unknown or foreign id fails the
         whole save and the previous selection stays.
         """
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             current = _load_configuration(session, owner)
             if skill_refs is not None:
                 skill_ids = _resolve_refs(current.skills, skill_refs)
@@ -178,7 +187,7 @@ class ConfigurationService:
 
     def select_skills(self, owner: str, refs: Sequence[str]) -> ConfigurationView:
         """Add skills (names or ids) to the selection, after those already in it."""
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             current = _load_configuration(session, owner)
             added = _resolve_refs(current.skills, refs)
             wanted = _unique([*current.skill_ids, *added])
@@ -187,7 +196,7 @@ class ConfigurationService:
 
     def unselect_skills(self, owner: str, refs: Sequence[str]) -> ConfigurationView:
         """Remove skills (names or ids) from the selection; each must be one of the owner's."""
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             current = _load_configuration(session, owner)
             removed = set(_resolve_refs(current.skills, refs))
             wanted = [skill_id for skill_id in current.skill_ids if skill_id not in removed]
@@ -206,7 +215,7 @@ class ConfigurationService:
     def repaired_active_context(self, owner: str) -> ActiveContext:
         """One unit of work that repairs the selection as the rules say (creating it on first
         use) and returns the context it then holds; for a reader that found it needs repair."""
-        with self._database.session() as session:
+        with self._writing(owner) as session:
             return active_context_in(session, owner)
 
 
@@ -235,6 +244,7 @@ def active_context_in(session: Session, owner: str) -> ActiveContext:
     context = read_active_context(session, owner)
     if context is not None:
         return context
+    lock_owner(session, owner)  # then re-read: another unit may have repaired it meanwhile
     configuration = _load_configuration(session, owner)
     rows = SkillRepository(session).get_many(owner, configuration.skill_ids)
     skills = tuple(_detail(rows[skill_id]) for skill_id in configuration.skill_ids)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -42,9 +43,28 @@ class Services:
 
     @cached_property
     def database(self) -> Database:
-        from oncall_tui.store.engine import Database
+        """The store: the SQLite file, or the team's PostgreSQL database, where the user must
+        be the login unless the database's policy allows another name."""
+        from oncall_tui.store.engine import open_database
+        from oncall_tui.store.repositories import allows_user_override
 
-        return Database(self.settings.db_path)
+        settings = self.settings
+        if settings.db_url is None:
+            return open_database(settings.db_path)
+        database = open_database(settings.db_url)
+        if settings.login is not None and settings.user != settings.login:
+            with database.read() as session:
+                allowed = allows_user_override(session)
+            if not allowed:
+                database.close()
+                raise OncallError(
+                    "DATABASE_UNAVAILABLE",
+                    "user_locked",
+                    path=database.label,
+                    login=settings.login,
+                    user=settings.user,
+                )
+        return database
 
     @cached_property
     def configuration(self) -> ConfigurationService:

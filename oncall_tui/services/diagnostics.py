@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, explain_context_window
 from oncall_tui.settings import Settings
-from oncall_tui.store.engine import describe_database
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +29,7 @@ class Diagnosis:
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and self.database.get("error") is None
 
     @property
     def pull_command(self) -> str | None:
@@ -87,6 +86,17 @@ def diagnose(settings: Settings) -> Diagnosis:
         model_tools=tools,
         context_window_tokens=window,
         context_window_source=source,
-        database=describe_database(settings.db_path),
+        database=_describe_store(settings),
         problems=tuple(problems),
     )
+
+
+def _describe_store(settings: Settings) -> dict[str, object]:
+    """The database's facts: the file's (never opened for writing), or the server's."""
+    if settings.db_url is not None:
+        from oncall_tui.store.postgres import describe_server
+
+        return describe_server(settings.db_url)
+    from oncall_tui.store.sqlite import describe_database
+
+    return describe_database(settings.db_path)

@@ -18,6 +18,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.views import iso
 from oncall_tui.store.engine import Database
 from oncall_tui.store.search import SearchRepository
+from oncall_tui.store.search_postgres import PostgresSearchRepository
 
 MAX_RESULTS = 500
 """The most hits one search returns."""
@@ -69,7 +70,11 @@ class SearchService:
             )
         parsed = parse_query(query)
         with self._database.read() as session:
-            repository = SearchRepository(session)
+            repository: SearchRepository | PostgresSearchRepository = (
+                SearchRepository(session)
+                if self._database.dialect == "sqlite"
+                else PostgresSearchRepository(session)
+            )
             messages = repository.messages(owner, parsed, limit)
             titles = repository.sessions(owner, parsed, limit)
         hits = [

@@ -1,63 +1,50 @@
-"""The SQLite database: a private file, WAL mode, a busy timeout and an up-to-date schema.
+"""The database, whichever engine holds it: units of work, and the one place that opens it.
 
-Concurrency: every unit of work that may write begins with ``BEGIN IMMEDIATE``, so it holds
-SQLite's write lock from its first statement and what it reads (the next message position,
-the boundary, whether a default prompt exists) cannot change under it. Another writer waits
-for the busy timeout, and a unit of work that still cannot begin is retried a few times
-before the catalogued ``DATABASE_BUSY``. Pure reads (:meth:`Database.read`) begin deferred
-and never wait for writers (WAL).
+A :class:`Database` hands out two kinds of unit of work. :meth:`Database.session` may write: it
+is committed when its block ends normally and rolled back otherwise, and it is marked as
+writing (:data:`WRITES`), so that the repositories lock the rows whose reads decide its writes
+(:meth:`~oncall_tui.store.sessions.SessionRepository.require`). :meth:`Database.read` only
+reads, from one consistent snapshot, and never waits for writers.
+
+The engines keep the same promises in their own ways:
+:class:`~oncall_tui.store.sqlite.SqliteDatabase` holds SQLite's single write lock from a
+writing unit's first statement (``BEGIN IMMEDIATE``);
+:class:`~oncall_tui.store.postgres.PostgresDatabase` locks the chat session a unit writes
+(``SELECT ... FOR UPDATE``) and the owner whose prompts, skills and configuration it changes
+(a transaction-scoped advisory lock), and leaves the rest to the schema's constraints.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sqlite3
-import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import Connection, Engine, event
-from sqlalchemy.exc import OperationalError
-from sqlmodel import Session, create_engine
+from sqlalchemy import Engine, text
+from sqlmodel import Session
 
-from oncall_tui.errors import OncallError
-from oncall_tui.private_files import FILE_MODE, make_private_directories
-from oncall_tui.store.schema import LATEST_VERSION, schema_version, upgrade
+from oncall_tui.setting_values import is_database_url
 
-BUSY_TIMEOUT_MS = 5_000
-BEGIN_ATTEMPTS = 3
-"""Tries to begin a write, each waiting up to the busy timeout."""
-_BEGIN = "oncall_begin"
-"""The execution option that says how a connection's transactions begin."""
+WRITES = "oncall_writes"
+"""``Session.info`` key set on a unit of work that may write."""
 
 
 class Database:
-    """One database file, upgraded on open. Create one per process and pass it down."""
+    """One database, upgraded on open. Create one per process (:func:`open_database`) and pass
+    it down; services never see which engine it is."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        _refuse_unusable(path)  # before anything is created, tightened or upgraded
-        _prepare_private_file(path)
-        try:
-            with contextlib.closing(_raw_connection(path)) as connection:
-                upgrade(connection)
-        except sqlite3.Error as exc:
-            raise OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=str(exc)) from None
-        self.engine: Engine = create_engine(
-            f"sqlite:///{path}", connect_args={"check_same_thread": False}
-        )
-        event.listen(self.engine, "connect", _configure_connection)
-        event.listen(self.engine, "connect", _take_over_transactions)
-        event.listen(self.engine, "begin", _begin)
-        self._reader = self.engine.execution_options(**{_BEGIN: "DEFERRED"})
+    dialect: str
+    """``sqlite`` or ``postgresql``."""
+    label: str
+    """What messages name it by: the file's path, or the URL without its password."""
+    engine: Engine
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
-        """A unit of work that may write: it holds the write lock from its start, and is
-        committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session:
+        """A unit of work that may write, committed when the block ends normally, rolled back
+        otherwise."""
+        with self._failures(), Session(self.engine, expire_on_commit=False) as session:
+            session.info[WRITES] = True
             self._begin(session)
             try:
                 yield session
@@ -69,139 +56,43 @@ class Database:
     @contextlib.contextmanager
     def read(self) -> Iterator[Session]:
         """A unit of work that only reads: one consistent snapshot, no lock on writers."""
-        with Session(self._reader, expire_on_commit=False) as session:
+        with self._failures(), Session(self._reader(), expire_on_commit=False) as session:
             yield session  # closing ends the transaction and keeps what was loaded
-
-    def _begin(self, session: Session) -> None:
-        for attempt in range(1, BEGIN_ATTEMPTS + 1):
-            try:
-                session.connection()
-                return
-            except OperationalError as exc:
-                session.rollback()
-                if "locked" not in str(exc.orig) or attempt == BEGIN_ATTEMPTS:
-                    raise OncallError("DATABASE_BUSY", path=str(self.path)) from None
 
     def close(self) -> None:
         self.engine.dispose()
 
+    def _begin(self, session: Session) -> None:
+        """Begin the writing unit's transaction (the engine's own way)."""
+        session.connection()
 
-def describe_database(path: Path) -> dict[str, object]:
-    """Facts about the file, read without opening it for writing (``doctor``); ``mode`` and
-    ``schema_version`` are ``None`` while it does not exist, and the version is ``None`` too
-    for what is not a regular file (a named pipe is never opened: it would block)."""
-    info: dict[str, object] = {
-        "path": str(path),
-        "exists": path.exists(),
-        "mode": None,
-        "schema_version": None,
-    }
-    if path.exists():
-        facts = path.stat()
-        info["mode"] = oct(stat.S_IMODE(facts.st_mode))
-        if stat.S_ISREG(facts.st_mode):
-            with (
-                contextlib.suppress(sqlite3.Error),
-                contextlib.closing(_read_only_connection(path)) as connection,
-            ):
-                info["schema_version"] = connection.execute("PRAGMA user_version").fetchone()[0]
-    return info
+    def _reader(self) -> Engine:
+        return self.engine
+
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        """Where an engine turns its driver's failures into the catalog's (SQLite's are read by
+        the clients, which know the file)."""
+        yield
 
 
-SQLITE_HEADER = b"SQLite format 3\x00"
-"""How every SQLite database file begins."""
+def lock_owner(session: Session, owner: str) -> None:
+    """In a writing unit of work, wait for (then hold until it ends) the owner's lock, which
+    every unit changing that owner's prompts, skills or configuration takes first: so that a
+    read-modify-write of them (the default prompt on first use, the selected skills) is never
+    interleaved with another's. SQLite's write lock already serialises every such unit."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(
+            text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 0))"), {"owner": owner}
+        )
 
 
-def _refuse_unusable(path: Path) -> None:
-    """Refuse an existing ``path`` that cannot be this program's database, changing nothing:
-    not a regular file, not SQLite, or written by a newer version. Only after this may the
-    file be created, tightened, switched to WAL or upgraded.
+def open_database(location: Path | str) -> Database:
+    """The database at ``location``: a SQLite file's path, or a PostgreSQL URL."""
+    if isinstance(location, str) and is_database_url(location):
+        from oncall_tui.store.postgres import PostgresDatabase
 
-    An absent or empty file is a new database. The version is read through a read-only
-    connection, which leaves the journal mode as it is; a database that connection cannot
-    read is left to the ordinary open, which reports it."""
-    try:
-        facts = os.stat(path)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise _unavailable(path, exc) from None
-    if not stat.S_ISREG(facts.st_mode):
-        raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
-    if facts.st_size == 0:
-        return
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
-            header = os.read(descriptor, len(SQLITE_HEADER)) if regular else b""
-        finally:
-            os.close(descriptor)
-    except OSError as exc:
-        raise _unavailable(path, exc) from None
-    if not regular:
-        raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
-    if header != SQLITE_HEADER:
-        raise OncallError("DATABASE_UNAVAILABLE", "database_not_sqlite", path=str(path))
-    try:
-        with contextlib.closing(_read_only_connection(path)) as connection:
-            version = schema_version(connection)
-            if version > LATEST_VERSION:
-                upgrade(connection)  # refuses a newer version, with the catalog's message
-    except sqlite3.Error:
-        return
+        return PostgresDatabase(location)
+    from oncall_tui.store.sqlite import SqliteDatabase
 
-
-def _read_only_connection(path: Path) -> sqlite3.Connection:
-    """A connection that can only read (``mode=ro``): it changes neither the file nor its
-    journal mode. The path is given as a URI, its special characters escaped."""
-    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
-
-
-def _prepare_private_file(path: Path) -> None:
-    """Create the missing directories (0700 each) and the file (0600); tighten an existing
-    file. Called only once :func:`_refuse_unusable` has let the path through."""
-    try:
-        make_private_directories(path.parent)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
-        try:
-            facts = os.fstat(descriptor)
-            if not stat.S_ISREG(facts.st_mode):  # swapped since it was looked at
-                raise OncallError("DATABASE_UNAVAILABLE", "database_not_regular", path=str(path))
-            if stat.S_IMODE(facts.st_mode) != FILE_MODE:
-                os.fchmod(descriptor, FILE_MODE)
-        finally:
-            os.close(descriptor)
-    except OSError as exc:
-        raise _unavailable(path, exc) from None
-
-
-def _unavailable(path: Path, exc: OSError) -> OncallError:
-    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=exc.strerror or str(exc))
-
-
-def _raw_connection(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-    _configure_connection(connection, None)
-    return connection
-
-
-def _take_over_transactions(connection: Any, _record: object) -> None:
-    """pysqlite would begin its own (deferred) transactions; :func:`_begin` does instead."""
-    connection.isolation_level = None
-
-
-def _begin(connection: Connection) -> None:
-    mode = connection.get_execution_options().get(_BEGIN, "IMMEDIATE")
-    connection.exec_driver_sql(f"BEGIN {mode}")
-
-
-def _configure_connection(connection: Any, _record: object) -> None:
-    cursor = connection.cursor()
-    try:
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA synchronous = NORMAL")
-    finally:
-        cursor.close()
+    return SqliteDatabase(Path(location))

@@ -17,7 +17,13 @@ from sqlmodel import Session, col, select
 from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
 from oncall_tui.core.skills import SkillDocument
 from oncall_tui.errors import OncallError
-from oncall_tui.store.tables import ConfigurationRow, PromptRow, SkillRow, utcnow
+from oncall_tui.store.tables import (
+    ConfigurationRow,
+    PromptRow,
+    SkillRow,
+    TeamPolicyRow,
+    utcnow,
+)
 
 _SKILL_BODY = cast("QueryableAttribute[str]", SkillRow.content)
 """The ``skill.content`` column as the mapped attribute it is at run time (SQLModel types it as
@@ -150,3 +156,10 @@ class ConfigurationRepository:
         row.updated_at = utcnow()
         self._session.add(row)
         self._session.flush()
+
+
+def allows_user_override(session: Session) -> bool:
+    """Whether the database's policy lets an engineer act under another user name than their
+    login (``team_policy``: ``allow_user_override`` = ``true``)."""
+    row = session.get(TeamPolicyRow, "allow_user_override")
+    return row is not None and row.value.strip().lower() == "true"

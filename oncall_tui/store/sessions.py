@@ -16,6 +16,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from oncall_tui.errors import OncallError
+from oncall_tui.store.engine import WRITES
 from oncall_tui.store.ids import stored_id
 from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
 
@@ -38,8 +39,15 @@ class SessionRepository:
 
     def require(self, owner: str, session_id: int) -> SessionRow:
         """The owner's session, else ``NOT_FOUND``: another owner's session answers exactly as
-        a missing one does, so no answer tells which ids exist."""
-        row = self._session.get(SessionRow, session_id)
+        a missing one does, so no answer tells which ids exist.
+
+        In a unit of work that may write, the session's row is locked until the unit ends
+        (``FOR UPDATE``; SQLite's write lock already covers it): what the unit reads of the
+        session (the next position, the boundary, the clear counter) cannot change under it."""
+        query = select(SessionRow).where(SessionRow.id == session_id)
+        if self._session.info.get(WRITES):  # hold it until the unit of work ends
+            query = query.with_for_update().execution_options(populate_existing=True)
+        row = self._session.exec(query).first()
         if row is None or row.owner != owner:
             raise OncallError("NOT_FOUND", kind="session", ref=session_id)
         return row

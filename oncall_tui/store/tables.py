@@ -21,7 +21,13 @@ def utcnow() -> datetime:
 class PromptRow(SQLModel, table=True):
     __tablename__ = "prompt"
     __table_args__ = (
-        Index("uq_prompt_one_default", "owner", unique=True, sqlite_where=text("is_default")),
+        Index(
+            "uq_prompt_one_default",
+            "owner",
+            unique=True,
+            sqlite_where=text("is_default"),
+            postgresql_where=text("is_default"),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -113,3 +119,14 @@ class ToolAuditRow(SQLModel, table=True):
     summary: str
     started_at: datetime
     duration_ms: int
+
+
+class TeamPolicyRow(SQLModel, table=True):
+    """One rule of a shared database's policy, set by its administrator (plain SQL; see the
+    README's "For a team"). Known names: ``allow_user_override`` (``true``: an engineer may
+    act under another user name than their login)."""
+
+    __tablename__ = "team_policy"
+
+    name: str = Field(primary_key=True)
+    value: str

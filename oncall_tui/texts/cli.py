@@ -191,4 +191,12 @@ CLI: dict[str, dict[Language, str]] = {
     },
     "cli.doctor.db_new": {"en": "{path} (created on first use)", "zh": "{path}（首次使用时创建）"},
     "cli.doctor.db_mode": {"en": "{path}, mode {mode}", "zh": "{path}，权限 {mode}"},
+    "cli.doctor.db_server": {
+        "en": "{path} (PostgreSQL, schema version {version})",
+        "zh": "{path}（PostgreSQL，架构版本 {version}）",
+    },
+    "cli.doctor.db_unreachable": {
+        "en": "{path}  NOT reachable: {detail}",
+        "zh": "{path}  无法连接：{detail}",
+    },
 }
