@@ -94,6 +94,12 @@ class PostgresServer:
         with psycopg.connect(_libpq(self.url(database)), autocommit=True) as connection:
             connection.execute(sql.encode())
 
+    def fetch(self, sql: str, database: str) -> list[tuple[object, ...]]:
+        import psycopg
+
+        with psycopg.connect(_libpq(self.url(database)), autocommit=True) as connection:
+            return connection.execute(sql.encode()).fetchall()
+
     def prepare_template(self) -> None:
         """The template every test database copies: migrated to the newest revision, with a
         policy letting the tests act as any user name (as they do on SQLite)."""

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import SQLModel
@@ -156,8 +157,8 @@ def test_a_failed_migration_rolls_back_entirely(
 
     real = Operations.create_table
 
-    def failing_at_the_second_table(self: Operations, name: str, *columns: object, **kw: object):  # type: ignore[no-untyped-def]
-        if name == "skill":
+    def failing_at_the_second_table(self: Operations, name: str, *columns: Any, **kw: Any) -> Any:
+        if name == "skill":  # the first revision's second table: the first is made by then
             raise RuntimeError("the migration failed half-way")
         return real(self, name, *columns, **kw)
 

@@ -28,7 +28,7 @@ from sqlmodel import create_engine
 from oncall_tui.errors import OncallError
 from oncall_tui.setting_values import masked_url
 from oncall_tui.store.engine import Database
-from oncall_tui.store.schema import LATEST_VERSION, schema_version, upgrade
+from oncall_tui.store.schema import LATEST_VERSION, newer_schema, schema_version, upgrade
 
 LOCK_TIMEOUT_MS = 5_000
 """How long a unit of work waits for a row or owner lock: SQLite's busy timeout."""
@@ -66,6 +66,8 @@ class PostgresDatabase(Database):
             with self._failures():
                 with self.engine.connect() as connection:
                     current = schema_version(connection)
+                if current > LATEST_VERSION:
+                    raise newer_schema(self.label, current)
                 if current < LATEST_VERSION:
                     with self.engine.begin() as connection:
                         upgrade(connection)

@@ -96,6 +96,7 @@ def describe_database(path: Path) -> dict[str, object]:
         "exists": path.exists(),
         "mode": None,
         "schema_version": None,
+        "error": None,
     }
     if path.exists():
         facts = path.stat()
