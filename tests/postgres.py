@@ -88,10 +88,11 @@ class PostgresServer:
             self._started = False
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    def execute(self, sql: str, database: str = "postgres") -> None:
+    def execute(self, sql: str, database: str = "postgres", *, role: str = SUPERUSER) -> None:
         import psycopg
 
-        with psycopg.connect(_libpq(self.url(database)), autocommit=True) as connection:
+        url = _libpq(self.url(database)).replace(f"://{SUPERUSER}@", f"://{role}@")
+        with psycopg.connect(url, autocommit=True) as connection:
             connection.execute(sql.encode())
 
     def fetch(self, sql: str, database: str) -> list[tuple[object, ...]]:

@@ -5,6 +5,8 @@ modules marked ``both_engines``.)"""
 
 from __future__ import annotations
 
+import os
+import pwd
 import threading
 from pathlib import Path
 
@@ -208,3 +210,42 @@ def test_doctor_says_when_the_server_does_not_answer(cli: RunCli) -> None:
     assert "pw@" not in result.out
     assert isinstance(database["error"], str)
     assert database["error"]
+
+
+TEAM_SETUP = (
+    "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+    "GRANT USAGE ON SCHEMA public TO oncall_team",
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA public "
+    "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO oncall_team",
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO oncall_team",
+)
+"""The README's "For a team" setup, after the roles and the database exist."""
+
+
+def test_the_readmes_team_setup_keeps_the_schema_and_the_policy_the_administrators(
+    cli: RunCli, postgres_server: PostgresServer
+) -> None:
+    name = postgres_server.new_database(empty=True).rsplit("/", 1)[-1]
+    postgres_server.execute("CREATE ROLE oncall_team NOLOGIN")
+    postgres_server.execute("CREATE ROLE erin LOGIN IN ROLE oncall_team")
+    for statement in TEAM_SETUP:
+        postgres_server.execute(statement, name)
+    admin = postgres_server.url(name)
+    login = pwd.getpwuid(os.getuid()).pw_name  # the name oncall-tui takes on a shared database
+    engineer = admin.replace("://postgres@", "://erin@")
+
+    early = cli("--db", engineer, "sessions", "list", "--json", user=login)
+    assert (early.code, early.error()["code"]) == (2, "DATABASE_UNAVAILABLE")
+    assert "permission denied" in early.error()["message"]  # only the administrator makes it
+
+    assert cli("--db", admin, "sessions", "list", "--json", user=login).code == 0
+    postgres_server.execute("REVOKE INSERT, UPDATE, DELETE ON team_policy FROM oncall_team", name)
+    created = cli("--db", engineer, "sessions", "new", "--title", "db failover", user=login)
+    assert created.code == 0, created.err
+    found = cli("--db", engineer, "search", "failover", "--json", user=login).json_list()
+    assert [hit["session_title"] for hit in found] == ["db failover"]
+    with pytest.raises(Exception, match="permission denied for table team_policy"):
+        postgres_server.execute(
+            "INSERT INTO team_policy VALUES ('allow_user_override', 'true')", name, role="erin"
+        )

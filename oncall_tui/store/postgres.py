@@ -86,10 +86,10 @@ class PostgresDatabase(Database):
             state = getattr(exc.orig, "sqlstate", None)
             if state in BUSY_STATES:
                 raise OncallError("DATABASE_BUSY", path=self.label) from None
-            if exc.connection_invalidated or state is None or state.startswith("08"):
-                detail = _first_line(exc.orig)
-                raise OncallError("DATABASE_UNAVAILABLE", path=self.label, detail=detail) from None
-            raise
+            # The server gone, refused, or refusing this role (no privilege to create or
+            # upgrade the tables): the unit of work was rolled back; say PostgreSQL's reason.
+            detail = _first_line(exc.orig)
+            raise OncallError("DATABASE_UNAVAILABLE", path=self.label, detail=detail) from None
 
 
 def _parse(url: str) -> URL:
