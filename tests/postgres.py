@@ -69,11 +69,13 @@ class PostgresServer:
         return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
 
     def start(self) -> None:
+        """Make the cluster (the first time) and start the server."""
         data = self._dir / "data"
-        self._run(
-            "initdb", "-D", str(data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
-            "--locale=C.UTF-8", "--no-sync",
-        )  # fmt: skip
+        if not data.exists():
+            self._run(
+                "initdb", "-D", str(data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
+                "--locale=C.UTF-8", "--no-sync",
+            )  # fmt: skip
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self._dir} -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
@@ -82,10 +84,14 @@ class PostgresServer:
         self._run("pg_ctl", "-D", str(data), "-l", str(log), "-w", "-o", options, "start")
         self._started = True
 
-    def stop(self) -> None:
+    def halt(self) -> None:
+        """Stop the server, keeping its data: :meth:`start` brings it back (an outage)."""
         if self._started:
             self._run("pg_ctl", "-D", str(self._dir / "data"), "-m", "immediate", "-w", "stop")
             self._started = False
+
+    def stop(self) -> None:
+        self.halt()
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def execute(self, sql: str, database: str = "postgres", *, role: str = SUPERUSER) -> None:

@@ -41,6 +41,12 @@ class Services:
     def owner(self) -> str:
         return self.settings.user
 
+    @property
+    def database_opened(self) -> bool:
+        """Whether the database was opened (and upgraded): a failure after that is the server's
+        or the disk's for a while, not a database that cannot be used at all."""
+        return "database" in self.__dict__
+
     @cached_property
     def database(self) -> Database:
         """The store: the SQLite file, or the team's PostgreSQL database, where the user must

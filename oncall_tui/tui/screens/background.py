@@ -44,9 +44,9 @@ class BackgroundScreen(Screen[None]):
         try:
             result = await asyncio.to_thread(call)
         except OncallError as error:
-            if error.code == "DATABASE_UNAVAILABLE":  # nothing works without it: say why, go
-                self.app.post_message(CannotGoOn(error))
-            else:
+            if error.code == "DATABASE_UNAVAILABLE" and not self.services.database_opened:
+                self.app.post_message(CannotGoOn(error))  # nothing works without it: say why
+            else:  # a server gone for a while: say it, keep what was typed, try again later
                 self.show_error(error)
             return
         outcome = then(result)
