@@ -106,8 +106,20 @@ def _status_error(exc: BaseException, status: int, *, url: str, model: str) -> O
         return OncallError("MODEL_UNAVAILABLE", "openai_refused_key", url=url, status=status)
     if status == 404:
         return OncallError("MODEL_NOT_FOUND", "openai_model_refused", url=url, model=model)
-    message = getattr(exc, "message", None) or str(exc)
-    return OncallError("STREAM_FAILED", "server_reported", problem=_short(str(message)))
+    return OncallError("STREAM_FAILED", "server_reported", problem=_short(_server_said(exc)))
+
+
+def _server_said(exc: BaseException) -> str:
+    """The server's own words: the error body's ``message`` (as the API puts it, under
+    ``error`` or not), else what the SDK made of the answer."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    if isinstance(body, dict) and isinstance(body.get("message"), str) and body["message"]:
+        return str(body["message"])
+    if isinstance(body, str) and body:
+        return body
+    return str(getattr(exc, "message", None) or exc)
 
 
 def _silent(timeout: float | None, provider: str) -> OncallError:

@@ -222,12 +222,15 @@ def _text_of(message: JSON) -> str:
 def _deltas(reply: Reply, serial: int) -> list[JSON]:
     """The streamed ``delta`` objects of a reply, before the finishing chunk; ``serial``
     numbers the request, so call ids differ across the requests of a turn."""
-    deltas: list[JSON] = [{"role": "assistant", "content": ""}]
-    deltas += [{"content": piece} for piece in split_text(reply.text, reply.chunk_size)]
+    pieces = split_text(reply.text, reply.chunk_size)
+    deltas: list[JSON] = [{"content": piece} for piece in pieces]
+    if deltas:  # the role comes with the first piece, so drop_after counts text pieces
+        deltas[0] = {"role": "assistant", **deltas[0]}
     for index, (name, arguments) in enumerate(reply.tool_calls):
         call_id = f"call_{serial}_{index}"
         first = {"index": index, "id": call_id, "type": "function"}
-        deltas.append({"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]})
+        opening: JSON = {"tool_calls": [{**first, "function": {"name": name, "arguments": ""}}]}
+        deltas.append({"role": "assistant", **opening} if not deltas else opening)
         text = json.dumps(dict(arguments))
         for start in range(0, len(text), ARGUMENT_PIECE):
             piece = text[start : start + ARGUMENT_PIECE]
