@@ -26,7 +26,7 @@ async def session_with_history(services: Services) -> int:
 
 
 async def while_summarising(
-    services: Services, server: FakeOllama, session_id: int, meanwhile: Callable[[], object]
+    services: Services, server: FakeServer, session_id: int, meanwhile: Callable[[], object]
 ) -> asyncio.Task[MemoryState]:
     """Start a compaction, do ``meanwhile`` once the model is writing its summary."""
     asked = len(server.chat_requests)

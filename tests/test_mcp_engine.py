@@ -47,7 +47,7 @@ Build = Callable[..., Services]
 
 
 @pytest.fixture
-def with_tools(on_ollama: Callable[..., Services], server: FakeOllama) -> Build:
+def with_tools(on_ollama: Callable[..., Services], server: FakeServer) -> Build:
     def build(*servers: McpServer, **overrides: object) -> Services:
         values: dict[str, object] = {"mcp_servers": servers or (ops(),), "tool_timeout": 3.0}
         values.update(overrides)
@@ -56,12 +56,12 @@ def with_tools(on_ollama: Callable[..., Services], server: FakeOllama) -> Build:
     return build
 
 
-def bound_names(server: FakeOllama, index: int = 0) -> list[str]:
+def bound_names(server: FakeServer, index: int = 0) -> list[str]:
     tools = server.chat_requests[index].get("tools") or []
     return [tool["function"]["name"] for tool in tools]
 
 
-def tool_message(server: FakeOllama, index: int = 1) -> str:
+def tool_message(server: FakeServer, index: int = 1) -> str:
     messages = server.chat_requests[index]["messages"]
     assert messages[-1]["role"] == "tool"
     return str(messages[-1]["content"])
