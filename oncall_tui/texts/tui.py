@@ -132,11 +132,12 @@ COMMANDS: dict[str, dict[Language, str]] = {
         "en": "Answer the session's last message again (its reply failed or was cut off)",
         "zh": "重新回答会话的最后一条消息（其回复失败或被中断）",
     },
-    "command.check_ollama": {"en": "Check Ollama", "zh": "检查 Ollama"},
-    "command.check_ollama.title": {"en": "Check Ollama", "zh": "检查 Ollama"},
+    "command.check_ollama": {"en": "Check model server", "zh": "检查模型服务"},
+    "command.check_ollama.title": {"en": "Check the model server", "zh": "检查模型服务"},
     "command.check_ollama.help": {
-        "en": "Ask the Ollama server again whether it answers and has the model",
-        "zh": "再次询问 Ollama 服务是否可用、是否有该模型",
+        "en": "Ask the model server (Ollama or the OpenAI-compatible one) again whether it "
+        "answers and has the model",
+        "zh": "再次询问模型服务（Ollama 或 OpenAI 兼容服务）是否可用、是否有该模型",
     },
 }
 
