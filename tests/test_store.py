@@ -8,6 +8,8 @@ import os
 import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +200,19 @@ def test_a_row_has_an_id_once_it_is_flushed(database: Database) -> None:
         session.add(row)
         session.flush()
         assert stored_id(row) == row.id
+
+
+def test_opening_an_up_to_date_database_does_not_load_alembic(tmp_path: Path) -> None:
+    """Alembic is for upgrades: every start of the app pays one read of the version instead."""
+    path = tmp_path / "oncall.db"
+    SqliteDatabase(path).close()
+    probe = (
+        "import sys; from pathlib import Path\n"
+        "from oncall_tui.store.sqlite import SqliteDatabase\n"
+        "SqliteDatabase(Path(sys.argv[1])).close()\n"
+        "print('alembic' in sys.modules)\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, check=True
+    )
+    assert ran.stdout.strip() == "False"
