@@ -39,6 +39,10 @@ WINDOW = 8192
 """The server's context length (``n_ctx``), which its ``/props`` reports."""
 SEED = 17
 """A fixed sampling seed: the same requests get the same replies, run after run."""
+REPLY_TOKENS = 96
+"""The longest reply (the server's ``n_predict`` for a request that sets no limit): a reply
+cut there ends with ``finish_reason: length``, which the engine stores as ``truncated``. A
+model this small can ramble for hundreds of tokens, and nothing here reads what it says."""
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 
@@ -176,7 +180,12 @@ def serve(gguf: str, window: int) -> None:
     params.use_jinja = True  # the chat template renders tool schemas and tool calls
     params.sampling.seed = SEED
     params.verbosity = 4  # the log's per-request prompt counts
-    params.cpuparams.n_threads = min(4, os.cpu_count() or 1)
+    params.n_predict = REPLY_TOKENS
+    # One thread to generate, two for prompts: llama.cpp's threads wait for each other at
+    # every layer, so on a busy machine (a test suite beside it) each extra thread that is
+    # not scheduled stalls the rest; one generating thread stays near its full speed.
+    params.cpuparams.n_threads = 1
+    params.cpuparams_batch.n_threads = min(2, os.cpu_count() or 1)
     server = xllamacpp.Server(params)
     sys.stdout.write(json.dumps({"url": server.listening_address}) + "\n")
     sys.stdout.flush()
