@@ -218,6 +218,11 @@ class Settings:
             sources=MappingProxyType(sources),
         )
 
+    @property
+    def server_url(self) -> str:
+        """Where the model server is: Ollama's address, or the OpenAI-compatible base URL."""
+        return self.base_url if self.provider == "openai" else self.ollama_url
+
     def with_preference(self, name: str, value: str | int | float | None) -> Settings:
         """These settings with the settings file's key ``name`` set to ``value`` (checked as
         the file's value would be); ``None`` puts the setting's default back."""

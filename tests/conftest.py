@@ -45,7 +45,13 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config" / "config.toml"
     monkeypatch.setenv("ONCALL_TUI_CONFIG", str(path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # for environ={} too
-    for variable in ("ONCALL_TUI_LANG", "ONCALL_TUI_THEME"):
+    for variable in (
+        "ONCALL_TUI_LANG",
+        "ONCALL_TUI_THEME",
+        "ONCALL_TUI_PROVIDER",
+        "ONCALL_TUI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(variable, raising=False)
     return path
 
