@@ -59,7 +59,8 @@ ARGUMENT_PIECE = 7
 
 @dataclass(frozen=True)
 class OpenAIRequest:
-    """A request the server received: method, path, JSON body (``{}`` for a GET), headers."""
+    """A request the server received: method, path, JSON body (``{}`` for a GET), headers
+    (names in lower case)."""
 
     method: str
     path: str
@@ -303,7 +304,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routes ------------------------------------------------------------------
     def do_GET(self) -> None:
-        self.fake._record(OpenAIRequest("GET", self.path, {}, dict(self.headers.items())))
+        self.fake._record(
+            OpenAIRequest("GET", self.path, {}, {k.lower(): v for k, v in self.headers.items()})
+        )
         if self.path == "/v1/models":
             if self._authorized():
                 self._send_json(200, self.fake.models_body())
@@ -314,7 +317,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self._read_json()
-        self.fake._record(OpenAIRequest("POST", self.path, body, dict(self.headers.items())))
+        self.fake._record(
+            OpenAIRequest("POST", self.path, body, {k.lower(): v for k, v in self.headers.items()})
+        )
         try:
             if self.path != "/v1/chat/completions":
                 self._send_error(404, "File Not Found", "not_found_error")
