@@ -48,6 +48,8 @@ FILE_KEYS: Mapping[str, str] = MappingProxyType(
         "theme": "text",
         "ollama_url": "text",
         "lang": "text",
+        "provider": "text",
+        "base_url": "text",
         "log_level": "text",
         "num_ctx": "whole_number",
         "timeout": "number",

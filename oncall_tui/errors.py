@@ -97,8 +97,51 @@ CATALOG: dict[str, dict[Language, str]] = {
     },
 }
 
-# Reasons refine a code with the exact rule that was broken.
+# Reasons refine a code with the exact rule that was broken. A reason given to a code whose
+# message has no {detail} replaces the whole message: the same code said of another server.
 REASONS: dict[str, dict[Language, str]] = {
+    "openai_unreachable": {
+        "en": "The model server is not reachable at {url}. Start it (llama-server, vLLM, …) or "
+        "set --base-url / ONCALL_TUI_BASE_URL.",
+        "zh": "无法连接模型服务器（{url}）。请启动它（llama-server、vLLM 等）或设置 --base-url / "
+        "ONCALL_TUI_BASE_URL。",
+    },
+    "openai_refused_key": {
+        "en": "The model server at {url} refused the request (HTTP {status}): set OPENAI_API_KEY "
+        "to the key it expects.",
+        "zh": "{url} 上的模型服务器拒绝了请求（HTTP {status}）：请将 OPENAI_API_KEY "
+        "设为它要求的密钥。",
+    },
+    "openai_model_missing": {
+        "en": "The model server at {url} does not serve '{model}' (it serves: {served}). "
+        "Pick one of those with --model.",
+        "zh": "{url} 上的模型服务器没有提供 '{model}'（它提供：{served}）。"
+        "请用 --model 选择其中之一。",
+    },
+    "openai_model_refused": {
+        "en": "The model server at {url} has no model '{model}'. Pick one it serves with --model.",
+        "zh": "{url} 上的模型服务器没有模型 '{model}'。请用 --model 选择它提供的模型。",
+    },
+    "server_stream_dropped": {
+        "en": "the connection to the model server dropped",
+        "zh": "与模型服务器的连接中断",
+    },
+    "server_stream_unreadable": {
+        "en": "the model server sent a response that could not be read",
+        "zh": "模型服务器返回了无法解析的响应",
+    },
+    "server_stream_silent_for": {
+        "en": "no data from the model server for {seconds} s",
+        "zh": "模型服务器已 {seconds} 秒没有发送数据",
+    },
+    "server_stream_silent": {
+        "en": "no data from the model server for too long",
+        "zh": "模型服务器太久没有发送数据",
+    },
+    "server_reported": {
+        "en": "the model server reported: {problem}",
+        "zh": "模型服务器报告：{problem}",
+    },
     "stream_dropped": {"en": "the connection to Ollama dropped", "zh": "与 Ollama 的连接中断"},
     "stream_unreadable": {
         "en": "Ollama sent a response that could not be read",
@@ -288,6 +331,16 @@ REASONS: dict[str, dict[Language, str]] = {
     "bad_ollama_address": {
         "en": "'{value}' is not an Ollama address: give host, host:port or http(s)://host:port",
         "zh": "'{value}' 不是有效的 Ollama 地址：请使用 host、host:port 或 http(s)://host:port",
+    },
+    "bad_provider": {
+        "en": "provider '{value}' is not one of {names}",
+        "zh": "提供方 '{value}' 不是以下之一：{names}",
+    },
+    "bad_base_url": {
+        "en": "'{value}' is not a server's base URL: give http(s)://host[:port][/path], "
+        "e.g. http://127.0.0.1:8080/v1",
+        "zh": "'{value}' 不是有效的服务器基础地址：请使用 http(s)://host[:port][/path]，"
+        "例如 http://127.0.0.1:8080/v1",
     },
     "skill_frontmatter_duplicate_key": {
         "en": "the frontmatter has the field '{field}' more than once (line {line})",
@@ -518,9 +571,13 @@ class OncallError(Exception):
         kind = values.get("kind")
         if isinstance(kind, str) and kind in KINDS:
             values["kind"] = KINDS[kind][lang]
+        template = CATALOG[self.code][lang]
         if self.reason is not None:
-            values["detail"] = REASONS[self.reason][lang].format_map(_Lenient(values))
-        return CATALOG[self.code][lang].format_map(_Lenient(values))
+            reason = REASONS[self.reason][lang].format_map(_Lenient(values))
+            if "{detail}" not in template:  # a whole message of its own (another server's)
+                return reason
+            values["detail"] = reason
+        return template.format_map(_Lenient(values))
 
     def to_json(self, lang: Language = "en") -> dict[str, object]:
         return {"code": self.code, "message": self.message(lang), "reason": self.reason}

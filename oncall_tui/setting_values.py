@@ -18,6 +18,12 @@ from oncall_tui.config_file import FILE_KEYS, FileValue
 from oncall_tui.errors import Language, OncallError
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
+PROVIDERS = ("ollama", "openai")
+"""Who serves the model: Ollama's own API, or any server of the OpenAI chat-completions API
+(llama.cpp's ``llama-server``, vLLM, LM Studio, Ollama's ``/v1``)."""
+DEFAULT_PROVIDER = "ollama"
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+"""Where ``llama-server`` answers by default; only the ``openai`` provider uses it."""
 DEFAULT_MODEL = "llama3.1:8b"
 NUM_CTX_MIN = 512
 NUM_CTX_MAX = 1_048_576
@@ -75,6 +81,8 @@ PARSERS: Mapping[str, Callable[[object], object]] = MappingProxyType(
         "theme": _parse_text,
         "ollama_url": lambda value: normalize_ollama_url(str(value)),
         "lang": parse_lang,
+        "provider": lambda value: parse_provider(str(value)),
+        "base_url": lambda value: normalize_base_url(str(value)),
         "log_level": lambda value: parse_log_level(str(value)),
         "num_ctx": lambda value: parse_num_ctx(whole_number(value)),
         "timeout": _parse_seconds("timeout", DEFAULT_REQUEST_TIMEOUT),
@@ -90,6 +98,8 @@ DEFAULTS: Mapping[str, object] = MappingProxyType(
         "theme": None,
         "ollama_url": DEFAULT_OLLAMA_URL,
         "lang": "en",
+        "provider": DEFAULT_PROVIDER,
+        "base_url": DEFAULT_BASE_URL,
         "log_level": DEFAULT_LOG_LEVEL,
         "num_ctx": None,
         "timeout": DEFAULT_REQUEST_TIMEOUT,
@@ -177,6 +187,54 @@ def _valid_host(host: str) -> bool:
             return False
         return True
     return _HOST_NAME.fullmatch(host) is not None
+
+
+def parse_provider(value: str | None) -> str:
+    """One of :data:`PROVIDERS` (case and surrounding spaces ignored); unset is Ollama."""
+    provider = (value or DEFAULT_PROVIDER).strip().lower()
+    if provider not in PROVIDERS:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT",
+            "bad_provider",
+            value=value,
+            names=", ".join(PROVIDERS),
+        )
+    return provider
+
+
+def normalize_base_url(raw: str) -> str:
+    """An OpenAI-compatible server's base URL, as its clients take it: a full
+    ``http(s)://host[:port][/path]`` (``/v1`` usually ends it), trailing slashes dropped, a
+    bind-all address reached through loopback. Unset is :data:`DEFAULT_BASE_URL`. No query,
+    no fragment, no user name or password in it: a key goes in ``OPENAI_API_KEY``."""
+    value = raw.strip()
+    if not value:
+        return DEFAULT_BASE_URL
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+        port = parts.port
+    except ValueError:  # an unclosed [IPv6] address, a port past 65535
+        raise _bad_base_url(value) from None
+    if (
+        parts.scheme not in ("http", "https")
+        or not host
+        or not _valid_host(host)
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+    ):
+        raise _bad_base_url(value)
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    where = host if port is None else f"{host}:{port}"
+    return f"{parts.scheme}://{where}{parts.path.rstrip('/')}"
+
+
+def _bad_base_url(value: str) -> OncallError:
+    return OncallError("VALIDATION_INVALID_ARGUMENT", "bad_base_url", value=value)
 
 
 def _bad_address(value: str) -> OncallError:

@@ -27,11 +27,13 @@ from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
 from oncall_tui.mcp_settings import McpServer, expand_servers
 from oncall_tui.setting_values import (
+    DEFAULT_BASE_URL,
     DEFAULT_DEADLINE,
     DEFAULT_LOG_LEVEL,
     DEFAULT_MAX_REPLY_CHARS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
+    DEFAULT_PROVIDER,
     DEFAULT_REQUEST_TIMEOUT,
     DEFAULT_TOOL_RESULT_CHARS,
     DEFAULT_TOOL_TIMEOUT,
@@ -40,10 +42,13 @@ from oncall_tui.setting_values import (
     NUM_CTX_MAX,
     NUM_CTX_MIN,
     PARSERS,
+    PROVIDERS,
+    normalize_base_url,
     normalize_ollama_url,
     parse_lang,
     parse_log_level,
     parse_num_ctx,
+    parse_provider,
     parse_request_timeout,
     parse_seconds,
     seconds_value,
@@ -53,6 +58,9 @@ from oncall_tui.setting_values import (
 
 APP_NAME = "oncall-tui"
 CONFIG_ENV = "ONCALL_TUI_CONFIG"
+API_KEY_ENV = "OPENAI_API_KEY"
+"""The OpenAI-compatible server's key, when it wants one: from the environment only, never an
+option (a process list shows options) nor the settings file."""
 
 Source = Literal["flag", "env", "file", "default"]
 NO_SOURCES: Mapping[str, Source] = MappingProxyType({})
@@ -68,6 +76,14 @@ class Settings:
     user: str
     lang: Language = "en"
     ollama_url: str = DEFAULT_OLLAMA_URL
+    provider: str = DEFAULT_PROVIDER
+    """Who serves the model: ``ollama`` (its own API at :attr:`ollama_url`) or ``openai`` (the
+    OpenAI chat-completions API at :attr:`base_url`)."""
+    base_url: str = DEFAULT_BASE_URL
+    """The OpenAI-compatible server's base URL (``http://gpu-box:8080/v1``)."""
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    """``OPENAI_API_KEY``, sent as ``Authorization: Bearer`` to that server; never shown,
+    logged nor written to the settings file."""
     model: str = DEFAULT_MODEL
     num_ctx: int | None = None
     """Context window forced by the user; ``None`` means discover it from Ollama."""
@@ -109,6 +125,8 @@ class Settings:
         user: str | None = None,
         lang: str | None = None,
         ollama_url: str | None = None,
+        provider: str | None = None,
+        base_url: str | None = None,
         model: str | None = None,
         num_ctx: str | int | None = None,
         request_timeout: str | float | None = None,
@@ -172,6 +190,11 @@ class Settings:
             ollama_url=normalize_ollama_url(
                 str(setting("ollama_url", ollama_url, "OLLAMA_HOST") or "")
             ),
+            provider=parse_provider(_text(setting("provider", provider, "ONCALL_TUI_PROVIDER"))),
+            base_url=normalize_base_url(
+                str(setting("base_url", base_url, "ONCALL_TUI_BASE_URL") or "")
+            ),
+            api_key=env.get(API_KEY_ENV) or None,
             model=str(setting("model", model, "ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
             num_ctx=parse_num_ctx(whole_number(setting("num_ctx", num_ctx, "ONCALL_TUI_NUM_CTX"))),
             request_timeout=parse_request_timeout(
@@ -194,6 +217,11 @@ class Settings:
             config_problem=problem,
             sources=MappingProxyType(sources),
         )
+
+    @property
+    def server_url(self) -> str:
+        """Where the model server is: Ollama's address, or the OpenAI-compatible base URL."""
+        return self.base_url if self.provider == "openai" else self.ollama_url
 
     def with_preference(self, name: str, value: str | int | float | None) -> Settings:
         """These settings with the settings file's key ``name`` set to ``value`` (checked as
@@ -285,27 +313,33 @@ class _Utf8Environ(Mapping[str, str]):
 
 
 __all__ = [
+    "API_KEY_ENV",
     "APP_NAME",
     "CONFIG_ENV",
+    "DEFAULT_BASE_URL",
     "DEFAULT_DEADLINE",
     "DEFAULT_LOG_LEVEL",
     "DEFAULT_MAX_REPLY_CHARS",
     "DEFAULT_MODEL",
     "DEFAULT_OLLAMA_URL",
+    "DEFAULT_PROVIDER",
     "DEFAULT_REQUEST_TIMEOUT",
     "LOG_LEVELS",
     "NUM_CTX_MAX",
     "NUM_CTX_MIN",
     "PREFERENCE_FIELDS",
+    "PROVIDERS",
     "Settings",
     "Source",
     "default_config_path",
     "default_db_path",
     "default_log_path",
+    "normalize_base_url",
     "normalize_ollama_url",
     "parse_lang",
     "parse_log_level",
     "parse_num_ctx",
+    "parse_provider",
     "parse_request_timeout",
     "parse_seconds",
     "to_file_value",

@@ -20,6 +20,10 @@ from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
+
+FakeServer = FakeOllama | FakeOpenAI
+"""A loopback model server: Ollama's API, or the OpenAI chat-completions API."""
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "skills-examples"
@@ -41,7 +45,13 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "config" / "config.toml"
     monkeypatch.setenv("ONCALL_TUI_CONFIG", str(path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # for environ={} too
-    for variable in ("ONCALL_TUI_LANG", "ONCALL_TUI_THEME"):
+    for variable in (
+        "ONCALL_TUI_LANG",
+        "ONCALL_TUI_THEME",
+        "ONCALL_TUI_PROVIDER",
+        "ONCALL_TUI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(variable, raising=False)
     return path
 
@@ -148,12 +158,15 @@ def engine(db_path: Path, built: list[Services]) -> Callable[..., Services]:
 
 @pytest.fixture
 def on_ollama(db_path: Path, built: list[Services]) -> Callable[..., Services]:
-    """Services on the real ``langchain-ollama`` client and a loopback server:
+    """Services on the real client of the server's provider (``langchain-ollama`` for a
+    `FakeOllama`, ``langchain-openai`` for a `FakeOpenAI`) and that loopback server:
     ``on_ollama(server, model="tiny:2k", **settings)``."""
 
-    def build(server: FakeOllama | None, model: str = "tiny:2k", **overrides: object) -> Services:
+    def build(server: FakeServer | None, model: str = "tiny:2k", **overrides: object) -> Services:
         values: dict[str, object] = {"model": model, "request_timeout": 10.0}
-        if server is not None:
+        if isinstance(server, FakeOpenAI):
+            values.update(provider="openai", base_url=server.url)
+        elif server is not None:
             values["ollama_url"] = server.url
         values.update(overrides)
         services = Services(make_settings(db_path, **values))
@@ -164,10 +177,23 @@ def on_ollama(db_path: Path, built: list[Services]) -> Callable[..., Services]:
 
 
 @pytest.fixture
-def server() -> Iterator[FakeOllama]:
-    """A loopback server speaking Ollama's wire protocol, with the default models."""
-    with FakeOllama() as fake:
+def server(request: pytest.FixtureRequest) -> Iterator[FakeServer]:
+    """A loopback server speaking Ollama's wire protocol, with the default models; under
+    :data:`both_providers`, each server in turn (Ollama's, then the OpenAI-compatible one)."""
+    provider = getattr(request, "param", "ollama")
+    fake: FakeServer = FakeOpenAI() if provider == "openai" else FakeOllama()
+    with fake:
         yield fake
+
+
+def server_name(server: FakeServer) -> str:
+    """How the catalog names ``server`` inside a sentence (``no data from {name} for 2 s``)."""
+    return "the model server" if isinstance(server, FakeOpenAI) else "Ollama"
+
+
+both_providers = pytest.mark.parametrize("server", ["ollama", "openai"], indirect=True)
+"""Run a test that takes ``server`` on both providers' servers and clients: the engine's
+promises (streaming, tools, usage and calibration, the 95% rule, failures) hold for each."""
 
 
 @pytest.fixture

@@ -13,15 +13,16 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.tokens import estimate_tokens
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from tests.conftest import collect
-from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.conftest import FakeServer, both_providers, collect
+from tests.fakes.ollama_server import Reply
 
 OnOllama = Callable[..., Services]
 TRICKLE = Reply("one two three four five six seven eight", delay_per_chunk=0.3)
 
 
+@both_providers
 async def test_a_trickling_reply_stops_at_the_deadline(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     """Each chunk comes well within the read timeout; the whole call does not."""
     services = on_ollama(server, model="qwen3:8b", request_timeout=1.0, deadline=1.0)
@@ -40,8 +41,9 @@ async def test_a_trickling_reply_stops_at_the_deadline(
     assert (reply.status, reply.content) == ("failed", received)
 
 
+@both_providers
 async def test_a_reply_within_the_deadline_completes(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b", request_timeout=1.0, deadline=10.0)
     server.script(TRICKLE)
@@ -49,8 +51,9 @@ async def test_a_reply_within_the_deadline_completes(
     assert isinstance(events[-1], ReplyDone)
 
 
+@both_providers
 async def test_a_summary_is_bounded_by_the_deadline_too(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b", request_timeout=1.0, deadline=1.0)
     # Seeded, not sent: on a loaded machine a real first reply can itself take over 1 s.
@@ -63,8 +66,9 @@ async def test_a_summary_is_bounded_by_the_deadline_too(
 
 
 @pytest.mark.parametrize(("length", "status"), [(40, "complete"), (41, "truncated")])
+@both_providers
 async def test_a_reply_stops_at_its_size_limit(
-    on_ollama: OnOllama, server: FakeOllama, length: int, status: str
+    on_ollama: OnOllama, server: FakeServer, length: int, status: str
 ) -> None:
     services = on_ollama(server, model="qwen3:8b", max_reply_chars=40)
     text = ("x" * 9 + " ") * 5
@@ -96,8 +100,9 @@ def sent_usage(request: dict[str, object]) -> ContextUsage:
     return ContextUsage(estimate_tokens(system, [("user", user)]), 2_048)
 
 
+@both_providers
 async def test_a_long_transcript_is_summarised_in_parts_that_fit(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server)  # tiny:2k
     paragraph = "The api-7 pods restarted at 02:10 after the 1.42.0 rollout; 502s from upstream. "
@@ -116,8 +121,9 @@ async def test_a_long_transcript_is_summarised_in_parts_that_fit(
     )
 
 
+@both_providers
 async def test_a_message_too_long_for_the_window_is_cut_in_the_transcript(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server)  # tiny:2k
     session_id = seed_long_session(services, ["kubectl logs output line 17: error\n" * 2_000])

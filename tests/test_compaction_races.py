@@ -12,7 +12,7 @@ from oncall_tui.core.events import ReplyDone
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
-from tests.conftest import collect, poll_until
+from tests.conftest import FakeServer, both_providers, collect, poll_until
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
@@ -26,7 +26,7 @@ async def session_with_history(services: Services) -> int:
 
 
 async def while_summarising(
-    services: Services, server: FakeOllama, session_id: int, meanwhile: Callable[[], object]
+    services: Services, server: FakeServer, session_id: int, meanwhile: Callable[[], object]
 ) -> asyncio.Task[MemoryState]:
     """Start a compaction, do ``meanwhile`` once the model is writing its summary."""
     asked = len(server.chat_requests)
@@ -44,8 +44,9 @@ async def discarded(task: asyncio.Task[MemoryState]) -> str:
     return failed.value.message()
 
 
+@both_providers
 async def test_a_clear_during_a_compaction_discards_its_summary(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     session_id = await session_with_history(services)
@@ -112,7 +113,8 @@ async def test_messages_added_during_a_compaction_discard_its_summary(
     assert services.memory.state("alice", session_id).compacted_message_count == 0
 
 
-async def test_an_undisturbed_compaction_commits(on_ollama: OnOllama, server: FakeOllama) -> None:
+@both_providers
+async def test_an_undisturbed_compaction_commits(on_ollama: OnOllama, server: FakeServer) -> None:
     services = on_ollama(server, model="qwen3:8b")
     session_id = await session_with_history(services)
     task = await while_summarising(services, server, session_id, lambda: None)

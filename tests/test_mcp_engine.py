@@ -25,7 +25,7 @@ from oncall_tui.core.events import (
 from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from tests.conftest import collect, skill_text
+from tests.conftest import FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
@@ -47,7 +47,7 @@ Build = Callable[..., Services]
 
 
 @pytest.fixture
-def with_tools(on_ollama: Callable[..., Services], server: FakeOllama) -> Build:
+def with_tools(on_ollama: Callable[..., Services], server: FakeServer) -> Build:
     def build(*servers: McpServer, **overrides: object) -> Services:
         values: dict[str, object] = {"mcp_servers": servers or (ops(),), "tool_timeout": 3.0}
         values.update(overrides)
@@ -56,19 +56,20 @@ def with_tools(on_ollama: Callable[..., Services], server: FakeOllama) -> Build:
     return build
 
 
-def bound_names(server: FakeOllama, index: int = 0) -> list[str]:
+def bound_names(server: FakeServer, index: int = 0) -> list[str]:
     tools = server.chat_requests[index].get("tools") or []
     return [tool["function"]["name"] for tool in tools]
 
 
-def tool_message(server: FakeOllama, index: int = 1) -> str:
+def tool_message(server: FakeServer, index: int = 1) -> str:
     messages = server.chat_requests[index]["messages"]
     assert messages[-1]["role"] == "tool"
     return str(messages[-1]["content"])
 
 
+@both_providers
 async def test_only_allowed_tools_are_bound_beside_the_built_in_ones(
-    server: FakeOllama, with_tools: Build
+    server: FakeServer, with_tools: Build
 ) -> None:
     services = with_tools()
     server.script("Nothing to look up.")
@@ -80,8 +81,9 @@ async def test_only_allowed_tools_are_bound_beside_the_built_in_ones(
     assert len(names) == 1 + len(ALLOW)
 
 
+@both_providers
 async def test_an_auto_tool_runs_and_its_call_is_audited_under_its_shown_name(
-    server: FakeOllama, with_tools: Build
+    server: FakeServer, with_tools: Build
 ) -> None:
     services = with_tools()
     server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Found it.")
@@ -132,8 +134,9 @@ async def test_without_a_hook_a_confirm_tool_is_refused_as_not_allowed_in_this_r
     assert "not allowed in this run" in tool_message(server)
 
 
+@both_providers
 async def test_a_tool_that_hangs_is_a_failed_call_and_the_turn_goes_on(
-    server: FakeOllama, with_tools: Build
+    server: FakeServer, with_tools: Build
 ) -> None:
     services = with_tools(tool_timeout=0.5)
     server.script(Reply.tool_call("ops__hang", {}), "It timed out.")
@@ -143,8 +146,9 @@ async def test_a_tool_that_hangs_is_a_failed_call_and_the_turn_goes_on(
     assert events[-1].type == "done"
 
 
+@both_providers
 async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
-    server: FakeOllama, with_tools: Build
+    server: FakeServer, with_tools: Build
 ) -> None:
     services = with_tools(num_ctx=65536)
     server.script(Reply.tool_call("ops__flood", {"size": 1_000_000}), "Big.")
@@ -244,8 +248,9 @@ async def test_two_users_with_different_settings_get_different_tools(
     assert bound_names(server, 1) == ["get_current_time", "metrics__flood"]
 
 
+@both_providers
 async def test_server_tool_schemas_count_in_the_context_estimate(
-    server: FakeOllama, with_tools: Build, on_ollama: Callable[..., Services], tmp_path: Path
+    server: FakeServer, with_tools: Build, on_ollama: Callable[..., Services], tmp_path: Path
 ) -> None:
     plain = on_ollama(server, model="qwen3:8b")
     tooled = with_tools()

@@ -22,7 +22,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import READY_SECONDS, OllamaGateway
 from oncall_tui.llm.ollama_api import OllamaApi
 from oncall_tui.services.container import Services
-from tests.conftest import collect, make_settings
+from tests.conftest import FakeServer, both_providers, collect, make_settings, server_name
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
@@ -40,8 +40,9 @@ async def test_ollama_down_stores_nothing(on_ollama: OnOllama, closed_url: str) 
     assert services.sessions.list_sessions("alice") == []
 
 
+@both_providers
 async def test_a_model_not_pulled_stores_nothing_in_an_existing_session(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     session_id = on_ollama(server, model="qwen3:8b").sessions.create("alice").id
     services = on_ollama(server, model="mistral:7b")
@@ -86,8 +87,9 @@ def test_a_failed_check_is_not_trusted(closed_url: str, db_path: Path) -> None:
         assert gateway.context_window() == 2_048  # and its model's window replaces the fallback
 
 
+@both_providers
 async def test_retry_answers_the_stored_message_again_without_storing_it_twice(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     server.script(Reply("The pods are", drop_after=2))
@@ -114,8 +116,9 @@ async def test_retry_answers_the_stored_message_again_without_storing_it_twice(
     assert [m["role"] for m in retried] == ["system", "user"]  # the partial is not sent back
 
 
+@both_providers
 async def test_nothing_to_retry_once_the_message_is_answered(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     done = (await collect(services.chat.send("alice", None, "hello")))[-1]
@@ -129,8 +132,9 @@ async def test_nothing_to_retry_once_the_message_is_answered(
     assert stored(services, done.session_id) == before
 
 
+@both_providers
 async def test_an_interrupted_reply_stays_but_is_not_sent_again(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     server.script(Reply("one two three four five", delay_per_chunk=0.2))
@@ -177,8 +181,9 @@ async def test_a_model_without_tools_chats_without_them(
     assert "This model cannot call tools here" in request["messages"][0]["content"]
 
 
+@both_providers
 async def test_a_reply_cut_at_the_length_limit_is_marked_truncated(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     server.script(Reply("First check the", done_reason="length"))
@@ -210,8 +215,9 @@ async def test_mode_manual_with_ollama_down_changes_nothing_and_says_so(
     assert (state.memory_mode, state.compacted_message_count) == (MemoryMode.EVERY_30_TURNS, 0)
 
 
+@both_providers
 async def test_the_summary_streams_so_the_timeout_is_between_chunks(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     """A slow summary finishes as long as every chunk comes within the timeout."""
     services = on_ollama(server, model="qwen3:8b", request_timeout=0.5)
@@ -223,8 +229,9 @@ async def test_the_summary_streams_so_the_timeout_is_between_chunks(
     assert server.chat_requests[-1].get("stream", True) is True
 
 
+@both_providers
 async def test_a_summary_chunk_later_than_the_timeout_fails_cleanly(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b", request_timeout=0.5)
     done = (await collect(services.chat.send("alice", None, "hello")))[-1]
@@ -233,11 +240,12 @@ async def test_a_summary_chunk_later_than_the_timeout_fails_cleanly(
     with pytest.raises(OncallError) as failed:
         await services.memory.compact("alice", done.session_id)
     assert failed.value.code == "MEMORY_COMPACTION_FAILED"
-    assert "no data from Ollama for 0.5 s" in failed.value.message()
+    assert f"no data from {server_name(server)} for 0.5 s" in failed.value.message()
 
 
+@both_providers
 async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     first = (await collect(services.chat.send("alice", None, "hello")))[-1]
@@ -260,7 +268,8 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
         "session_id": session_id,
         "code": "MEMORY_COMPACTION_FAILED",
         "message": (
-            "Memory compaction failed: The model stream failed: Ollama reported: out of memory. "
+            "Memory compaction failed: The model stream failed: "
+            f"{server_name(server)} reported: out of memory. "
             "The summary and history are unchanged. The message is sent without compacting."
         ),
     }
@@ -268,8 +277,9 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
     assert isinstance(events[-1], ReplyDone)
 
 
+@both_providers
 async def test_a_summary_cut_at_the_length_limit_is_kept_and_marked(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server, model="qwen3:8b")
     done = (await collect(services.chat.send("alice", None, "hello")))[-1]

@@ -20,8 +20,8 @@ from oncall_tui.core.events import (
 from oncall_tui.core.memory import ContextUsage, MemoryMode
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from tests.conftest import EXAMPLES, collect
-from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
+from tests.fakes.ollama_server import Reply
 
 OnOllama = Callable[..., Services]
 LOG_ANALYSIS = (EXAMPLES / "log-analysis" / "SKILL.md").read_bytes()
@@ -50,8 +50,9 @@ def fill_to(services: Services, percent: float) -> int:
     return session_id
 
 
+@both_providers
 async def test_a_skill_that_would_pass_95_percent_is_not_passed_on(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server)
     select_log_analysis(services)
@@ -75,7 +76,8 @@ async def test_a_skill_that_would_pass_95_percent_is_not_passed_on(
     assert [(c.name, c.status) for c in stored.tool_calls] == [("load_skill", "withheld")]
 
 
-async def test_a_skill_that_fits_is_loaded_whole(on_ollama: OnOllama, server: FakeOllama) -> None:
+@both_providers
+async def test_a_skill_that_fits_is_loaded_whole(on_ollama: OnOllama, server: FakeServer) -> None:
     services = on_ollama(server, model="qwen3:8b")  # 8,192 tokens: the runbook fits
     select_log_analysis(services)
     server.script(Reply.tool_call("load_skill", {"skill_name": "log-analysis"}), "Grep first.")
@@ -85,8 +87,9 @@ async def test_a_skill_that_fits_is_loaded_whole(on_ollama: OnOllama, server: Fa
     assert LOG_ANALYSIS.decode() in server.chat_requests[1]["messages"][-1]["content"]
 
 
+@both_providers
 async def test_a_request_over_the_window_is_never_sent(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     """The model's own words before a tool call can fill the window too."""
     services = on_ollama(server)
@@ -104,8 +107,9 @@ async def test_a_request_over_the_window_is_never_sent(
     assert (reply.role, reply.status, reply.content) == ("assistant", "failed", rambling)
 
 
+@both_providers
 async def test_the_gauge_after_a_tool_turn_is_the_next_requests_cost(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     """Not the last request's: that one held the loaded runbook, which the next will not."""
     services = on_ollama(server, model="qwen3:8b")
@@ -127,8 +131,9 @@ async def test_the_gauge_after_a_tool_turn_is_the_next_requests_cost(
     assert state.usage.context_tokens == assembly.estimate(history)
 
 
+@both_providers
 async def test_the_first_requests_count_calibrates_the_estimate(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     """A tool turn calibrates as well as a plain one: its first request is the measured one."""
     services = on_ollama(server, model="qwen3:8b")
@@ -150,8 +155,9 @@ async def test_the_first_requests_count_calibrates_the_estimate(
     assert state.usage.context_tokens == math.ceil(raw * 2.0)
 
 
+@both_providers
 async def test_the_refusal_says_what_the_message_would_do(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server)
     events = await collect(services.chat.send("alice", None, PARAGRAPH * 40))
@@ -172,8 +178,9 @@ def test_usage_is_never_capped() -> None:
     assert ContextUsage(2_048, 2_048).percent == 100.0
 
 
+@both_providers
 async def test_a_first_message_just_under_the_limit_is_sent(
-    on_ollama: OnOllama, server: FakeOllama
+    on_ollama: OnOllama, server: FakeServer
 ) -> None:
     services = on_ollama(server)
     assembly = services.memory.assemble("alice", None)

@@ -77,6 +77,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--user", metavar="NAME", help="owner of the data (env ONCALL_TUI_USER)")
     parser.add_argument("--lang", choices=("en", "zh"), help="message language")
     parser.add_argument("--ollama-url", metavar="URL", help="Ollama address (env OLLAMA_HOST)")
+    parser.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="model server's API: ollama (default) or openai (env ONCALL_TUI_PROVIDER)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1 (env ONCALL_TUI_BASE_URL;"
+        " key from OPENAI_API_KEY)",
+    )
     parser.add_argument("--model", metavar="NAME", help="model to chat with (env ONCALL_TUI_MODEL)")
     parser.add_argument(
         "--num-ctx", metavar="N", help="context window in tokens (env ONCALL_TUI_NUM_CTX)"
@@ -136,6 +147,8 @@ def _run(arguments: list[str]) -> int:
             user=args.user,
             lang=args.lang,
             ollama_url=args.ollama_url,
+            provider=args.provider,
+            base_url=args.base_url,
             model=args.model,
             num_ctx=args.num_ctx,
             request_timeout=args.timeout,

@@ -254,6 +254,8 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
         "user": settings.user,
         "lang": settings.lang,
         "ollama_url": settings.ollama_url,
+        "provider": settings.provider,
+        "base_url": settings.base_url,
         "model": settings.model,
         "theme": settings.theme,
         "num_ctx": settings.num_ctx,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import (
@@ -18,6 +19,7 @@ from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.diagnostics import Diagnosis
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -42,7 +44,9 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         value = text(key, lang, **fields) if key is not None else str(fields["value"])
         emit_line(f"{pad(text(label, lang), 9)} {value}")
 
-    if report.ollama_reachable:
+    if report.provider != "ollama":
+        _server_rows(report, row)
+    elif report.ollama_reachable:
         row(
             "cli.doctor.ollama",
             "cli.doctor.reachable",
@@ -94,3 +98,24 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         emit_line()
         emit_line(problem.message(lang))
     return EXIT_OK if report.ok else EXIT_MODEL_ERROR
+
+
+def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
+    """The server and model lines for an OpenAI-compatible server."""
+    if not report.ollama_reachable:
+        row("cli.doctor.server", "cli.doctor.unreachable", url=report.ollama_url)
+        row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
+        return
+    row(
+        "cli.doctor.server",
+        "cli.doctor.reachable",
+        url=report.ollama_url,
+        version=report.ollama_version,
+    )
+    if report.model_pulled:
+        row("cli.doctor.model", "cli.doctor.served", model=report.model)
+    elif report.model_pulled is None:
+        row("cli.doctor.model", "cli.doctor.not_listed", model=report.model)
+    else:
+        served = ", ".join(report.installed_models)
+        row("cli.doctor.model", "cli.doctor.not_served", model=report.model, served=served)

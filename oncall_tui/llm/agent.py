@@ -41,6 +41,7 @@ __all__ = [
     "AgentStreamItem",
     "ModelUsage",
     "Summary",
+    "cut_at_length",
     "map_model_error",
     "run_turn",
     "stream_agent",
@@ -66,6 +67,7 @@ async def stream_agent(
     model_name: str = "",
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
     tool_names: Mapping[str, str] | None = None,
+    provider: str = "ollama",
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """Run one turn and yield what happens, in order.
 
@@ -75,6 +77,7 @@ async def stream_agent(
     Failures raise :class:`OncallError` (see :func:`map_model_error`); ``url`` and
     ``model_name`` fill its message and default to what the model itself knows.
     ``tool_names`` renames tools in the events (a server tool's model name -> its shown name).
+    ``provider`` (``ollama`` or ``openai``) names the server in a failure's message.
     """
     where = url or _model_url(model)
     name = model_name or _model_name(model)
@@ -95,7 +98,9 @@ async def stream_agent(
             if isinstance(stream, AsyncGenerator):  # release the HTTP stream on early exit
                 await stream.aclose()
     except Exception as exc:
-        raise map_model_error(exc, url=where, model=name, timeout=read_timeout_of(model)) from exc
+        raise map_model_error(
+            exc, url=where, model=name, timeout=read_timeout_of(model), provider=provider
+        ) from exc
     yield run.usage()
 
 
@@ -106,6 +111,7 @@ def run_turn(
     url: str = "",
     model_name: str = "",
     deadline: float | None = None,
+    provider: str = "ollama",
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """:func:`stream_agent` for a :class:`Turn`: the tools its skills call for (none for a
     model without tool support), every request held to its budget, every model call to
@@ -125,6 +131,7 @@ def run_turn(
         model_name=model_name,
         middleware=guard,
         tool_names=turn.tool_names,
+        provider=provider,
     )
 
 
@@ -174,7 +181,7 @@ class _RunState:
             self.last_input = None
         if self.calls == 1:
             self.first_input = self.last_input
-        self.truncated = message.response_metadata.get("done_reason") == "length"
+        self.truncated = cut_at_length(message.response_metadata)
         events: list[AgentStreamItem] = []
         if held := self.thinking.finish():  # this model call is over
             events.append(TokenDelta(held))
@@ -214,7 +221,13 @@ class _RunState:
 
 
 async def summarize(
-    model: BaseChatModel, instructions: str, request: str, *, deadline: float | None = None
+    model: BaseChatModel,
+    instructions: str,
+    request: str,
+    *,
+    deadline: float | None = None,
+    url: str = "",
+    provider: str = "ollama",
 ) -> Summary:
     """One streamed call without tools; the reply text with any thinking removed.
 
@@ -229,14 +242,24 @@ async def summarize(
         async with asyncio.timeout(deadline):
             async for chunk in model.astream(messages):
                 parts.append(str(chunk.text))
-                truncated = truncated or chunk.response_metadata.get("done_reason") == "length"
+                truncated = truncated or cut_at_length(chunk.response_metadata)
     except TimeoutError:
         raise past_deadline(deadline) from None
     except Exception as exc:
         raise map_model_error(
-            exc, url=_model_url(model), model=_model_name(model), timeout=read_timeout_of(model)
+            exc,
+            url=url or _model_url(model),
+            model=_model_name(model),
+            timeout=read_timeout_of(model),
+            provider=provider,
         ) from exc
     return Summary(strip_thinking("".join(parts)), truncated)
+
+
+def cut_at_length(metadata: Mapping[str, Any]) -> bool:
+    """The server ended the reply at its length limit: Ollama's ``done_reason`` or the OpenAI
+    API's ``finish_reason`` is ``length``."""
+    return "length" in (metadata.get("done_reason"), metadata.get("finish_reason"))
 
 
 def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMessage]:

@@ -40,6 +40,11 @@ def read_timeout_of(model: object) -> float | None:
     """The read timeout a factory-built model was given, for error messages; else ``None``."""
     kwargs = getattr(model, "client_kwargs", None)
     value = kwargs.get("timeout") if isinstance(kwargs, dict) else None
+    if value is None:  # ChatOpenAI keeps its timeout (an httpx-like Timeout) here
+        value = getattr(model, "request_timeout", None)
+    read = getattr(value, "read", None)
+    if isinstance(read, int | float) and not isinstance(read, bool):
+        return float(read)
     if isinstance(value, httpx.Timeout):
         return value.read
     if isinstance(value, int | float):

@@ -1,14 +1,22 @@
 """Turn whatever the model stack raised into one catalogued :class:`OncallError`.
 
-The stack is deep (langgraph -> langchain -> langchain-ollama -> ollama -> httpx) and each
-layer leaks its own exception types; the quirks are pinned by tests/fakes/test_fakes.py.
+The stack is deep (langgraph -> langchain -> langchain-ollama -> ollama -> httpx, or
+langchain-openai -> openai -> httpx2, the same API under another name) and each layer leaks
+its own exception types; the quirks are pinned by tests/fakes/test_fakes.py.
 Clients only ever see three codes from a model call: ``MODEL_UNAVAILABLE`` (nothing
 answered), ``MODEL_NOT_FOUND`` (not pulled) and ``STREAM_FAILED`` (it started and broke).
+With ``provider="openai"`` the messages name the model server rather than Ollama.
+
+The ``openai`` SDK and ``httpx2`` are not imported here: they are looked up in
+``sys.modules``, since an exception of theirs can only exist once they are loaded, and an
+Ollama user never loads them.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from types import ModuleType
 
 import httpx
 import ollama
@@ -20,43 +28,110 @@ DETAIL_LIMIT = 160
 
 
 def map_model_error(
-    exc: BaseException, *, url: str, model: str, timeout: float | None = None
+    exc: BaseException,
+    *,
+    url: str,
+    model: str,
+    timeout: float | None = None,
+    provider: str = "ollama",
 ) -> OncallError:
     """The catalogued error for a failed model call; ``exc`` itself if it already is one."""
-    for cause in _chain(exc):
-        mapped = _map_one(cause, url=url, model=model, timeout=timeout)
+    chain = _chain(exc)
+    for cause in chain:
+        mapped = _map_one(cause, url=url, model=model, timeout=timeout, provider=provider)
         if mapped is not None:
             return mapped
+    sdk = sys.modules.get("openai")
+    if sdk is not None:  # the SDK's own wrappers, when no cause under them said more
+        if any(isinstance(cause, sdk.APITimeoutError) for cause in chain):
+            return _silent(timeout, provider)
+        if any(isinstance(cause, sdk.APIConnectionError) for cause in chain):
+            return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
     return OncallError("STREAM_FAILED", detail=_short(f"{type(exc).__name__}: {exc}"))
 
 
 def _map_one(
-    exc: BaseException, *, url: str, model: str, timeout: float | None
+    exc: BaseException, *, url: str, model: str, timeout: float | None, provider: str
 ) -> OncallError | None:
+    openai = provider == "openai"
     if isinstance(exc, OncallError):
         return exc
     if isinstance(exc, ollama.ResponseError):
         if exc.status_code == 404:
             return OncallError("MODEL_NOT_FOUND", model=model)
         return OncallError("STREAM_FAILED", "stream_ollama_reported", problem=_short(exc.error))
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol):
-        return OncallError("MODEL_UNAVAILABLE", url=url)
-    if isinstance(exc, httpx.TimeoutException):
-        if timeout is None:
-            return OncallError("STREAM_FAILED", "stream_silent")
-        return OncallError("STREAM_FAILED", "stream_silent_for", seconds=f"{timeout:g}")
-    if isinstance(exc, httpx.TransportError):  # RemoteProtocolError, ReadError, WriteError
-        return OncallError("STREAM_FAILED", "stream_dropped")
+    if (status := _openai_status(exc)) is not None:
+        return _status_error(exc, status, url=url, model=model)
+    for http in _http_libraries():
+        if isinstance(exc, http.ConnectError | http.ConnectTimeout | http.UnsupportedProtocol):
+            if openai:
+                return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
+            return OncallError("MODEL_UNAVAILABLE", url=url)
+        if isinstance(exc, http.TimeoutException):
+            return _silent(timeout, provider)
+        if isinstance(exc, http.TransportError):  # RemoteProtocolError, ReadError, WriteError
+            return _dropped(provider)
     if isinstance(exc, ConnectionResetError | ConnectionAbortedError | BrokenPipeError):
-        return OncallError("STREAM_FAILED", "stream_dropped")
+        return _dropped(provider)
     if isinstance(exc, ConnectionError):
         # ollama's wrapper for httpx.ConnectError on non-streamed calls; refused connections.
+        if openai:
+            return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
         return OncallError("MODEL_UNAVAILABLE", url=url)
     if isinstance(exc, json.JSONDecodeError):
-        return OncallError("STREAM_FAILED", "stream_unreadable")
+        reason = "server_stream_unreadable" if openai else "stream_unreadable"
+        return OncallError("STREAM_FAILED", reason)
     if isinstance(exc, GraphRecursionError):
         return OncallError("STREAM_FAILED", "stream_too_many_steps")
     return None
+
+
+def _http_libraries() -> list[ModuleType]:
+    """httpx, and httpx2 when the openai SDK has loaded it."""
+    second = sys.modules.get("httpx2")
+    return [httpx] if second is None else [httpx, second]
+
+
+def _openai_status(exc: BaseException) -> int | None:
+    """The HTTP status of an error the openai SDK raised for a server's answer, else None."""
+    sdk = sys.modules.get("openai")
+    if sdk is None or not isinstance(exc, sdk.APIStatusError):
+        return None
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _status_error(exc: BaseException, status: int, *, url: str, model: str) -> OncallError:
+    if status in (401, 403):
+        return OncallError("MODEL_UNAVAILABLE", "openai_refused_key", url=url, status=status)
+    if status == 404:
+        return OncallError("MODEL_NOT_FOUND", "openai_model_refused", url=url, model=model)
+    return OncallError("STREAM_FAILED", "server_reported", problem=_short(_server_said(exc)))
+
+
+def _server_said(exc: BaseException) -> str:
+    """The server's own words: the error body's ``message`` (as the API puts it, under
+    ``error`` or not), else what the SDK made of the answer."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    if isinstance(body, dict) and isinstance(body.get("message"), str) and body["message"]:
+        return str(body["message"])
+    if isinstance(body, str) and body:
+        return body
+    return str(getattr(exc, "message", None) or exc)
+
+
+def _silent(timeout: float | None, provider: str) -> OncallError:
+    prefix = "server_" if provider == "openai" else ""
+    if timeout is None:
+        return OncallError("STREAM_FAILED", f"{prefix}stream_silent")
+    return OncallError("STREAM_FAILED", f"{prefix}stream_silent_for", seconds=f"{timeout:g}")
+
+
+def _dropped(provider: str) -> OncallError:
+    reason = "server_stream_dropped" if provider == "openai" else "stream_dropped"
+    return OncallError("STREAM_FAILED", reason)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

@@ -1,7 +1,9 @@
 """The seam services use to run a turn, get a chat model, and know the window they run with.
 
 Services never build models themselves: they ask a :class:`ModelGateway`. Production uses
-:class:`OllamaGateway`; tests, benchmarks and screenshots use :class:`StaticGateway`.
+:class:`OllamaGateway`, or :class:`~oncall_tui.llm.openai_gateway.OpenAIGateway` for an
+OpenAI-compatible server, as :func:`gateway_for` picks by the provider setting; tests,
+benchmarks and screenshots use :class:`StaticGateway`.
 
 Importing this module loads no LangChain: the model client (``langchain-ollama``, through
 :mod:`oncall_tui.llm.factory`) and the agent are imported by the methods that use them
@@ -154,7 +156,7 @@ class OllamaGateway:
         asks, and another loop gets one of its own. A new window builds a new one too."""
         from oncall_tui.llm.factory import build_chat_model  # langchain-ollama, only now
 
-        loop = _running_loop()
+        loop = running_loop()
         window = self.context_window()
         with self._lock:
             cached = self._model
@@ -231,7 +233,16 @@ class StaticGateway:
         return await summarize(self._model, instructions, request)
 
 
-def _running_loop() -> asyncio.AbstractEventLoop | None:
+def gateway_for(settings: Settings) -> ModelGateway:
+    """The gateway of the configured provider: the one place it is chosen."""
+    if settings.provider == "openai":
+        from oncall_tui.llm.openai_gateway import OpenAIGateway
+
+        return OpenAIGateway(settings)
+    return OllamaGateway(settings)
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
     except RuntimeError:

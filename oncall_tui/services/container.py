@@ -67,9 +67,9 @@ class Services:
     @cached_property
     def gateway(self) -> ModelGateway:
         if self._gateway is None:
-            from oncall_tui.llm.gateway import OllamaGateway
+            from oncall_tui.llm.gateway import gateway_for
 
-            self._gateway = OllamaGateway(self.settings)
+            self._gateway = gateway_for(self.settings)
         return self._gateway
 
     @cached_property

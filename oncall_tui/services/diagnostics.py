@@ -1,4 +1,8 @@
-"""Is everything in place to chat, and if not, what to do (``oncall-tui doctor``)."""
+"""Is everything in place to chat, and if not, what to do (``oncall-tui doctor``).
+
+For Ollama it asks Ollama's own API; for an OpenAI-compatible server (``--provider openai``)
+it asks what :class:`~oncall_tui.llm.openai_gateway.OpenAIGateway` asks, and says which rule
+gave the window (``flag``, ``llama.cpp /props``, ``vLLM /v1/models``, ``default``)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from oncall_tui.store.engine import describe_database
 @dataclass(frozen=True, slots=True)
 class Diagnosis:
     ollama_url: str
+    """The model server's address: Ollama's, or the OpenAI-compatible base URL."""
     model: str
     user: str
     log_file: str | None
@@ -27,6 +32,7 @@ class Diagnosis:
     context_window_source: str
     database: dict[str, object]
     problems: tuple[OncallError, ...] = field(default=())
+    provider: str = "ollama"
 
     @property
     def ok(self) -> bool:
@@ -34,15 +40,23 @@ class Diagnosis:
 
     @property
     def pull_command(self) -> str | None:
+        if self.provider != "ollama":
+            return None
         return f"ollama pull {self.model}" if self.model_pulled is False else None
 
     def to_json(self) -> dict[str, object]:
-        """Every key always; ``null`` for what could not be asked."""
+        """Every key always; ``null`` for what could not be asked. The ``ollama_*`` keys are
+        ``null`` for another provider; ``server_*`` say the same of whichever server it is."""
+        ollama = self.provider == "ollama"
         return {
-            "ollama_url": self.ollama_url,
+            "provider": self.provider,
+            "server_url": self.ollama_url,
+            "server_reachable": self.ollama_reachable,
+            "server_version": self.ollama_version,
+            "ollama_url": self.ollama_url if ollama else None,
             "model": self.model,
-            "ollama_reachable": self.ollama_reachable,
-            "ollama_version": self.ollama_version,
+            "ollama_reachable": self.ollama_reachable if ollama else None,
+            "ollama_version": self.ollama_version if ollama else None,
             "installed_models": list(self.installed_models) if self.ollama_reachable else None,
             "model_pulled": self.model_pulled,
             "model_supports_tools": self.model_tools,
@@ -57,7 +71,9 @@ class Diagnosis:
 
 
 def diagnose(settings: Settings) -> Diagnosis:
-    """Ask Ollama for its version, models and the model's details; never raises."""
+    """Ask the model server for its version, models and the model's details; never raises."""
+    if settings.provider == "openai":
+        return _diagnose_openai(settings)
     api = OllamaApi(settings.ollama_url)
     problems: list[OncallError] = []
     version: str | None = None
@@ -89,4 +105,39 @@ def diagnose(settings: Settings) -> Diagnosis:
         context_window_source=source,
         database=describe_database(settings.db_path),
         problems=tuple(problems),
+    )
+
+
+def _diagnose_openai(settings: Settings) -> Diagnosis:
+    from oncall_tui.llm.openai_gateway import OpenAIGateway
+
+    gateway = OpenAIGateway(settings)
+    problems: list[OncallError] = []
+    version: str | None = None
+    served: tuple[str, ...] = ()
+    listed: bool | None = None
+    try:
+        served = tuple(model.name for model in gateway.served_models())
+        version = gateway.server_version()
+        gateway.check_ready()
+        listed = True if served else None  # an empty list: the server does not say
+    except OncallError as error:
+        problems.append(error)
+        if error.code == "MODEL_NOT_FOUND":
+            listed = False
+    return Diagnosis(
+        ollama_url=settings.base_url,
+        model=settings.model,
+        user=settings.user,
+        log_file=None if settings.log_path is None else str(settings.log_path),
+        ollama_reachable=version is not None,
+        ollama_version=version,
+        installed_models=served,
+        model_pulled=listed,
+        model_tools=None,
+        context_window_tokens=gateway.context_window(),
+        context_window_source=gateway.window_source(),
+        database=describe_database(settings.db_path),
+        problems=tuple(problems),
+        provider=settings.provider,
     )

@@ -304,6 +304,22 @@ class ModelInfo:
             modified_at=model.modified_at,
         )
 
+    @classmethod
+    def served(cls, name: str, window_tokens: int | None) -> ModelInfo:
+        """A model an OpenAI-compatible server lists: its name and, from vLLM, its window;
+        all it can say, so it counts as described."""
+        return cls(
+            name=name,
+            size_bytes=None,
+            family=None,
+            parameter_size=None,
+            quantization_level=None,
+            modified_at=None,
+            context_length=window_tokens,
+            window_tokens=window_tokens,
+            described=True,
+        )
+
     def with_details(self, details: ModelDetails, window_tokens: int) -> ModelInfo:
         return replace(
             self,

@@ -166,6 +166,7 @@ CLI: dict[str, dict[Language, str]] = {
     },
     # doctor
     "cli.doctor.ollama": {"en": "Ollama", "zh": "Ollama"},
+    "cli.doctor.server": {"en": "Server", "zh": "模型服务"},
     "cli.doctor.model": {"en": "Model", "zh": "模型"},
     "cli.doctor.context": {"en": "Context", "zh": "上下文"},
     "cli.doctor.database": {"en": "Database", "zh": "数据库"},
@@ -184,6 +185,19 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.doctor.model_unchecked": {
         "en": "{model}  (cannot check while Ollama is down)",
         "zh": "{model}  （Ollama 未运行，无法检查）",
+    },
+    "cli.doctor.model_unchecked_server": {
+        "en": "{model}  (cannot check while the server is down)",
+        "zh": "{model}  （模型服务器无法连接，无法检查）",
+    },
+    "cli.doctor.served": {"en": "{model}  served", "zh": "{model}  已提供"},
+    "cli.doctor.not_listed": {
+        "en": "{model}  (the server lists no models: not checked)",
+        "zh": "{model}  （服务器未列出任何模型：未检查）",
+    },
+    "cli.doctor.not_served": {
+        "en": "{model}  NOT served (it serves: {served})",
+        "zh": "{model}  未提供（它提供：{served}）",
     },
     "cli.doctor.window": {
         "en": "{tokens} tokens (from {source})",

@@ -274,6 +274,23 @@ WELCOME: dict[str, dict[Language, str]] = {
         "en": "The model {model} is not pulled: run `ollama pull {model}`, or pick another one.",
         "zh": "模型 {model} 尚未拉取：请运行 `ollama pull {model}`，或选择其他模型。",
     },
+    "welcome.checking_server": {
+        "en": "Asking the model server whether it is ready…",
+        "zh": "正在询问模型服务器是否就绪…",
+    },
+    "welcome.server_down": {
+        "en": "The model server does not answer at {url}: start it (llama-server, vLLM, …) or "
+        "set --base-url.",
+        "zh": "{url} 上的模型服务器没有响应：请启动它（llama-server、vLLM 等）或设置 --base-url。",
+    },
+    "welcome.server_up": {
+        "en": "The model server ({version}) answers at {url}.",
+        "zh": "模型服务器（{version}）已在 {url} 就绪。",
+    },
+    "welcome.model_not_served": {
+        "en": "The server does not serve the model {model}: pick one it serves.",
+        "zh": "服务器没有提供模型 {model}：请选择它提供的模型。",
+    },
     "welcome.model_ready": {"en": "The model {model} is ready.", "zh": "模型 {model} 已就绪。"},
 }
 

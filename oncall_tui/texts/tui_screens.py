@@ -89,6 +89,18 @@ PANEL: dict[str, dict[Language, str]] = {
         "en": "Ollama {version} at {url}",
         "zh": "Ollama {version}，位于 {url}",
     },
+    "panel.server.not_served": {
+        "en": "not served by {url}: {hint}",
+        "zh": "{url} 未提供此模型：{hint}",
+    },
+    "panel.server.reachable": {
+        "en": "server {version} at {url}",
+        "zh": "模型服务器 {version}，位于 {url}",
+    },
+    "panel.server.unreachable": {
+        "en": "model server unreachable at {url}",
+        "zh": "无法连接模型服务器：{url}",
+    },
     "panel.ollama.unreachable": {
         "en": "Ollama unreachable at {url}",
         "zh": "无法连接 Ollama：{url}",

@@ -57,7 +57,8 @@ class MainScreen(ChatActions):
         self.lang = services.settings.lang
         self.session_id: int | None = None
         self.memory: MemoryState | None = None
-        self.ollama = OllamaStatus(services.settings.ollama_url, services.settings.model)
+        settings = services.settings
+        self.ollama = OllamaStatus(settings.server_url, settings.model, provider=settings.provider)
         self._oldest_loaded: int | None = None
         self._known_count: int | None = None
         """Messages in the open session as shown; None: take the next listing's count."""
@@ -216,16 +217,17 @@ class MainScreen(ChatActions):
             settings = services.settings
             was_missing = self.ollama.model_missing
             self.ollama = OllamaStatus(
-                settings.ollama_url,
+                settings.server_url,
                 settings.model,
                 version is not None,
                 str(version or ""),
                 model_missing=missing,
+                provider=settings.provider,
             )
             self.query_one(ContextPanel).show_ollama(self.ollama)
             self.query_one(Welcome).show_ollama(self.ollama)
             if missing:
-                error = OncallError("MODEL_NOT_FOUND", model=settings.model)
+                error = _not_found(settings.provider, settings.server_url, settings.model)
                 self._set_status(f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})", True)
             elif was_missing:  # pulled since, or another model picked: said no more
                 self._set_status("")
@@ -387,3 +389,10 @@ class MainScreen(ChatActions):
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:
         self.query_one(Composer).border_title = event.summary
+
+
+def _not_found(provider: str, url: str, model: str) -> OncallError:
+    """The catalog's "no such model", as the provider's server would say it."""
+    if provider == "openai":
+        return OncallError("MODEL_NOT_FOUND", "openai_model_refused", url=url, model=model)
+    return OncallError("MODEL_NOT_FOUND", model=model)

@@ -47,7 +47,7 @@ class ModelPicker(ModalScreen[str | None]):
         super().__init__()
         self.services = services
         settings = services.settings
-        self.url = settings.ollama_url
+        self.url = settings.server_url
         self.current = settings.model
         self.lang: Language = settings.lang
         translate_bindings(self, {"dismiss_none": "dialog.cancel"})

@@ -48,6 +48,8 @@ class OllamaStatus:
     version: str = ""
     model_missing: bool = False
     """The server answered but has not pulled the model."""
+    provider: str = "ollama"
+    """``openai``: an OpenAI-compatible server, which the texts do not call Ollama."""
 
     @property
     def usable(self) -> bool | None:
@@ -56,12 +58,17 @@ class OllamaStatus:
     def describe(self, lang: Language = "en") -> str:
         if self.reachable is None:
             return t("panel.ollama.checking", lang, url=self.url)
+        server = self.provider != "ollama"
         if self.model_missing:
             hint = t("panel.missing_model_hint", lang)
+            if server:
+                return t("panel.server.not_served", lang, url=self.url, hint=hint)
             return t("panel.ollama.not_pulled", lang, version=self.version, hint=hint)
         if self.reachable:
-            return t("panel.ollama.reachable", lang, version=self.version, url=self.url)
-        return t("panel.ollama.unreachable", lang, url=self.url)
+            key = "panel.server.reachable" if server else "panel.ollama.reachable"
+            return t(key, lang, version=self.version, url=self.url)
+        key = "panel.server.unreachable" if server else "panel.ollama.unreachable"
+        return t(key, lang, url=self.url)
 
 
 class ContextPanel(VerticalScroll):

@@ -82,15 +82,20 @@ class Welcome(Static):
 
     def _readiness(self) -> list[tuple[str, Text]]:
         lang, status = self.lang, self.ollama
+        server = status is not None and status.provider != "ollama"
         if status is None or status.reachable is None:
-            return [("…", Text(text("welcome.checking", lang), style="dim"))]
+            checking = text("welcome.checking_server" if server else "welcome.checking", lang)
+            return [("…", Text(checking, style="dim"))]
         url, model = terminal_safe(status.url), terminal_safe(status.model)
         if not status.reachable:
-            return [("✗", Text(text("welcome.ollama_down", lang, url=url), style="bold red"))]
+            down = text("welcome.server_down" if server else "welcome.ollama_down", lang, url=url)
+            return [("✗", Text(down, style="bold red"))]
         version = terminal_safe(status.version)
-        up = ("✓", Text(text("welcome.ollama_up", lang, version=version, url=url), style="green"))
+        up_key = "welcome.server_up" if server else "welcome.ollama_up"
+        up = ("✓", Text(text(up_key, lang, version=version, url=url), style="green"))
         if status.model_missing:
-            missing = text("welcome.model_missing", lang, model=model)
+            missing_key = "welcome.model_not_served" if server else "welcome.model_missing"
+            missing = text(missing_key, lang, model=model)
             return [up, ("✗", Text(missing, style="bold red"))]
         return [up, ("✓", Text(text("welcome.model_ready", lang, model=model), style="green"))]
 
