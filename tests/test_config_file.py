@@ -365,6 +365,8 @@ def test_config_paths_lists_the_files_and_each_setting_with_its_source(
         "user",
         "lang",
         "ollama_url",
+        "provider",
+        "base_url",
         "model",
         "theme",
         "num_ctx",

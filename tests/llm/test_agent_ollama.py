@@ -1,19 +1,23 @@
-"""stream_agent and summarize with the real ChatOllama against the loopback fake server."""
+"""stream_agent and summarize with the real ChatOllama against the loopback fake server; the
+tests marked ``both_providers`` run with the real ChatOpenAI against the OpenAI-compatible
+fake too."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-from langchain_ollama import ChatOllama
+from langchain_core.language_models import BaseChatModel
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import ModelUsage, Summary, stream_agent, summarize
 from oncall_tui.llm.factory import build_chat_model
+from oncall_tui.llm.openai_model import build_openai_chat_model
 from oncall_tui.llm.tools import build_tools
-from tests.conftest import poll_until
+from tests.conftest import FakeServer, both_providers, poll_until, server_name
 from tests.fakes import FakeOllama, Reply
+from tests.fakes.openai_server import FakeOpenAI
 
 from .helpers import collect, collect_until_error, text_of
 
@@ -21,8 +25,18 @@ SKILL = "---\nname: disk-full\ndescription: Free disk space.\n---\n\n# Steps\n1.
 HISTORY = [("user", "db-1 alerts"), ("assistant", "Which alert?"), ("user", "disk full")]
 
 
-def model_for(url: str, model: str = "qwen3:8b", timeout: float = 10.0) -> ChatOllama:
+def model_for(
+    where: str | FakeServer, model: str = "qwen3:8b", timeout: float = 10.0
+) -> BaseChatModel:
+    """The provider's model for a server (an Ollama URL when given a string)."""
+    if isinstance(where, FakeOpenAI):
+        return build_openai_chat_model(where.url, model, timeout)
+    url = where if isinstance(where, str) else where.url
     return build_chat_model(url, model, num_ctx=4096, timeout=timeout)
+
+
+def provider(server: FakeServer) -> str:
+    return "openai" if isinstance(server, FakeOpenAI) else "ollama"
 
 
 async def test_tokens_stream_and_usage_comes_last(server: FakeOllama) -> None:
@@ -43,8 +57,9 @@ async def test_tokens_stream_and_usage_comes_last(server: FakeOllama) -> None:
     assert [t["function"]["name"] for t in request["tools"]] == ["get_current_time"]
 
 
+@both_providers
 async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
-    server: FakeOllama,
+    server: FakeServer,
 ) -> None:
     server.script(
         Reply(
@@ -56,7 +71,7 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
         Reply(text="Run df -h.", prompt_eval_count=480, eval_count=4),
     )
     tools = build_tools({"disk-full": SKILL})
-    items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, tools))
+    items = await collect(stream_agent(model_for(server), "SYS", HISTORY, tools))
     kinds = [type(i).__name__ for i in items]
     assert kinds == [
         "TokenDelta",
@@ -81,7 +96,10 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
     assert {t["function"]["name"] for t in first["tools"]} == {"get_current_time", "load_skill"}
     assistant, tool_result = second["messages"][-2:]
     assert assistant["tool_calls"][0]["function"]["name"] == "load_skill"
-    assert tool_result == {"role": "tool", "content": f"Loaded skill: disk-full\n\n{SKILL}"}
+    assert (tool_result["role"], tool_result["content"]) == (
+        "tool",
+        f"Loaded skill: disk-full\n\n{SKILL}",
+    )
 
 
 async def test_a_call_to_an_unregistered_tool_finishes_not_ok(server: FakeOllama) -> None:
@@ -112,27 +130,37 @@ async def test_model_not_pulled_is_model_not_found(server: FakeOllama) -> None:
     assert "ollama pull nope:7b" in error.message()
 
 
-async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeOllama) -> None:
+@both_providers
+async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeServer) -> None:
     server.script(Reply(text="one two three four", drop_after=2))
-    stream = stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({}))
+    stream = stream_agent(
+        model_for(server), "SYS", HISTORY, build_tools({}), provider=provider(server)
+    )
     items, error = await collect_until_error(stream)
     assert text_of(items) == "one two "
     assert not any(isinstance(i, ModelUsage) for i in items)
     assert error.code == "STREAM_FAILED"
-    assert error.message() == "The model stream failed: the connection to Ollama dropped."
+    assert error.message() == (
+        f"The model stream failed: the connection to {server_name(server)} dropped."
+    )
 
 
-async def test_silent_server_fails_after_the_timeout(server: FakeOllama) -> None:
+@both_providers
+async def test_silent_server_fails_after_the_timeout(server: FakeServer) -> None:
     server.script(Reply(text="slow reply", delay_per_chunk=4.0))
-    stream = stream_agent(model_for(server.url, timeout=1.0), "SYS", HISTORY, [])
+    model = model_for(server, timeout=1.0)
+    stream = stream_agent(model, "SYS", HISTORY, [], provider=provider(server))
     _, error = await collect_until_error(stream)
     assert error.code == "STREAM_FAILED"
-    assert error.message() == "The model stream failed: no data from Ollama for 1 s."
+    assert (
+        error.message() == f"The model stream failed: no data from {server_name(server)} for 1 s."
+    )
 
 
-async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeOllama) -> None:
+@both_providers
+async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeServer) -> None:
     server.script(Reply.failure(500, "llama runner process has terminated"))
-    _, error = await collect_until_error(stream_agent(model_for(server.url), "SYS", HISTORY, []))
+    _, error = await collect_until_error(stream_agent(model_for(server), "SYS", HISTORY, []))
     assert error.code == "STREAM_FAILED"
     assert "llama runner process has terminated" in error.message()
 
@@ -188,14 +216,16 @@ async def test_summarize_server_down_is_model_unavailable(closed_url: str) -> No
     assert info.value.params["url"] == closed_url
 
 
-async def test_summarize_dropped_response_is_stream_failed(server: FakeOllama) -> None:
+@both_providers
+async def test_summarize_dropped_response_is_stream_failed(server: FakeServer) -> None:
     server.script(Reply(text="never arrives", drop_after=0))
     with pytest.raises(OncallError) as info:
-        await summarize(model_for(server.url), "Summarise.", "x")
+        await summarize(model_for(server), "Summarise.", "x")
     assert info.value.code == "STREAM_FAILED"
 
 
-async def test_a_summary_cut_at_the_length_limit_says_so(server: FakeOllama) -> None:
+@both_providers
+async def test_a_summary_cut_at_the_length_limit_says_so(server: FakeServer) -> None:
     server.script(Reply(text="Goal: free disk on", done_reason="length"))
-    summary = await summarize(model_for(server.url), "Summarise.", "User: disk full")
+    summary = await summarize(model_for(server), "Summarise.", "User: disk full")
     assert summary == Summary("Goal: free disk on", truncated=True)
