@@ -39,6 +39,24 @@ _TITLE_TERMS = "session_title_search_terms"
 """The fts5vocab tables listing each index's trigrams."""
 
 
+MESSAGE_COLUMNS = (
+    column("id", Integer()),
+    column("session_id", Integer()),
+    column("title", String()),
+    column("position", Integer()),
+    column("role", String()),
+    column("content", String()),
+    column("created_at", DateTime()),
+)
+"""What a message query selects, typed (in :class:`MessageMatch`'s order); a title query,
+:data:`TITLE_COLUMNS`."""
+TITLE_COLUMNS = (
+    column("id", Integer()),
+    column("title", String()),
+    column("updated_at", DateTime()),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class MessageMatch:
     message_id: int
@@ -79,15 +97,7 @@ class SearchRepository:
             "CROSS JOIN chat_session AS c ON c.id = m.session_id "
             f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY s.rowid DESC LIMIT :limit"
-        ).columns(
-            column("id", Integer()),
-            column("session_id", Integer()),
-            column("title", String()),
-            column("position", Integer()),
-            column("role", String()),
-            column("content", String()),
-            column("created_at", DateTime()),
-        )
+        ).columns(*MESSAGE_COLUMNS)
         rows = self._session.connection().execute(
             statement, {"expression": expression, "owner": owner, "limit": limit, **params}
         )
@@ -104,9 +114,7 @@ class SearchRepository:
             "CROSS JOIN chat_session AS c ON c.id = t.rowid "
             f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
-        ).columns(
-            column("id", Integer()), column("title", String()), column("updated_at", DateTime())
-        )
+        ).columns(*TITLE_COLUMNS)
         rows = self._session.connection().execute(
             statement, {"expression": expression, "owner": owner, "limit": limit, **params}
         )

@@ -12,11 +12,11 @@ Query text never reaches the pattern's syntax: ``%``, ``_`` and ``\\`` are escap
 
 from __future__ import annotations
 
-from sqlalchemy import DateTime, Integer, String, column, text
+from sqlalchemy import text
 from sqlmodel import Session
 
 from oncall_tui.core.search import SearchQuery
-from oncall_tui.store.search import MessageMatch, TitleMatch
+from oncall_tui.store.search import MESSAGE_COLUMNS, TITLE_COLUMNS, MessageMatch, TitleMatch
 
 
 class PostgresSearchRepository:
@@ -31,15 +31,7 @@ class PostgresSearchRepository:
             "FROM message AS m JOIN chat_session AS c ON c.id = m.session_id "
             f"WHERE c.owner = :owner AND m.role IN ('user', 'assistant'){filters} "
             "ORDER BY m.id DESC LIMIT :limit"
-        ).columns(
-            column("id", Integer()),
-            column("session_id", Integer()),
-            column("title", String()),
-            column("position", Integer()),
-            column("role", String()),
-            column("content", String()),
-            column("created_at", DateTime()),
-        )
+        ).columns(*MESSAGE_COLUMNS)
         rows = self._session.connection().execute(
             statement, {"owner": owner, "limit": limit, **params}
         )
@@ -52,9 +44,7 @@ class PostgresSearchRepository:
             "SELECT c.id, c.title, c.updated_at FROM chat_session AS c "
             f"WHERE c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
-        ).columns(
-            column("id", Integer()), column("title", String()), column("updated_at", DateTime())
-        )
+        ).columns(*TITLE_COLUMNS)
         rows = self._session.connection().execute(
             statement, {"owner": owner, "limit": limit, **params}
         )

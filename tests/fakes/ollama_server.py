@@ -25,13 +25,13 @@ import re
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from tests.fakes.loopback import LoopbackServer
 
 __all__ = [
     "DEFAULT_MODELS",
@@ -168,8 +168,10 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-class FakeOllama:
+class FakeOllama(LoopbackServer[Reply | str]):
     """Fake Ollama server; use as a context manager or call `start()`/`stop()`."""
+
+    thread_name = "fake-ollama"
 
     def __init__(
         self,
@@ -178,6 +180,7 @@ class FakeOllama:
         responder: Responder | None = None,
         version: str = "0.12.6",
     ) -> None:
+        super().__init__(replies)
         self.models: dict[str, FakeModel] = {}
         for m in models:
             model = m if isinstance(m, FakeModel) else FakeModel(m)
@@ -190,61 +193,13 @@ class FakeOllama:
         """When set to an event, every `/api/show` waits for it (at most 10 s) before answering:
         a test sees what a client does before the details come."""
         self.requests: list[RecordedRequest] = []
-        self._script: deque[Reply | str] = deque(replies)
-        self._lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle -----------------------------------------------------------
-    def start(self) -> Self:
-        self._httpd = _Server(self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.02},  # fast shutdown()
-            name="fake-ollama",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return int(self._httpd.server_address[1])
+    def make_server(self) -> _Server:
+        return _Server(self)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    # -- scripting and inspection ---------------------------------------------
-    def script(self, *replies: Reply | str) -> None:
-        """Append replies to the FIFO script."""
-        with self._lock:
-            self._script.extend(replies)
-
-    @property
-    def pending(self) -> int:
-        """Number of scripted replies not yet served."""
-        with self._lock:
-            return len(self._script)
 
     @property
     def chat_requests(self) -> list[JSON]:

@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
+
+from tests.fakes.loopback import LoopbackServer
 
 from .ollama_server import (
     DEFAULT_MODELS,
@@ -77,8 +76,10 @@ def served_window(model: FakeModel) -> int | None:
     return None
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer[Reply | str]):
     """Fake OpenAI-compatible server; use as a context manager or call `start()`/`stop()`."""
+
+    thread_name = "fake-openai"
 
     def __init__(
         self,
@@ -93,6 +94,7 @@ class FakeOpenAI:
         props_top_level: bool = False,
         build: str = "b6000-fake",
     ) -> None:
+        super().__init__(replies)
         self.models: dict[str, FakeModel] = {}
         for m in models:
             model = m if isinstance(m, FakeModel) else FakeModel(m)
@@ -107,61 +109,14 @@ class FakeOpenAI:
         self.on_first_chunk: Callable[[], None] | None = None
         """Called as the first streamed chunk of each reply is written."""
         self.requests: list[OpenAIRequest] = []
-        self._script: deque[Reply | str] = deque(replies)
-        self._lock = threading.Lock()
-        self._httpd: _Server | None = None
-        self._thread: threading.Thread | None = None
 
-    # -- lifecycle -----------------------------------------------------------
-    def start(self) -> Self:
-        self._httpd = _Server(self)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.02},
-            name="fake-openai",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return int(self._httpd.server_address[1])
+    def make_server(self) -> _Server:
+        return _Server(self)
 
     @property
     def url(self) -> str:
         """The base URL clients are given: the server's root and ``/v1``."""
         return f"http://127.0.0.1:{self.port}/v1"
-
-    # -- scripting and inspection ---------------------------------------------
-    def script(self, *replies: Reply | str) -> None:
-        """Append replies to the FIFO script."""
-        with self._lock:
-            self._script.extend(replies)
-
-    @property
-    def pending(self) -> int:
-        with self._lock:
-            return len(self._script)
 
     @property
     def chat_requests(self) -> list[JSON]:
