@@ -10,8 +10,9 @@ from oncall_tui.store import schema
 from oncall_tui.store.sqlite import sqlite_engine
 
 RELEASE_0_1_0 = Path(__file__).resolve().parent / "data" / "release-0.1.0.db"
-"""A database made by release 0.1.0, before Alembic (schema version 4 in ``user_version``):
-alice's prompt, skill, a session with a skill load audited and four messages; bob's session."""
+"""A database made by release 0.1.0 (commit 3cb34cd), before Alembic (schema version 4 in
+``user_version``), through its CLI against the fake Ollama: alice's prompt, skill, a session with
+a skill load audited and four messages; bob's session."""
 
 
 def sqlite_at(path: Path, version: int) -> None:
