@@ -227,10 +227,12 @@ def test_doctor_with_a_refused_key_shows_the_problem_and_never_the_key(
         refused = cli(*args, "doctor")
         assert refused.code == 4
         assert "refused the request (HTTP 401)" in refused.out
-        assert "Server" in refused.out
+        assert f"{server.url}  answers, but refused the key (HTTP 401)" in refused.out
+        assert "NOT reachable" not in refused.out
         assert "8,192 tokens (from default)" in refused.out
         report = cli(*args, "doctor", "--json")
         assert report.json_object()["ok"] is False
+        assert report.json_object()["server_reachable"] is True
         everything = refused.out + refused.err + report.out + report.err
         assert "sk-wrong-key" not in everything
     assert "sk-wrong-key" not in private_log.read_text(encoding="utf-8")

@@ -108,6 +108,12 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
 
 def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
     """The server and model lines for an OpenAI-compatible server."""
+    refused = next((p for p in report.problems if p.reason == "openai_refused_key"), None)
+    if refused is not None:  # it answers, but not to this key
+        status = refused.params.get("status")
+        row("cli.doctor.server", "cli.doctor.key_refused", url=report.ollama_url, status=status)
+        row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
+        return
     if not report.ollama_reachable:
         row("cli.doctor.server", "cli.doctor.unreachable", url=report.ollama_url)
         row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)

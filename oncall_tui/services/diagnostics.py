@@ -126,6 +126,7 @@ def _diagnose_openai(settings: Settings) -> Diagnosis:
     version: str | None = None
     served: tuple[str, ...] = ()
     listed: bool | None = None
+    refused = False
     try:
         served = tuple(model.name for model in gateway.served_models())
         version = gateway.server_version()
@@ -135,12 +136,13 @@ def _diagnose_openai(settings: Settings) -> Diagnosis:
         problems.append(error)
         if error.code == "MODEL_NOT_FOUND":
             listed = False
+        refused = error.reason == "openai_refused_key"  # it answered, and said no
     return Diagnosis(
         ollama_url=settings.base_url,
         model=settings.model,
         user=settings.user,
         log_file=None if settings.log_path is None else str(settings.log_path),
-        ollama_reachable=version is not None,
+        ollama_reachable=version is not None or refused,
         ollama_version=version,
         installed_models=served,
         model_pulled=listed,

@@ -177,6 +177,10 @@ CLI: dict[str, dict[Language, str]] = {
         "zh": "{url}  可连接，版本 {version}",
     },
     "cli.doctor.unreachable": {"en": "{url}  NOT reachable", "zh": "{url}  无法连接"},
+    "cli.doctor.key_refused": {
+        "en": "{url}  answers, but refused the key (HTTP {status})",
+        "zh": "{url}  可以连接，但拒绝了密钥（HTTP {status}）",
+    },
     "cli.doctor.pulled": {"en": "{model}  pulled", "zh": "{model}  已拉取"},
     "cli.doctor.not_pulled": {
         "en": "{model}  NOT pulled: run `{command}`",
