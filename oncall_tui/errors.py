@@ -379,12 +379,11 @@ REASONS: dict[str, dict[Language, str]] = {
     "user_locked": {
         "en": (
             "this shared database takes your user name from your login ({login}), and "
-            "'{user}' is another; its administrator can allow that (see 'For a team' in the "
-            "README)"
+            "'{user}' is another; its administrator can allow that (see docs/TEAM.md)"
         ),
         "zh": (
             "该共享数据库以你的登录名（{login}）作为用户名，而 '{user}' 不是它；"
-            "数据库管理员可以允许这样做（见 README 的“For a team”一节）"
+            "数据库管理员可以允许这样做（见 docs/TEAM.md）"
         ),
     },
     "database_damaged": {

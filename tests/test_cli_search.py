@@ -1,4 +1,4 @@
-"""``oncall-tui search``: one line per hit, a JSON list with the README's keys, catalog errors."""
+"""``oncall-tui search``: one line per hit, a JSON list with the documented keys, catalog errors."""
 
 from __future__ import annotations
 

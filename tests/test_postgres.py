@@ -220,10 +220,10 @@ TEAM_SETUP = (
     "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO oncall_team",
     "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO oncall_team",
 )
-"""The README's "For a team" setup, after the roles and the database exist."""
+"""docs/TEAM.md's setup, after the roles and the database exist."""
 
 
-def test_the_readmes_team_setup_keeps_the_schema_and_the_policy_the_administrators(
+def test_the_documented_team_setup_keeps_the_schema_and_the_policy_the_administrators(
     cli: RunCli, postgres_server: PostgresServer
 ) -> None:
     name = postgres_server.new_database(empty=True).rsplit("/", 1)[-1]

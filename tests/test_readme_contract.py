@@ -1,5 +1,6 @@
-"""The README's JSON tables are the CLI's contract: every document and event has exactly the
-keys the README lists, and every event type is listed."""
+"""The JSON tables of the user documentation (docs/SCRIPTING.md, linked from the README) are the
+CLI's contract: every document and event has exactly the keys they list, and every event type is
+listed."""
 
 from __future__ import annotations
 
@@ -31,7 +32,10 @@ from oncall_tui.core.memory import ContextUsage
 from tests.conftest import REPO, RunCli, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 
-README = (REPO / "README.md").read_text(encoding="utf-8")
+README = "\n".join(
+    (REPO / name).read_text(encoding="utf-8") for name in ("README.md", "docs/SCRIPTING.md")
+)
+"""The user documentation holding the tables: the README and the scripting reference."""
 
 
 def table_after(marker: str) -> list[list[str]]:
@@ -54,7 +58,7 @@ def names(cell: str) -> set[str]:
 def documented() -> dict[str, tuple[set[str], set[str]]]:
     """Document name to (its keys, the keys inside its one nested key, for ``deleted: …``)."""
     result: dict[str, tuple[set[str], set[str]]] = {}
-    for name, _, keys in table_after("### JSON documents"):
+    for name, _, keys in table_after("| document | printed by | keys |"):
         if ": " in keys:
             outer, inner = keys.split(": ", 1)
             result[name] = (names(outer), names(inner))

@@ -122,9 +122,9 @@ class ToolAuditRow(SQLModel, table=True):
 
 
 class TeamPolicyRow(SQLModel, table=True):
-    """One rule of a shared database's policy, set by its administrator (plain SQL; see the
-    README's "For a team"). Known names: ``allow_user_override`` (``true``: an engineer may
-    act under another user name than their login)."""
+    """One rule of a shared database's policy, set by its administrator in plain SQL (see
+    docs/TEAM.md). Known names: ``allow_user_override`` (``true``: an engineer may act under
+    another user name than their login)."""
 
     __tablename__ = "team_policy"
 
