@@ -386,6 +386,27 @@ REASONS: dict[str, dict[Language, str]] = {
             "数据库管理员可以允许这样做（见 docs/TEAM.md）"
         ),
     },
+    "user_not_role": {
+        "en": (
+            "you connect as the database role '{role}', and the database keeps each role to "
+            "the rows of its own name, not '{user}': connect as '{user}', or ask the "
+            "administrator to allow other names (see docs/TEAM.md)"
+        ),
+        "zh": (
+            "你以数据库角色 '{role}' 连接，而数据库只允许每个角色使用与其同名的数据行，"
+            "不是 '{user}' 的：请以 '{user}' 连接，或请管理员允许使用其他名称（见 docs/TEAM.md）"
+        ),
+    },
+    "user_is_another_role": {
+        "en": (
+            "the user name '{user}' belongs to the database role of that name, and you "
+            "connect as '{role}': connect as '{user}' to use its sessions (see docs/TEAM.md)"
+        ),
+        "zh": (
+            "用户名 '{user}' 属于同名的数据库角色，而你以 '{role}' 连接："
+            "请以 '{user}' 连接才能使用它的会话（见 docs/TEAM.md）"
+        ),
+    },
     "database_damaged": {
         "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
         "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",

@@ -227,13 +227,14 @@ def test_the_documented_team_setup_keeps_the_schema_and_the_policy_the_administr
     cli: RunCli, postgres_server: PostgresServer
 ) -> None:
     name = postgres_server.new_database(empty=True).rsplit("/", 1)[-1]
+    login = pwd.getpwuid(os.getuid()).pw_name  # the name oncall-tui takes on a shared database
     postgres_server.execute("CREATE ROLE oncall_team NOLOGIN")
-    postgres_server.execute("CREATE ROLE erin LOGIN IN ROLE oncall_team")
+    # The engineer's role is named as their login (the database keeps a role to its own rows).
+    postgres_server.execute(f'CREATE ROLE "{login}" LOGIN IN ROLE oncall_team')
     for statement in TEAM_SETUP:
         postgres_server.execute(statement, name)
     admin = postgres_server.url(name)
-    login = pwd.getpwuid(os.getuid()).pw_name  # the name oncall-tui takes on a shared database
-    engineer = admin.replace("://postgres@", "://erin@")
+    engineer = admin.replace("://postgres@", f"://{login}@")
 
     early = cli("--db", engineer, "sessions", "list", "--json", user=login)
     assert (early.code, early.error()["code"]) == (2, "DATABASE_UNAVAILABLE")
@@ -247,5 +248,5 @@ def test_the_documented_team_setup_keeps_the_schema_and_the_policy_the_administr
     assert [hit["session_title"] for hit in found] == ["db failover"]
     with pytest.raises(Exception, match="permission denied for table team_policy"):
         postgres_server.execute(
-            "INSERT INTO team_policy VALUES ('allow_user_override', 'true')", name, role="erin"
+            "INSERT INTO team_policy VALUES ('allow_user_override', 'true')", name, role=login
         )

@@ -50,7 +50,8 @@ class Services:
     @cached_property
     def database(self) -> Database:
         """The store: the SQLite file, or the team's PostgreSQL database, where the user must
-        be the login unless the database's policy allows another name."""
+        be the login unless the database's policy allows another name, and a name the
+        connecting role may use under the database's row-level security."""
         from oncall_tui.store.engine import open_database
         from oncall_tui.store.repositories import allows_user_override
 
@@ -70,6 +71,14 @@ class Services:
                     login=settings.login,
                     user=settings.user,
                 )
+        if database.dialect == "postgresql":
+            from oncall_tui.store.postgres import check_owner
+
+            try:
+                check_owner(database, settings.user)  # the database's row-level security
+            except BaseException:
+                database.close()
+                raise
         return database
 
     @cached_property

@@ -12,6 +12,10 @@ within :data:`LOCK_TIMEOUT_MS` ends the unit as ``DATABASE_BUSY``, changing noth
 Every connection works in UTC (stored times are UTC without a zone, as in SQLite). Reads run in
 a read-only ``REPEATABLE READ`` transaction: one snapshot, like SQLite's. Messages name the
 database by its URL without the password.
+
+The database itself keeps each role to its own rows (row-level security, revision 0006), so
+an owner name the connecting role may not use is refused when the database opens
+(:func:`check_owner`), not met later as an empty history and refused writes.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from sqlalchemy import Engine, make_url
+from sqlalchemy import Engine, make_url, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import NullPool
@@ -28,6 +32,7 @@ from sqlmodel import create_engine
 from oncall_tui.errors import OncallError
 from oncall_tui.setting_values import masked_url
 from oncall_tui.store.engine import Database
+from oncall_tui.store.repositories import allows_user_override
 from oncall_tui.store.schema import LATEST_VERSION, newer_schema, schema_version, upgrade
 
 LOCK_TIMEOUT_MS = 5_000
@@ -90,6 +95,34 @@ class PostgresDatabase(Database):
             # upgrade the tables): the unit of work was rolled back; say PostgreSQL's reason.
             detail = _first_line(exc.orig)
             raise OncallError("DATABASE_UNAVAILABLE", path=self.label, detail=detail) from None
+
+
+_ROLE_FACTS = text(
+    "SELECT current_user::text, row_security_active('public.chat_session'), "
+    "EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = :owner)"
+)
+"""The connecting role, whether the policies govern it (not the tables' owner, not a
+superuser), and whether some role holds the owner's name."""
+
+
+def check_owner(database: Database, owner: str) -> None:
+    """Refuse ``owner`` if the connecting role may not read and write its rows.
+
+    Under revision 0006's policies a role uses the rows of its own name, and, where the
+    database's policy allows other names, those of names no role holds. The tables' owner and
+    superusers are not governed by them and may use any name the user lock lets through.
+    """
+    with database.read() as session:
+        facts = session.connection().execute(_ROLE_FACTS, {"owner": owner}).one()
+        role, governed, taken = str(facts[0]), bool(facts[1]), bool(facts[2])
+        if not governed or owner == role:
+            return
+        allowed = allows_user_override(session)
+    if taken or not allowed:
+        reason = "user_is_another_role" if taken else "user_not_role"
+        raise OncallError(
+            "DATABASE_UNAVAILABLE", reason, path=database.label, user=owner, role=role
+        )
 
 
 def _parse(url: str) -> URL:
