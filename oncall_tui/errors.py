@@ -126,6 +126,10 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "the connection to the model server dropped",
         "zh": "与模型服务器的连接中断",
     },
+    "server_stream_ended_early": {
+        "en": "the model server ended the stream before the reply was finished",
+        "zh": "模型服务器在回复完成之前结束了数据流",
+    },
     "server_stream_unreadable": {
         "en": "the model server sent a response that could not be read",
         "zh": "模型服务器返回了无法解析的响应",
@@ -143,6 +147,10 @@ REASONS: dict[str, dict[Language, str]] = {
         "zh": "模型服务器报告：{problem}",
     },
     "stream_dropped": {"en": "the connection to Ollama dropped", "zh": "与 Ollama 的连接中断"},
+    "stream_ended_early": {
+        "en": "Ollama ended the stream before the reply was finished",
+        "zh": "Ollama 在回复完成之前结束了数据流",
+    },
     "stream_unreadable": {
         "en": "Ollama sent a response that could not be read",
         "zh": "Ollama 返回了无法解析的响应",

@@ -9,6 +9,7 @@ compaction makes. Cancellation (task cancel, ``aclose``) passes straight through
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
@@ -24,13 +25,14 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.tools import BaseTool
+from langchain_ollama import ChatOllama
 from langgraph.types import StreamMode
 
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted, ToolStatus
 from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
-from oncall_tui.llm.failures import map_model_error
+from oncall_tui.llm.failures import ended_early, map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_withheld, past_deadline
 from oncall_tui.llm.mcp_calls import outcome_of
 from oncall_tui.llm.tools import build_tools, tool_summary
@@ -42,6 +44,7 @@ __all__ = [
     "ModelUsage",
     "Summary",
     "cut_at_length",
+    "end_marker",
     "map_model_error",
     "run_turn",
     "stream_agent",
@@ -75,14 +78,16 @@ async def stream_agent(
     message. Yields :class:`TokenDelta` per text piece, :class:`ToolStarted` once a call is
     complete, :class:`ToolFinished` when its result arrives, then one :class:`ModelUsage`.
     Failures raise :class:`OncallError` (see :func:`map_model_error`); ``url`` and
-    ``model_name`` fill its message and default to what the model itself knows.
+    ``model_name`` fill its message and default to what the model itself knows. A model call
+    whose stream ended without its end marker (:func:`end_marker`) is ``STREAM_FAILED``,
+    after the text it did send.
     ``tool_names`` renames tools in the events (a server tool's model name -> its shown name).
     ``provider`` (``ollama`` or ``openai``) names the server in a failure's message.
     """
     where = url or _model_url(model)
     name = model_name or _model_name(model)
     state: InputAgentState = {"messages": [*to_messages(history)]}
-    run = _RunState(tool_names or {})
+    run = _RunState(tool_names or {}, end_marker(model), provider)
     try:
         agent = create_agent(
             model, tools=list(tools), system_prompt=system_prompt, middleware=list(middleware)
@@ -94,6 +99,8 @@ async def stream_agent(
             async for mode, data in stream:
                 for item in run.handle(mode, data):
                     yield item
+                if run.failure is not None:
+                    raise run.failure
         finally:
             if isinstance(stream, AsyncGenerator):  # release the HTTP stream on early exit
                 await stream.aclose()
@@ -138,8 +145,12 @@ def run_turn(
 class _RunState:
     """Turns langgraph's ``(mode, data)`` stream into events and tracks usage."""
 
-    def __init__(self, tool_names: Mapping[str, str]) -> None:
+    def __init__(self, tool_names: Mapping[str, str], marker: str | None, provider: str) -> None:
         self.names = tool_names
+        self.marker = marker
+        self.provider = provider
+        self.failure: OncallError | None = None
+        """Set when a model call's stream ended without its end marker."""
         self.started: dict[str, tuple[str, float]] = {}
         self.calls = 0
         self.first_input: int | None = None
@@ -185,6 +196,9 @@ class _RunState:
         events: list[AgentStreamItem] = []
         if held := self.thinking.finish():  # this model call is over
             events.append(TokenDelta(held))
+        if self.marker is not None and not message.response_metadata.get(self.marker):
+            self.failure = ended_early(self.provider)  # after the text it did send
+            return events
         now = time.monotonic()
         for call in message.tool_calls:
             call_id = call.get("id") or f"call_{len(self.started) + 1}"
@@ -233,16 +247,20 @@ async def summarize(
 
     Streamed so that the read timeout applies between chunks: a CPU model may take longer than
     the timeout to write a whole summary, but not to write its next words. ``deadline`` bounds
-    the whole call. Failures raise :class:`OncallError` (see :func:`map_model_error`).
+    the whole call. Failures raise :class:`OncallError` (see :func:`map_model_error`); a stream
+    that ends without its end marker (:func:`end_marker`) is ``STREAM_FAILED``, no summary.
     """
     messages: list[BaseMessage] = [SystemMessage(instructions), HumanMessage(request)]
     parts: list[str] = []
     truncated = False
+    marker = end_marker(model)
+    ended = marker is None
     try:
         async with asyncio.timeout(deadline):
             async for chunk in model.astream(messages):
                 parts.append(str(chunk.text))
                 truncated = truncated or cut_at_length(chunk.response_metadata)
+                ended = ended or bool(marker and chunk.response_metadata.get(marker))
     except TimeoutError:
         raise past_deadline(deadline) from None
     except Exception as exc:
@@ -253,6 +271,8 @@ async def summarize(
             timeout=read_timeout_of(model),
             provider=provider,
         ) from exc
+    if not ended:
+        raise ended_early(provider)
     return Summary(strip_thinking("".join(parts)), truncated)
 
 
@@ -260,6 +280,22 @@ def cut_at_length(metadata: Mapping[str, Any]) -> bool:
     """The server ended the reply at its length limit: Ollama's ``done_reason`` or the OpenAI
     API's ``finish_reason`` is ``length``."""
     return "length" in (metadata.get("done_reason"), metadata.get("finish_reason"))
+
+
+def end_marker(model: BaseChatModel) -> str | None:
+    """The key of a model call's ``response_metadata`` that only the end of a whole reply sets:
+    ``done`` (Ollama's done record) for ``ChatOllama``, ``finish_reason`` (the OpenAI API's
+    finishing chunk) for ``ChatOpenAI``. A stream that stops without it (the HTTP response
+    ended, cleanly or not) is not a complete reply. ``[DONE]`` is not required: some servers
+    never send it after the finishing chunk. ``None`` for other models (the tests' scripted
+    one), taken at their word. ``langchain_openai`` is looked up, not imported: an Ollama user
+    never loads it."""
+    if isinstance(model, ChatOllama):
+        return "done"
+    openai = sys.modules.get("langchain_openai")
+    if openai is not None and isinstance(model, openai.ChatOpenAI):
+        return "finish_reason"
+    return None
 
 
 def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMessage]:

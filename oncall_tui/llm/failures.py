@@ -25,6 +25,8 @@ from langgraph.errors import GraphRecursionError
 from oncall_tui.errors import OncallError
 
 DETAIL_LIMIT = 160
+_NO_GENERATIONS = "No generations found in stream."
+"""langchain-core's ValueError for a model stream that ended without a single chunk."""
 
 
 def map_model_error(
@@ -83,6 +85,8 @@ def _map_one(
         return OncallError("STREAM_FAILED", reason)
     if isinstance(exc, GraphRecursionError):
         return OncallError("STREAM_FAILED", "stream_too_many_steps")
+    if isinstance(exc, ValueError) and str(exc) == _NO_GENERATIONS:
+        return ended_early(provider)  # the stream ended before its first chunk
     return None
 
 
@@ -127,6 +131,13 @@ def _silent(timeout: float | None, provider: str) -> OncallError:
     if timeout is None:
         return OncallError("STREAM_FAILED", f"{prefix}stream_silent")
     return OncallError("STREAM_FAILED", f"{prefix}stream_silent_for", seconds=f"{timeout:g}")
+
+
+def ended_early(provider: str) -> OncallError:
+    """A stream that ended, cleanly as far as HTTP goes, without its end-of-reply marker
+    (Ollama's done record, the OpenAI API's ``finish_reason``): the reply is not whole."""
+    reason = "server_stream_ended_early" if provider == "openai" else "stream_ended_early"
+    return OncallError("STREAM_FAILED", reason)
 
 
 def _dropped(provider: str) -> OncallError:

@@ -127,6 +127,8 @@ class Reply:
         rough estimate from the request / the reply).
     drop_after: stream this many chunks, then close the socket without the done
         record (for `stream: false`, close without any response).
+    end_after: stream this many chunks, then end the response as a finished one ends (the
+        closing zero-length chunk) but without the done record: a stream that just stops.
     delay_per_chunk: seconds to sleep before each chunk (slow server).
     status / error: when `status != 200`, answer `{"error": error}` with it.
     """
@@ -138,6 +140,7 @@ class Reply:
     eval_count: int | None = None
     done_reason: str = "stop"
     drop_after: int | None = None
+    end_after: int | None = None
     delay_per_chunk: float = 0.0
     status: int = 200
     error: str = "internal server error"
@@ -434,7 +437,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for index, message in enumerate(messages[: reply.drop_after]):
+        cut = reply.drop_after if reply.drop_after is not None else reply.end_after
+        for index, message in enumerate(messages[:cut]):
             time.sleep(reply.delay_per_chunk)
             if index == 0 and self.fake.on_first_chunk is not None:
                 self.fake.on_first_chunk()
@@ -444,6 +448,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.drop_after is not None and reply.drop_after <= len(messages):
             self._abort()  # no done record, no terminating zero-length chunk
             return
-        self._write_chunk({**done, "created_at": _now()})
+        if reply.end_after is None:  # else the stream just stops: no done record
+            self._write_chunk({**done, "created_at": _now()})
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()

@@ -22,6 +22,10 @@ Routes, under ``/v1`` as the clients' base URL has it:
 - ``GET /props`` (llama.cpp, at the root): only when ``props_n_ctx`` is set;
   ``props_top_level`` puts ``n_ctx`` at the top level as some versions do.
 
+``Reply.end_after`` ends a stream cleanly after that many pieces, without the finishing
+chunk, the usage or ``[DONE]`` (a stream that just stops); ``done_marker=False`` never sends
+``[DONE]`` after the finishing chunk and the usage, as some servers do.
+
 With ``api_key`` set, every ``/v1`` request must carry ``Authorization: Bearer KEY`` or gets
 401. Requests are recorded with their headers.
 """
@@ -93,6 +97,7 @@ class FakeOpenAI(LoopbackServer[Reply | str]):
         props_n_ctx: int | None = None,
         props_top_level: bool = False,
         build: str = "b6000-fake",
+        done_marker: bool = True,
     ) -> None:
         super().__init__(replies)
         self.models: dict[str, FakeModel] = {}
@@ -106,6 +111,7 @@ class FakeOpenAI(LoopbackServer[Reply | str]):
         self.props_n_ctx = props_n_ctx
         self.props_top_level = props_top_level
         self.build = build
+        self.done_marker = done_marker
         self.on_first_chunk: Callable[[], None] | None = None
         """Called as the first streamed chunk of each reply is written."""
         self.requests: list[OpenAIRequest] = []
@@ -330,7 +336,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         chunk = {**base, "object": "chat.completion.chunk"}
-        for index, delta in enumerate(deltas[: reply.drop_after]):
+        cut = reply.drop_after if reply.drop_after is not None else reply.end_after
+        for index, delta in enumerate(deltas[:cut]):
             time.sleep(reply.delay_per_chunk)
             if index == 0 and self.fake.on_first_chunk is not None:
                 self.fake.on_first_chunk()
@@ -339,11 +346,13 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.drop_after is not None and reply.drop_after <= len(deltas):
             self._abort()  # no finishing chunk, no [DONE], no terminating zero-length chunk
             return
-        finish = {"index": 0, "delta": {}, "finish_reason": _finish_reason(reply)}
-        self._write_event(json.dumps({**chunk, "choices": [finish]}))
-        options = body.get("stream_options")
-        if isinstance(options, dict) and options.get("include_usage"):
-            self._write_event(json.dumps({**chunk, "choices": [], "usage": usage}))
-        self._write_event("[DONE]")
+        if reply.end_after is None:  # else the stream just stops: no finish_reason, no [DONE]
+            finish = {"index": 0, "delta": {}, "finish_reason": _finish_reason(reply)}
+            self._write_event(json.dumps({**chunk, "choices": [finish]}))
+            options = body.get("stream_options")
+            if isinstance(options, dict) and options.get("include_usage"):
+                self._write_event(json.dumps({**chunk, "choices": [], "usage": usage}))
+            if self.fake.done_marker:
+                self._write_event("[DONE]")
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
