@@ -554,6 +554,16 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "it stopped ({problem})",
         "zh": "已停止（{problem}）",
     },
+    "tool_server_not_mcp": {
+        "en": (
+            "it wrote a line that is not an MCP message to its standard output ('{problem}'); "
+            "a stdio server may write only MCP messages there, and its logs to stderr"
+        ),
+        "zh": (
+            "它向标准输出写入了一行不是 MCP 消息的内容（'{problem}'）；"
+            "stdio 服务器只能向标准输出写 MCP 消息，日志应写到 stderr"
+        ),
+    },
     "config_unknown_setting": {
         "en": "'{key}' is not a setting the file keeps (one of {names})",
         "zh": "'{key}' 不是设置文件保存的设置项（可选：{names}）",

@@ -22,8 +22,10 @@ from oncall_tui.core.events import (
     ToolServerFailed,
     ToolStarted,
 )
+from oncall_tui.llm import mcp as mcp_runtime
 from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
+from oncall_tui.setting_values import DEFAULT_TOOL_TIMEOUT
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -157,6 +159,40 @@ async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
     result = tool_message(server)
     assert result.endswith("[truncated: 20,000 of 1,000,000 characters]")
     assert len(result) == 20_000 + len("\n[truncated: 20,000 of 1,000,000 characters]")
+
+
+async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
+    server: FakeOllama, with_tools: Build, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up limit (20 s) and the call's (``tool_timeout``, 30 s) are two bounds: a
+    call past the first and within the second answers. Both are made small here."""
+    monkeypatch.setattr(mcp_runtime, "START_SECONDS", 0.2)
+    services = with_tools(tool_timeout=5.0)
+    server.script(Reply.tool_call("ops__hang", {"seconds": 0.6}), "Slow but fine.")
+    events = await collect(services.chat.send("alice", None, "wait a bit"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    assert tool_message(server) == "woke up"
+
+
+def test_the_call_timeout_is_the_one_the_readme_promises() -> None:
+    assert DEFAULT_TOOL_TIMEOUT == 30.0
+    assert mcp_runtime.START_SECONDS == 20.0
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    assert "a call may take 30 s" in readme
+    assert "20 s to start" in readme
+
+
+async def test_a_result_of_ten_megabytes_is_cut_at_the_limit_with_a_note(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools(num_ctx=65536, tool_timeout=20.0)
+    server.script(Reply.tool_call("ops__flood", {"size": 10_000_000}), "Huge.")
+    events = await collect(services.chat.send("alice", None, "flood"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    result = tool_message(server)
+    note = "\n[truncated: 20,000 of 10,000,000 characters]"
+    assert result == "x" * 20_000 + note
+    assert events[-1].type == "done"
 
 
 async def test_a_truncated_result_that_still_does_not_fit_is_withheld(

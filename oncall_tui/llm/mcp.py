@@ -12,6 +12,14 @@ TUI's loop, a test's loop. So every call is handed to that loop and awaited from
 (:mod:`oncall_tui.llm.mcp_calls` wraps each tool), each server's session is opened and closed
 by one task of its own, and a server that fails to start is recorded with its error, its tools
 absent, and the others go on.
+
+A stdio server's standard output is the protocol: a line there that is not an MCP message (a
+banner, a log line, a stray ``print``) fails that server, once, with the first such line in its
+error (``tool_server_not_mcp``). The SDK's own log records (a traceback per such line) go to the
+app's log, never the terminal the TUI draws on.
+
+Two bounds: a server gets :data:`START_SECONDS` to start and list its tools; a call gets the
+tool timeout (``tool_timeout``, 30 s), and no shorter limit of the SDK's applies to it.
 """
 
 from __future__ import annotations
@@ -23,26 +31,26 @@ import tempfile
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import IO, Any, TextIO, TypeVar, cast
+from typing import IO, Any, TypeVar
 
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_mcp_adapters.tools import load_mcp_tools
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp import ClientSession
+from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.events import ConfirmHook
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
+from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.mcp_settings import McpServer
 
 log = logging.getLogger(__name__)
 
 START_SECONDS = 20.0
-"""How long a server may take to start and list its tools before it counts as failed."""
+"""How long a server may take to start and list its tools before it counts as failed (a call
+has the tool timeout instead)."""
 _DETAIL_LIMIT = 200
 _T = TypeVar("_T")
 
@@ -72,6 +80,8 @@ class ServerState:
     """Names in ``allow`` the server does not offer."""
     reported: bool = False
     session: ClientSession | None = None
+    stray: str | None = None
+    """The first line the server wrote on stdout that is not an MCP message, if any."""
 
 
 class McpTools:
@@ -109,6 +119,7 @@ class McpTools:
             if self._started or not self._servers:
                 self._started = True
                 return
+            quiet_sdk_logs()
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="mcp-servers", daemon=True)
             thread.start()
@@ -211,7 +222,11 @@ class McpTools:
             if not ready.done():
                 owner.cancel()
                 state = self._states[server.name]
-                self._fail(state, "tool_server_start", f"no answer in {self._start_seconds:g} s")
+                if state.stray is not None:
+                    self._fail(state, "tool_server_not_mcp", state.stray)
+                else:
+                    problem = f"no answer in {self._start_seconds:g} s"
+                    self._fail(state, "tool_server_start", problem)
 
     async def _own(self, server: McpServer, ready: asyncio.Future[None]) -> None:
         """Open ``server``'s session, list its tools, hold it open until :meth:`close`."""
@@ -219,11 +234,17 @@ class McpTools:
         stderr = _stderr_file()
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await stack.enter_async_context(_open(server, stderr))
+                session = await stack.enter_async_context(
+                    open_session(server, stderr, self._stray_watch(state))
+                )
                 await session.initialize()
                 adapters = await load_mcp_tools(
                     session, server_name=server.name, handle_tool_errors=False
                 )
+                if state.stray is not None:  # it talks, but not only MCP: stop it here
+                    self._fail(state, "tool_server_not_mcp", state.stray)
+                    ready.set_result(None)
+                    return
                 self._ready(state, session, adapters)
                 ready.set_result(None)
                 stop = self._stop
@@ -235,12 +256,29 @@ class McpTools:
             raise
         except BaseException as exc:  # an ExceptionGroup from the transport's task group
             if not ready.done():
-                self._fail(state, "tool_server_start", _failure_text(exc, stderr))
+                if state.stray is not None:  # what it wrote explains the failure best
+                    self._fail(state, "tool_server_not_mcp", state.stray)
+                else:
+                    self._fail(state, "tool_server_start", _failure_text(exc, stderr))
                 ready.set_result(None)
             else:
                 self._fail(state, "tool_server_stopped", _failure_text(exc, stderr))
         finally:
             stderr.close()
+
+    def _stray_watch(self, state: ServerState) -> MessageHandlerFnT:
+        """The session's handler of what the server sends unasked: a line that is not an MCP
+        message comes as the parse error; the first is kept, and fails a server that is
+        already ready (one that is starting fails once it has listed its tools)."""
+
+        async def handle(message: object) -> None:
+            if not isinstance(message, Exception) or state.stray is not None:
+                return
+            state.stray = stray_line(message)
+            if state.state == "ready":
+                self._fail(state, "tool_server_not_mcp", state.stray)
+
+        return handle
 
     def _ready(self, state: ServerState, session: ClientSession, adapters: list[BaseTool]) -> None:
         server = state.server
@@ -287,32 +325,6 @@ def _with_schema(tool: ServerTool, schema: Mapping[str, Any]) -> ServerTool:
     from dataclasses import replace
 
     return replace(tool, schema=schema)
-
-
-@contextlib.asynccontextmanager
-async def _open(server: McpServer, stderr: IO[str]) -> Any:
-    """The SDK's transport for ``server`` and a session over it (not yet initialised)."""
-    async with contextlib.AsyncExitStack() as stack:
-        if server.command is not None:
-            params = StdioServerParameters(
-                command=server.command,
-                args=list(server.args),
-                env=dict(server.env) or None,
-                cwd=server.cwd,
-            )
-            read, write = await stack.enter_async_context(
-                stdio_client(params, errlog=cast(TextIO, stderr))
-            )
-        else:
-            read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(
-                    str(server.url), headers=dict(server.headers) or None, timeout=10.0
-                )
-            )
-        session = await stack.enter_async_context(
-            ClientSession(read, write, read_timeout_seconds=timedelta(seconds=START_SECONDS))
-        )
-        yield session
 
 
 def _stderr_file() -> IO[str]:

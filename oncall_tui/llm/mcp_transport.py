@@ -1,0 +1,106 @@
+"""How a tool server's session is opened, and what of the SDK is kept off the terminal.
+
+:func:`open_session` gives :class:`~oncall_tui.llm.mcp.McpTools` a session over the SDK's
+transports (``stdio_client``, ``streamablehttp_client``) with no read timeout of its own (the
+runtime bounds the start and each call) and a handler of what the server sends unasked, which
+is where a line that is not an MCP message arrives (:func:`stray_line` reads it back).
+:func:`quiet_sdk_logs` sends the SDK's log records to the app's log, never the terminal the
+TUI draws on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import IO, TextIO, cast
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.session import MessageHandlerFnT
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
+
+from oncall_tui.mcp_settings import McpServer
+
+log = logging.getLogger(__name__)
+
+STRAY_LIMIT = 80
+"""Characters of a stray stdout line quoted in the error."""
+_RECORD_LIMIT = 200
+
+
+@contextlib.asynccontextmanager
+async def open_session(
+    server: McpServer, stderr: IO[str], handler: MessageHandlerFnT
+) -> AsyncIterator[ClientSession]:
+    """The SDK's transport for ``server`` and a session over it (not yet initialised).
+
+    The session has no read timeout of its own: the start is bounded by the start-up limit
+    and each call by the tool timeout (``McpTools.call``); the SDK's would cut a call short
+    of the latter. Bytes that are not UTF-8 are replaced, so they make a stray line rather
+    than end the transport."""
+    async with contextlib.AsyncExitStack() as stack:
+        if server.command is not None:
+            params = StdioServerParameters(
+                command=server.command,
+                args=list(server.args),
+                env=dict(server.env) or None,
+                cwd=server.cwd,
+                encoding_error_handler="replace",
+            )
+            read, write = await stack.enter_async_context(
+                stdio_client(params, errlog=cast(TextIO, stderr))
+            )
+        else:
+            read, write, _ = await stack.enter_async_context(
+                streamablehttp_client(
+                    str(server.url), headers=dict(server.headers) or None, timeout=10.0
+                )
+            )
+        session = await stack.enter_async_context(
+            ClientSession(read, write, read_timeout_seconds=None, message_handler=handler)
+        )
+        yield session
+
+
+class _IntoAppLog(logging.Handler):
+    """The SDK's records in the app's log, as one line each without the traceback."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        line = " ".join(record.getMessage().split())[:_RECORD_LIMIT]
+        log.debug("mcp sdk %s: %s", record.levelname.lower(), line)
+
+
+def quiet_sdk_logs() -> None:
+    """Keep the MCP SDK's log records off the terminal (idempotent).
+
+    Its ``mcp`` loggers log a traceback per line a server writes that is not a message, and
+    Python would print them on stderr (its last-resort handler) since only the app's own
+    logger has a handler; they go to the app's log instead. Some of its records go through
+    ``logging.warning`` on the root logger, which would first give an empty root a handler
+    on stderr (``basicConfig``) for every later record of every logger: an empty root gets
+    a handler that drops them."""
+    sdk = logging.getLogger("mcp")
+    if not any(isinstance(handler, _IntoAppLog) for handler in sdk.handlers):
+        sdk.addHandler(_IntoAppLog())
+        sdk.propagate = False
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.NullHandler())
+
+
+def stray_line(exc: Exception) -> str:
+    """The line a server wrote that is not an MCP message, from the SDK's parse error (the
+    error's text when it does not carry the line), cut for the error message."""
+    line: object = None
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            found = errors()
+            if found and isinstance(found[0], dict):
+                line = found[0].get("input")
+    text = " ".join(str(line if line is not None else exc).split()) or type(exc).__name__
+    return text if len(text) <= STRAY_LIMIT else text[: STRAY_LIMIT - 1] + "…"
+
+
+__all__ = ["STRAY_LIMIT", "open_session", "quiet_sdk_logs", "stray_line"]
