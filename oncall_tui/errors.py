@@ -2,7 +2,8 @@
 
 Every user-facing failure is an :class:`OncallError` carrying a catalog code and,
 for rule-specific failures, a *reason* key whose text is catalogued too. Clients
-(CLI, TUI) render ``error.message(lang)``; nothing else formats error text.
+(CLI, TUI) render ``error.message(lang)``; nothing else formats error text. A message never
+holds a secret (:mod:`oncall_tui.redaction`), whatever text its params carry.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Literal
+
+from oncall_tui.redaction import redact
 
 Language = Literal["en", "zh"]
 
@@ -638,9 +641,9 @@ class OncallError(Exception):
         if self.reason is not None:
             reason = REASONS[self.reason][lang].format_map(_Lenient(values))
             if "{detail}" not in template:  # a whole message of its own (another server's)
-                return reason
+                return redact(reason)
             values["detail"] = reason
-        return template.format_map(_Lenient(values))
+        return redact(template.format_map(_Lenient(values)))  # no secret, whatever the params
 
     def to_json(self, lang: Language = "en") -> dict[str, object]:
         return {"code": self.code, "message": self.message(lang), "reason": self.reason}
@@ -648,7 +651,7 @@ class OncallError(Exception):
 
 def note(key: str, lang: Language = "en", **params: object) -> str:
     """A catalogued note (see :data:`NOTES`), filled with ``params``."""
-    return NOTES[key][lang].format_map(_Lenient(params))
+    return redact(NOTES[key][lang].format_map(_Lenient(params)))
 
 
 def _embedded(message: str) -> str:

@@ -5,7 +5,7 @@ One file in the platform's user log directory (``--log-level``, ``ONCALL_TUI_LOG
 kept, private to its user like the database. Records name what happened to which ids: a reply
 stored, a compaction discarded, a failed model call and its catalog code. No prompt, skill,
 message or summary text is ever logged; the modules that log keep to that, and a test checks
-the file after a send of known text.
+the file after a send of known text. No secret either: every line goes through the redactor.
 
 Nothing is written to the terminal: the TUI owns the screen, and the CLI's output is its own.
 """
@@ -18,10 +18,19 @@ import os
 from pathlib import Path
 
 from oncall_tui.private_files import FILE_MODE, make_private_directories
+from oncall_tui.redaction import redact
 
 MAX_BYTES = 1_000_000
 BACKUPS = 3
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class RedactingFormatter(logging.Formatter):
+    """The log's formatter: the whole line (message, arguments, a traceback) without a
+    secret (:func:`oncall_tui.redaction.redact`), whichever module logged it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
 
 
 class _PrivateFileHandler(logging.handlers.RotatingFileHandler):
@@ -54,5 +63,5 @@ def configure_logging(path: Path | None, level: str) -> None:
         )
     except OSError:
         handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter(FORMAT))
+    handler.setFormatter(RedactingFormatter(FORMAT))
     root.addHandler(handler)

@@ -113,6 +113,20 @@ def expand_servers(
     return tuple(expanded)
 
 
+def secret_values(servers: tuple[McpServer, ...], environ: Mapping[str, str]) -> set[str]:
+    """The values ``${NAME}`` brings into ``servers``' headers and env (not yet expanded): the
+    secrets the redactor must know. A whole number or an absolute path (``${PORT}``,
+    ``${HOME}``) is no secret, and masking it would hide ports and paths everywhere."""
+    values: set[str] = set()
+    for server in servers:
+        for text in (*server.headers.values(), *server.env.values()):
+            for match in _VARIABLE.finditer(text):
+                value = environ.get(match[1])
+                if value and not value.isdigit() and not value.startswith(("/", "~")):
+                    values.add(value)
+    return values
+
+
 def _server(path: Path, index: int, entry: Mapping[str, object]) -> McpServer:
     name = entry.get("name")
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:

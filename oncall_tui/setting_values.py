@@ -8,14 +8,16 @@ TOML type, so that what is written reads back the same.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from oncall_tui.config_file import FILE_KEYS, FileValue
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.redaction import redact
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 PROVIDERS = ("ollama", "openai")
@@ -159,8 +161,23 @@ def parse_database(value: str) -> tuple[str | None, str | None]:
 
 
 def masked_url(url: str) -> str:
-    """``url`` without the password it may hold, for messages and logs (it need not parse)."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    """``url`` without the password it may hold (``user:***@``, ``?password=***``, or any
+    registered secret), for messages and logs (it need not parse)."""
+    return redact(url)
+
+
+def url_passwords(url: str) -> set[str]:
+    """The passwords a database URL holds, for the redactor: its userinfo's (as written and
+    decoded) and its ``password`` query parameters (libpq takes either)."""
+    found: set[str] = set()
+    with contextlib.suppress(ValueError):
+        parts = urlsplit(url)
+        if parts.password:
+            found.update({parts.password, unquote(parts.password)})
+        for name, value in parse_qsl(parts.query, keep_blank_values=False):
+            if name.lower() == "password":
+                found.add(value)
+    return found
 
 
 def normalize_ollama_url(raw: str) -> str:

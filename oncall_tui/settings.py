@@ -26,7 +26,8 @@ from platformdirs import user_config_path, user_data_path, user_log_path
 from oncall_tui.config_file import EMPTY, FILE_KEYS, FileValue, read_config
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
-from oncall_tui.mcp_settings import McpServer, expand_servers
+from oncall_tui.mcp_settings import McpServer, expand_servers, secret_values
+from oncall_tui.redaction import register_secret
 from oncall_tui.setting_values import (
     DEFAULT_BASE_URL,
     DEFAULT_DEADLINE,
@@ -55,6 +56,7 @@ from oncall_tui.setting_values import (
     parse_seconds,
     seconds_value,
     to_file_value,
+    url_passwords,
     whole_number,
 )
 
@@ -63,6 +65,8 @@ CONFIG_ENV = "ONCALL_TUI_CONFIG"
 API_KEY_ENV = "OPENAI_API_KEY"
 """The OpenAI-compatible server's key, when it wants one: from the environment only, never an
 option (a process list shows options) nor the settings file."""
+PG_PASSWORD_ENV = "PGPASSWORD"
+"""libpq's password variable: the app never reads it for itself, but redacts it all the same."""
 
 Source = Literal["flag", "env", "file", "default"]
 NO_SOURCES: Mapping[str, Source] = MappingProxyType({})
@@ -191,6 +195,12 @@ class Settings:
                 return file_values[name]
             return value
 
+        register_secret(  # from now on, no output or log line shows them
+            env.get(API_KEY_ENV),
+            (os.environ if environ is None else environ).get(PG_PASSWORD_ENV),
+            *url_passwords(db_url or ""),
+            *(secret_values(read.mcp_servers, env) if servers else ()),
+        )
         lang_value = setting("lang", lang, "ONCALL_TUI_LANG")
         return cls(
             db_path=Path(db_file or _default_db_value()).expanduser(),

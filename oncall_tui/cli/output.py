@@ -2,10 +2,12 @@
 
 Every human (non-JSON) line goes through :func:`oncall_tui.core.text.terminal_safe`, so text
 from the database or a model never reaches the terminal as control sequences; JSON escapes
-control characters itself and is printed exactly. A reader that goes away (``| head -1``)
-ends nothing: while :func:`reader_safe_output` is in force the rest of the output is dropped
-quietly, the command finishes its work (a chat stores its whole reply), and then exits with
-:data:`EXIT_BROKEN_PIPE`.
+control characters itself and is printed exactly. Both go through the redactor first
+(:mod:`oncall_tui.redaction`): no secret is printed, whatever text carries it.
+
+A reader that goes away (``| head -1``) ends nothing: while :func:`reader_safe_output` is in
+force the rest of the output is dropped quietly, the command finishes its work (a chat stores
+its whole reply), and then exits with :data:`EXIT_BROKEN_PIPE`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import TextIO, cast
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.redaction import redact, redact_tree
 from oncall_tui.texts import text
 
 EXIT_OK = 0
@@ -55,17 +58,18 @@ def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def emit_json(document: object, stream: TextIO | None = None) -> None:
-    (stream or sys.stdout).write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    shown = redact_tree(document)
+    (stream or sys.stdout).write(json.dumps(shown, ensure_ascii=False, indent=2) + "\n")
 
 
 def emit_line(text: str = "", stream: TextIO | None = None) -> None:
-    (stream or sys.stdout).write(terminal_safe(text) + "\n")
+    (stream or sys.stdout).write(terminal_safe(redact(text)) + "\n")
 
 
 def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     cells = [
-        [terminal_safe(str(c)) for c in headers],
-        *([terminal_safe(str(c)) for c in row] for row in rows),
+        [terminal_safe(redact(str(c))) for c in headers],
+        *([terminal_safe(redact(str(c))) for c in row] for row in rows),
     ]
     widths = [max(cell_width(row[i]) for row in cells) for i in range(len(headers))]
     for row in cells:
@@ -84,9 +88,10 @@ def pad(text: str, width: int) -> str:
 
 
 def emit_text(text: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
-    """Human text as it streams (a reply's tokens, tool lines), made terminal-safe."""
+    """Human text as it streams (a reply's tokens, tool lines), made terminal-safe and
+    redacted (piece by piece: a secret split across two pieces is not seen whole)."""
     out = stream or sys.stdout
-    out.write(terminal_safe(text))
+    out.write(terminal_safe(redact(text)))
     if flush:
         out.flush()
 
@@ -165,9 +170,10 @@ class _ReaderSafeStream(io.TextIOBase):
 
 def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
     if as_json:
-        sys.stderr.write(json.dumps({"error": error.to_json(lang)}, ensure_ascii=False) + "\n")
+        document = redact_tree({"error": error.to_json(lang)})
+        sys.stderr.write(json.dumps(document, ensure_ascii=False) + "\n")
     else:
-        sys.stderr.write(f"oncall-tui: {terminal_safe(error.message(lang))}\n")
+        sys.stderr.write(f"oncall-tui: {terminal_safe(redact(error.message(lang)))}\n")
     return exit_status(error.code)
 
 
@@ -175,10 +181,11 @@ def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:
     """A problem the command goes on despite (a settings file it could not use), on stderr:
     one JSON line with ``--json``, else one line of text."""
     if as_json:
-        sys.stderr.write(json.dumps({"warning": problem.to_json(lang)}, ensure_ascii=False) + "\n")
+        document = redact_tree({"warning": problem.to_json(lang)})
+        sys.stderr.write(json.dumps(document, ensure_ascii=False) + "\n")
     else:
         line = text("cli.warning", lang, message=problem.message(lang))
-        sys.stderr.write(terminal_safe(line) + "\n")
+        sys.stderr.write(terminal_safe(redact(line)) + "\n")
 
 
 def one_line(text: str, width: int = 60) -> str:

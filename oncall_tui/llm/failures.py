@@ -23,6 +23,7 @@ import ollama
 from langgraph.errors import GraphRecursionError
 
 from oncall_tui.errors import OncallError
+from oncall_tui.redaction import redact
 
 DETAIL_LIMIT = 160
 _NO_GENERATIONS = "No generations found in stream."
@@ -156,5 +157,7 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 
 def _short(text: str) -> str:
-    line = " ".join(text.split())
+    """One line of at most :data:`DETAIL_LIMIT` characters, redacted first: a server's body may
+    quote the request's ``Authorization`` header, and a cut must not leave half a key."""
+    line = " ".join(redact(text).split())
     return line if len(line) <= DETAIL_LIMIT else line[: DETAIL_LIMIT - 1] + "…"

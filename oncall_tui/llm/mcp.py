@@ -45,6 +45,7 @@ from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
 from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.mcp_settings import McpServer
+from oncall_tui.redaction import redact
 
 log = logging.getLogger(__name__)
 
@@ -358,7 +359,7 @@ def _connection_lost(exc: BaseException) -> bool:
 
 
 def _short(text: str) -> str:
-    line = " ".join(text.split())
+    line = " ".join(redact(text).split())  # redacted whole, before a cut could halve a secret
     return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"
 
 

@@ -10,6 +10,7 @@ left outside the catalog, fails ``tests/test_texts.py``. Values are ``str.format
 from __future__ import annotations
 
 from oncall_tui.errors import Language
+from oncall_tui.redaction import redact
 from oncall_tui.texts.cli import CLI
 from oncall_tui.texts.tui import TUI
 from oncall_tui.texts.tui_screens import SCREENS
@@ -18,9 +19,11 @@ TEXTS: dict[str, dict[Language, str]] = {**TUI, **CLI, **SCREENS}
 
 
 def text(key: str, lang: Language, /, **fields: object) -> str:
-    """The catalog's text for ``key`` in ``lang``, filled with ``fields``."""
+    """The catalog's text for ``key`` in ``lang``, filled with ``fields``: never with a secret
+    they carry (:mod:`oncall_tui.redaction`; the TUI's status line and notifications, the CLI's
+    lines)."""
     template = TEXTS[key][lang]
-    return template.format(**fields) if fields else template
+    return redact(template.format(**fields)) if fields else template
 
 
 __all__ = ["TEXTS", "text"]

@@ -1,0 +1,148 @@
+"""Secrets never leave the process in text: one redactor for every place text goes out.
+
+Two parts, applied together by :func:`redact`:
+
+- **The registry**: the secret values this process holds, registered when the settings are
+  resolved (:func:`register_secret`): the model server's key (``OPENAI_API_KEY``), the
+  PostgreSQL password of ``--db`` (``user:pw@`` or ``?password=``) and ``PGPASSWORD``, and the
+  ``${NAME}`` values expanded into tool servers' headers and env. Each is found as written,
+  JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``), percent-encoded, and with spaces, line breaks or
+  escaped ``\\n`` inserted between its characters (a wrapped line, a server's joined body).
+  Values shorter than :data:`MIN_SECRET_CHARS` are not registered (they would mask ordinary
+  words); the rules below still catch them where they are labelled.
+- **The rules**, for secrets the registry never saw (a proxy's own token, another user's
+  password echoed back): the password of a URL's userinfo (``scheme://user:***@``),
+  ``password=…`` (a URL's query, a libpq keyword string, ``PGPASSWORD=``), a quoted
+  ``"password": "…"``, ``Bearer …`` and ``Basic …`` credentials, and the value of an
+  ``Authorization``, ``X-Api-Key``, ``api_key`` or ``access_token`` field.
+
+Where it applies: the error catalog's rendering (``OncallError.message``, so every message and
+its JSON), the UI catalog's filled texts (``texts.text``: the TUI's status line and
+notifications, the CLI's lines), the CLI's printers (human and JSON), the log file's formatter,
+and ``masked_url``. Pure text work, standard library only; the registry is the one piece of
+state, process-wide and thread-safe. Nothing here logs or prints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterable
+from urllib.parse import quote, quote_plus
+
+MASK = "***"
+MIN_SECRET_CHARS = 4
+"""The shortest value the registry takes: a two-letter password would mask every ``pw``."""
+
+_GAP = r"(?:\s|\\[nrt])*"
+"""What may come between a registered secret's characters: whitespace, or its JSON escape."""
+
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>]*):[^\s/?#\"'<>]*@")
+_KEY_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(password|passwd|pgpassword)(\s*=\s*)"
+    r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)"
+)
+_QUOTED_PASSWORD = re.compile(
+    r"(?i)([\"']?(?:password|passwd)[\"']?\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+)
+_CREDENTIAL = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]+=*")
+_HEADER = re.compile(
+    r"(?i)(?<![A-Za-z0-9])((?:proxy-)?authorization|x-api-key|api[_-]?key|access[_-]?token)"
+    r"([\"']?\s*[:=]\s*[\"']?)(?!bearer\b|basic\b|\*\*\*)([^\s\"',;&]+)"
+)
+
+
+def redact_patterns(text: str) -> str:
+    """``text`` with the labelled credentials the rules know masked (no registry)."""
+    text = _URL_USERINFO.sub(rf"\1:{MASK}@", text)
+    text = _KEY_VALUE.sub(rf"\1\2{MASK}", text)
+    text = _QUOTED_PASSWORD.sub(rf'\1"{MASK}"', text)
+    text = _CREDENTIAL.sub(rf"\1\2{MASK}", text)
+    return _HEADER.sub(rf"\1\2{MASK}", text)
+
+
+def secret_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of ``secrets`` in every form the registry promises; ``None``
+    for none (values shorter than :data:`MIN_SECRET_CHARS` are left out)."""
+    forms: set[str] = set()
+    for secret in secrets:
+        if len(secret) < MIN_SECRET_CHARS:
+            continue
+        forms.update(
+            (
+                secret,
+                json.dumps(secret, ensure_ascii=False)[1:-1],
+                json.dumps(secret)[1:-1],
+                quote(secret, safe=""),
+                quote_plus(secret, safe=""),
+            )
+        )
+    if not forms:
+        return None
+    ordered = sorted(forms, key=len, reverse=True)  # the longest form wins at a position
+    return re.compile("|".join(_GAP.join(re.escape(c) for c in form) for form in ordered))
+
+
+def scrub(text: str, pattern: re.Pattern[str] | None) -> str:
+    """``text`` with what ``pattern`` (from :func:`secret_pattern`) matches masked, then the
+    rules applied."""
+    if pattern is not None:
+        text = pattern.sub(MASK, text)
+    return redact_patterns(text)
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._secrets: set[str] = set()
+        self.pattern: re.Pattern[str] | None = None
+
+    def add(self, values: Iterable[str | None]) -> None:
+        with self._lock:
+            fresh = {v for v in values if v and len(v) >= MIN_SECRET_CHARS} - self._secrets
+            if not fresh:
+                return
+            self._secrets |= fresh
+            self.pattern = secret_pattern(self._secrets)
+
+
+_REGISTRY = _Registry()
+
+
+def register_secret(*values: str | None) -> None:
+    """Mask each of ``values`` in all text :func:`redact` sees from now on (``None``, empty and
+    short values are ignored)."""
+    _REGISTRY.add(values)
+
+
+def redact(text: str) -> str:
+    """``text`` without any registered secret or labelled credential: what may be shown,
+    printed, written as JSON or logged."""
+    if not text:
+        return text
+    return scrub(text, _REGISTRY.pattern)
+
+
+def redact_tree(document: object) -> object:
+    """``document`` (JSON-shaped: dicts, lists, strings, numbers) with every string value
+    redacted; keys are the program's own and stay."""
+    if isinstance(document, str):
+        return redact(document)
+    if isinstance(document, dict):
+        return {key: redact_tree(value) for key, value in document.items()}
+    if isinstance(document, list | tuple):
+        return [redact_tree(value) for value in document]
+    return document
+
+
+__all__ = [
+    "MASK",
+    "MIN_SECRET_CHARS",
+    "redact",
+    "redact_patterns",
+    "redact_tree",
+    "register_secret",
+    "scrub",
+    "secret_pattern",
+]

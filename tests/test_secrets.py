@@ -1,0 +1,250 @@
+"""Secrets never reach any output or the log, whatever text carries them: the model server's
+key in a server's error body, a PostgreSQL password in any URL form, a ``${NAME}`` value a tool
+server echoes. Through the real CLI, the real clients and the loopback fakes; the redactor's
+own forms and rules below."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.errors import OncallError
+from oncall_tui.redaction import redact, register_secret
+from oncall_tui.setting_values import masked_url
+from oncall_tui.settings import Settings
+from oncall_tui.texts import text
+from tests.conftest import RunCli
+from tests.fakes.ollama_server import Reply
+from tests.fakes.openai_server import FakeOpenAI
+from tests.test_cli_chat import closed_port
+
+KEY = "sk-live-9d8c7b6a5f4e3d2c1b0a"
+PASSWORD = "hunter2-pg"
+
+
+def logged(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+# -- the model server's key ----------------------------------------------------------------
+
+
+HEADER_ECHO = f"proxy echo: Authorization: Bearer {KEY}"  # the header as a proxy echoes it
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (401, HEADER_ECHO),  # a 401 page: the message is the catalog's, the log must agree
+        (500, HEADER_ECHO),
+        (500, f"key {KEY[:12]}\n{KEY[12:]} is not valid"),  # bare, and wrapped over two lines
+        (500, json.dumps({"headers": {"authorization": f"Bearer {KEY}"}})),  # a JSON echo
+    ],
+    ids=["401", "500-header", "500-wrapped", "500-json"],
+)
+@pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
+def test_a_server_error_that_echoes_the_key_never_shows_it(
+    cli: RunCli,
+    monkeypatch: pytest.MonkeyPatch,
+    private_log: Path,
+    status: int,
+    body: str,
+    as_json: bool,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeOpenAI() as server:
+        server.script(Reply.failure(status, body))
+        args = ("--provider", "openai", "--base-url", server.url, "--num-ctx", "4096")
+        flags = ("--json",) if as_json else ()
+        sent = cli(*args, "--model", "qwen3:8b", "--log-level", "debug", "chat", *flags, "hi")
+        assert server.chat_requests  # the request went, with the key in its header
+        assert server.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    assert sent.code == 4
+    shown = sent.out + sent.err
+    assert "refused the request" in shown if status == 401 else "reported" in shown
+    everything = shown + logged(private_log)
+    for piece in (KEY, KEY[:12], KEY[12:]):
+        assert piece not in everything
+
+
+# -- PostgreSQL passwords ------------------------------------------------------------------
+
+
+def urls() -> list[str]:
+    port = closed_port()
+    return [
+        f"postgresql://u@127.0.0.1:{port}/db?password={PASSWORD}&sslmode=disable",
+        f"postgresql://u:{PASSWORD}@127.0.0.1:{port}/db",
+        f"postgresql://u:p%40ss%2F{PASSWORD}@127.0.0.1:{port}/db",  # p@ss/… percent-encoded
+    ]
+
+
+@pytest.mark.parametrize("form", [0, 1, 2], ids=["query", "userinfo", "encoded"])
+@pytest.mark.parametrize("command", [("doctor",), ("config", "paths")], ids=["doctor", "paths"])
+def test_doctor_and_config_paths_never_show_the_database_password(
+    cli: RunCli, private_log: Path, closed_url: str, form: int, command: tuple[str, ...]
+) -> None:
+    url = urls()[form]
+    for flags in ((), ("--json",)):
+        shown = cli("--db", url, "--ollama-url", closed_url, *command, *flags)
+        everything = shown.out + shown.err
+        assert "127.0.0.1" in everything  # the database is named
+        assert PASSWORD not in everything
+        assert "p@ss" not in everything
+        assert "p%40ss" not in everything
+        if flags:
+            json.loads(shown.out)  # still one JSON document
+    assert PASSWORD not in logged(private_log)
+
+
+@pytest.mark.parametrize("form", [0, 1], ids=["query", "userinfo"])
+def test_a_connection_error_on_postgresql_does_not_carry_the_password(
+    cli: RunCli, private_log: Path, form: int
+) -> None:
+    pytest.importorskip("psycopg")
+    url = urls()[form]
+    refused = cli("--db", url, "sessions", "list", "--json")
+    assert (refused.code, refused.error()["code"]) == (2, "DATABASE_UNAVAILABLE")
+    assert "127.0.0.1" in refused.error()["message"]
+    human = cli("--db", url, "sessions", "list")
+    assert "127.0.0.1" in human.err
+    everything = refused.out + refused.err + human.out + human.err + logged(private_log)
+    assert PASSWORD not in everything
+
+
+def test_postgresql_echoing_the_password_in_its_own_words_does_not_show_it() -> None:
+    """libpq quotes parts of a connection string it cannot parse; whatever it quotes, the
+    password the settings hold is masked in the message built from it."""
+    url = f"postgresql://u@db.internal/db?password=pg-{PASSWORD}"
+    Settings.resolve(db=url, user="alice", environ={})
+    said = f'invalid value "pg-{PASSWORD}" in connection info string'
+    error = OncallError("DATABASE_UNAVAILABLE", path=masked_url(url), detail=said)
+    for lang in ("en", "zh"):
+        assert f"pg-{PASSWORD}" not in error.message(lang)
+        assert f"pg-{PASSWORD}" not in json.dumps(error.to_json(lang))
+    assert masked_url(url) == "postgresql://u@db.internal/db?password=***"
+
+
+# -- tool servers --------------------------------------------------------------------------
+
+ECHOING_SERVER = "import os, sys; sys.stderr.write('refused token ' + os.environ['T']); sys.exit(3)"
+
+
+def test_a_tool_server_echoing_its_expanded_token_does_not_show_it(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch, private_config: Path, private_log: Path
+) -> None:
+    token = "ops-token-5e6f7a8b9c"
+    monkeypatch.setenv("OPS_TOKEN", token)
+    private_config.parent.mkdir(parents=True)
+    private_config.write_text(
+        textwrap.dedent(f"""
+        [[mcp_servers]]
+        name = "ops"
+        command = {json.dumps(sys.executable)}
+        args = ["-c", {json.dumps(ECHOING_SERVER)}]
+        env = {{T = "${{OPS_TOKEN}}"}}
+        allow = ["search_logs"]
+        """),
+        encoding="utf-8",
+    )
+    listed = cli("tools", "list", "--json")
+    (server,) = listed.json_object()["servers"]
+    assert server["state"] == "failed"
+    assert "refused token ***" in json.dumps(server)  # the server's words, without the value
+    human = cli("tools", "list")
+    everything = listed.out + listed.err + human.out + human.err + logged(private_log)
+    assert token not in everything
+
+
+# -- the redactor's forms and rules --------------------------------------------------------
+
+
+def test_a_registered_secret_is_masked_in_every_form_it_is_written() -> None:
+    secret = 'tok"en\\wörd-31'
+    register_secret(secret)
+    forms = [
+        secret,
+        json.dumps(secret)[1:-1],  # JSON-escaped, ASCII
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        "tok%22en%5Cw%C3%B6rd-31",  # percent-encoded
+        'tok"en\\wö\nrd-31',  # wrapped over two lines
+        'tok"en\\wö\\nrd-31',  # the line break JSON-escaped
+    ]
+    for form in forms:
+        assert redact(f"before {form} after") == "before *** after", form
+
+
+def test_values_too_short_to_register_are_left_alone_and_rules_still_apply() -> None:
+    register_secret("pw")
+    assert redact("pw and pwd") == "pw and pwd"
+    assert redact("postgresql://u:pw@h/db") == "postgresql://u:***@h/db"
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Authorization: Bearer abc.def-123", "Authorization: Bearer ***"),
+        ('{"Authorization": "Basic dXNlcjpw"}', '{"Authorization": "Basic ***"}'),
+        ("x-api-key: k-123; next", "x-api-key: ***; next"),
+        ("OPENAI_API_KEY=sk-1 set", "OPENAI_API_KEY=*** set"),
+        ("host=h password='a b' dbname=d", "host=h password=*** dbname=d"),
+        (
+            "postgresql://u@h/d?sslmode=disable&password=p",
+            "postgresql://u@h/d?sslmode=disable&password=***",
+        ),
+        ("postgresql://u:p@ss@h/d", "postgresql://u:***@h/d"),
+        ('{"password": "p"}', '{"password": "***"}'),
+        ("PGPASSWORD=p psql", "PGPASSWORD=*** psql"),
+    ],
+)
+def test_labelled_credentials_are_masked_without_being_registered(said: str, shown: str) -> None:
+    assert redact(said) == shown
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "set OPENAI_API_KEY to the key it expects",
+        'password authentication failed for user "dana"',
+        "http://127.0.0.1:8080/v1 and mail dana@example.com",
+        "postgresql://dana@db.internal:5432/oncall",
+    ],
+)
+def test_ordinary_text_is_left_as_it_is(said: str) -> None:
+    assert redact(said) == said
+
+
+def test_the_settings_register_the_key_the_passwords_and_expanded_tool_values(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[[mcp_servers]]\nname = "r"\nurl = "http://127.0.0.1:1/mcp"\n'
+        'headers = {Authorization = "Token ${R_TOKEN}", X-Port = "${R_PORT}"}\n'
+        'allow = ["q"]\n',
+        encoding="utf-8",
+    )
+    environ = {
+        "OPENAI_API_KEY": "sk-settings-key-1",
+        "PGPASSWORD": "pg-env-secret-2",
+        "R_TOKEN": "header-token-3",
+        "R_PORT": "8931",
+    }
+    Settings.resolve(
+        db="postgresql://u:url-secret-4@h/db?password=query-secret-5",
+        user="alice",
+        config=str(config),
+        environ=environ,
+    )
+    said = "sk-settings-key-1 pg-env-secret-2 header-token-3 url-secret-4 query-secret-5 8931"
+    assert redact(said) == "*** *** *** *** *** 8931"  # a port is no secret
+
+
+def test_ui_texts_filled_with_a_secret_do_not_show_it() -> None:
+    register_secret("ui-secret-6a7b")
+    for lang in ("en", "zh"):
+        assert "ui-secret-6a7b" not in text("cli.warning", lang, message="x ui-secret-6a7b y")
