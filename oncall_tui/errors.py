@@ -422,6 +422,16 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
         "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",
     },
+    "database_read_only": {
+        "en": (
+            "it is read-only for this program ({problem}): SQLite must be able to write the "
+            "file, and its -wal and -shm files in the same directory; nothing was changed"
+        ),
+        "zh": (
+            "数据库对本程序是只读的（{problem}）：SQLite 需要能写入该文件，"
+            "以及同一目录下的 -wal 和 -shm 文件；未做任何更改"
+        ),
+    },
     "search_query_empty": {
         "en": "the search is empty: give a word or a phrase to look for",
         "zh": "搜索内容为空：请输入要查找的词或短语",

@@ -6,11 +6,16 @@ the boundary, whether a default prompt exists) cannot change under it. Another w
 for the busy timeout, and a unit of work that still cannot begin is retried a few times
 before the catalogued ``DATABASE_BUSY``. Pure reads (:meth:`Database.read`) begin deferred
 and never wait for writers (WAL).
+
+A database this program may not write (the file, its ``-wal`` or ``-shm`` file, or the
+directory that must hold them; a read-only disk) is ``DATABASE_UNAVAILABLE`` saying so
+(``database_read_only``), never "busy": waiting would not help.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
 import stat
@@ -54,9 +59,7 @@ class SqliteDatabase(Database):
                     upgrade(connection)
         except OperationalError as exc:
             self.engine.dispose()
-            raise OncallError(
-                "DATABASE_UNAVAILABLE", path=str(path), detail=str(exc.orig)
-            ) from None
+            raise _open_failure(path, exc.orig) from None
         except BaseException:
             self.engine.dispose()
             raise
@@ -71,7 +74,9 @@ class SqliteDatabase(Database):
                 return
             except OperationalError as exc:
                 session.rollback()
-                if "locked" not in str(exc.orig) or attempt == BEGIN_ATTEMPTS:
+                if not _locked(exc.orig):  # read-only, I/O error...: waiting would not help
+                    raise _open_failure(self.path, exc.orig) from None
+                if attempt == BEGIN_ATTEMPTS:
                     raise OncallError("DATABASE_BUSY", path=str(self.path)) from None
 
 
@@ -165,7 +170,14 @@ def _prepare_private_file(path: Path) -> None:
     file. Called only once :func:`_refuse_unusable` has let the path through."""
     try:
         make_private_directories(path.parent)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE)
+        try:
+            descriptor = os.open(
+                path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, FILE_MODE
+            )
+        except PermissionError as exc:  # it was read (or its directory listed), not writable
+            raise OncallError(
+                "DATABASE_UNAVAILABLE", "database_read_only", path=str(path), problem=exc.strerror
+            ) from None
         try:
             facts = os.fstat(descriptor)
             if not stat.S_ISREG(facts.st_mode):  # swapped since it was looked at
@@ -179,7 +191,39 @@ def _prepare_private_file(path: Path) -> None:
 
 
 def _unavailable(path: Path, exc: OSError) -> OncallError:
-    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=exc.strerror or str(exc))
+    problem = exc.strerror or str(exc)
+    if exc.errno == errno.EROFS:
+        return OncallError(
+            "DATABASE_UNAVAILABLE", "database_read_only", path=str(path), problem=problem
+        )
+    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
+
+
+def _open_failure(path: Path, error: BaseException | None) -> OncallError:
+    """SQLite's error opening the file or beginning a unit of work, in the catalog's words."""
+    problem = str(error) or type(error).__name__
+    if _read_only(error):
+        return OncallError(
+            "DATABASE_UNAVAILABLE", "database_read_only", path=str(path), problem=problem
+        )
+    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
+
+
+def _read_only(error: BaseException | None) -> bool:
+    """SQLite may not write: ``SQLITE_READONLY`` or one of its extended codes (a read-only
+    ``-shm``, a directory where the ``-wal`` cannot be made, ...)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY:
+        return True
+    return "readonly database" in str(error)
+
+
+def _locked(error: BaseException | None) -> bool:
+    """Another connection holds the lock (``SQLITE_BUSY``, ``SQLITE_LOCKED``): worth a retry."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return True
+    return "locked" in str(error)
 
 
 def _take_over_transactions(connection: Any, _record: object) -> None:
