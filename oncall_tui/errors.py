@@ -605,6 +605,27 @@ NOTES: dict[str, dict[Language, str]] = {
         "en": "{detail} The message is sent without compacting.",
         "zh": "{detail} 消息将不经压缩发送。",
     },
+    "reply_held": {
+        "en": "The answer is not saved yet: it is kept on this computer and saved when the "
+        "database answers again.",
+        "zh": "回答尚未保存：它保留在本机，数据库恢复后即保存。",
+    },
+    "reply_held_memory": {
+        "en": "The answer is not saved, and the spool could not take it either: it is kept "
+        "only while this program runs, and saved if the database answers before then.",
+        "zh": "回答未保存，暂存区也无法写入：它只在本程序运行期间保留，"
+        "数据库在此之前恢复则会保存。",
+    },
+    "held_saved": {
+        "en": "{count} answer(s) kept while the database was away are saved now.",
+        "zh": "数据库不可用期间保留的 {count} 条回答现已保存。",
+    },
+    "reply_sent_back_short": {
+        "en": "This reply is long ({chars} characters): later requests carry only its "
+        "beginning and end, so the session stays usable; the whole reply stays in the history.",
+        "zh": "这条回复很长（{chars} 个字符）：之后的请求只带上它的开头和结尾，会话仍可继续使用；"
+        "完整回复仍保留在历史中。",
+    },
 }
 
 KINDS: dict[str, dict[Language, str]] = {

@@ -107,6 +107,9 @@ class Settings:
     max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS
     log_path: Path | None = None
     """Where the log goes; ``None`` (tests, benches) logs nowhere."""
+    spool_dir: Path | None = None
+    """Where replies the database did not take wait for it (:mod:`oncall_tui.services.spool`):
+    the platform's user data directory; ``None`` (tests, benches) holds them in memory only."""
     log_level: str = DEFAULT_LOG_LEVEL
     theme: str | None = None
     """The TUI's theme by name; ``None`` is the app's own. The TUI checks the name."""
@@ -204,6 +207,7 @@ class Settings:
         lang_value = setting("lang", lang, "ONCALL_TUI_LANG")
         return cls(
             db_path=Path(db_file or _default_db_value()).expanduser(),
+            spool_dir=user_data_path(APP_NAME, appauthor=False) / "spool",
             user=user_value,
             db_url=db_url,
             login=_uid_login(),

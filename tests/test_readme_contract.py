@@ -20,6 +20,7 @@ from oncall_tui.core.events import (
     MemoryCompacted,
     ReplyDone,
     ReplyFailed,
+    ReplyHeld,
     TokenDelta,
     ToolFinished,
     ToolServerFailed,
@@ -131,6 +132,7 @@ SAMPLES: list[ChatEvent] = [
     ToolFinished("c1", "get_current_time", "UTC: …", 3),
     UsageReported(USAGE, 90, 10),
     ReplyDone(1, 3),
+    ReplyHeld("DATABASE_UNAVAILABLE", "m", 1, "complete", True),
     ReplyFailed("STREAM_FAILED", "m", 1, 3),
     ContextLimitReached("CHAT_CONTEXT_LIMIT_REACHED", "m", USAGE),
 ]

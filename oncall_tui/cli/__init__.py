@@ -19,10 +19,9 @@ there. The settings, the services and the store are imported once a command is k
 from __future__ import annotations
 
 import argparse
-import errno
+import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from oncall_tui import __version__
@@ -39,6 +38,7 @@ from oncall_tui.cli.output import (
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
+from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -167,19 +167,26 @@ def _run(arguments: list[str]) -> int:
     if handler is None:
         from oncall_tui.tui.app import run_tui
 
-        failure = run_tui(settings)
-        return 0 if failure is None else report_error(failure, settings.lang, as_json=False)
+        failure, unsent = run_tui(settings)
+        if failure is None:
+            return 0
+        status = report_error(failure, settings.lang, as_json=False)
+        if unsent.strip():  # typed while the app was starting: given back, not lost
+            sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
+            sys.stderr.write(terminal_safe(unsent) + "\n")
+        return status
     from oncall_tui.services.container import Services
 
     context = Services(settings)
     try:
+        _save_held_replies(context, as_json)
         return handler(context, args)
     except OncallError as error:
         return report_error(error, settings.lang, as_json)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as exc:
-        failure = database_failure(exc, settings.db_path)
+        failure = context.database_failure(exc)  # found once, here, not around every query
         if failure is None:
             raise
         return report_error(failure, settings.lang, as_json)
@@ -187,31 +194,23 @@ def _run(arguments: list[str]) -> int:
         context.close()
 
 
-def database_failure(exc: BaseException, path: Path) -> OncallError | None:
-    """The catalog's account of ``exc`` if the database failed under a command (SQLite's
-    own error, SQLAlchemy's wrapping of it, or a full disk), else ``None``.
+def _save_held_replies(context: Services, as_json: bool) -> None:
+    """Replies held while the database was away are saved before the command runs, and said
+    on stderr; with none held, nothing is opened. A database still away is left to the
+    command, which says so itself (or does not need it)."""
+    from oncall_tui.errors import note
 
-    Found once, here, rather than around every query: whatever the command was doing, the
-    unit of work it was in has been rolled back."""
-    import sqlite3  # loaded already wherever SQLite raised
-
-    for candidate in (exc, getattr(exc, "orig", None), exc.__cause__):
-        if isinstance(candidate, OSError) and candidate.errno in (errno.ENOSPC, errno.EDQUOT):
-            problem = candidate.strerror or str(candidate)
-            return OncallError("DATABASE_UNAVAILABLE", "disk_full", path=str(path), problem=problem)
-        if isinstance(candidate, sqlite3.DatabaseError):
-            problem = str(candidate) or type(candidate).__name__
-            code = getattr(candidate, "sqlite_errorcode", None)
-            if code == sqlite3.SQLITE_FULL or "disk is full" in problem:
-                reason = "disk_full"
-            elif code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or any(
-                sign in problem for sign in ("malformed", "not a database")
-            ):
-                reason = "database_damaged"
-            else:
-                return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
-            return OncallError("DATABASE_UNAVAILABLE", reason, path=str(path), problem=problem)
-    return None
+    try:
+        saved = context.save_held_replies()
+    except OncallError:
+        return
+    if not saved:
+        return
+    if as_json:
+        sys.stderr.write(json.dumps({"held_saved": saved}) + "\n")
+    else:
+        line = f"oncall-tui: {note('held_saved', context.settings.lang, count=saved)}"
+        sys.stderr.write(line + "\n")
 
 
 def _require_utf8_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -35,6 +35,7 @@ from oncall_tui.core.events import (
     ContextLimitReached,
     ReplyDone,
     ReplyFailed,
+    ReplyHeld,
     TokenDelta,
     ToolConfirmation,
     ToolFinished,
@@ -352,7 +353,7 @@ class _ChatOutput:
                 sys.stdout.flush()
             else:
                 self._render(event)
-            if isinstance(event, ReplyFailed | ContextLimitReached):
+            if isinstance(event, ReplyFailed | ContextLimitReached | ReplyHeld):
                 status = exit_status(event.code)
         return status
 
@@ -402,11 +403,17 @@ class _ChatOutput:
                 emit_text(
                     text("cli.chat.usage", lang, percent=usage.percent, tokens=tokens) + "\n", err
                 )
-            case ReplyDone(session_id=session_id, status=status):
+            case ReplyDone(session_id=session_id, status=status, note=note):
                 if status != "complete":
                     shown = _word("cli.status", status, lang)
                     emit_text(text("cli.chat.truncated", lang, status=shown) + "\n", err)
+                if note is not None:
+                    emit_text(f"oncall-tui: {note}\n", err)
                 emit_text(text("cli.chat.session", lang, id=session_id) + "\n", err)
+            case ReplyHeld(message=message, session_id=session_id):
+                self._end_answer()
+                session_line = text("cli.chat.session", lang, id=session_id)
+                emit_text(f"oncall-tui: {message}\n{session_line}\n", err)
             case ReplyFailed(message=message, session_id=session_id):
                 self._end_answer()
                 session_line = text("cli.chat.session", lang, id=session_id)

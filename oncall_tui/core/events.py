@@ -1,7 +1,8 @@
 """The typed events a chat send yields, in order (docs/ARCHITECTURE.md "Events").
 
 ``user_message`` -> (``token`` | ``tool_start`` | ``tool_end``)* -> ``usage`` -> ``done``;
-or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored).
+or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored), or
+``held`` (the reply ended, the database did not take it: kept and saved later).
 Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools),
 ``tool_server_failed`` (once per process for a registered server that did not start) and an
 automatic compaction: ``compacting``, then ``compacted`` or ``compaction_failed``. A retry yields
@@ -175,6 +176,25 @@ class ReplyDone(_Event):
     message_id: int
     status: str = "complete"
     """``complete``, or ``truncated`` when the server stopped it at its length limit."""
+    note: str | None = None
+    """Said of a reply too long to send back whole: later requests carry its beginning and
+    end (:func:`oncall_tui.core.memory.sent_back`), and this says so."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyHeld(_Event):
+    """The reply ended (``status``) but the database did not take it: it is held on this
+    computer (:mod:`oncall_tui.services.spool`) and saved when the database answers again.
+    The client has shown it; nothing of it is lost."""
+
+    type: ClassVar[str] = "held"
+    code: str
+    message: str
+    session_id: int
+    status: str
+    """What the reply will be stored as: ``complete``, ``truncated`` or ``failed``."""
+    on_disk: bool
+    """``False``: only this process holds it (the spool could not take it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +227,7 @@ ChatEvent = (
     | ToolFinished
     | UsageReported
     | ReplyDone
+    | ReplyHeld
     | ReplyFailed
     | ContextLimitReached
 )

@@ -5,6 +5,7 @@ Pure rules (docs/ARCHITECTURE.md "Session memory"); the service applies them to 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -215,3 +216,41 @@ def summary_request(existing_summary: str | None, messages: Sequence[tuple[str, 
     return (
         f"Existing summary:\n{previous}\n\nNew transcript to merge:\n{render_transcript(messages)}"
     )
+
+
+SENT_BACK_SHARE = 3
+"""A reply is sent back to the model whole while it takes at most a third of the window."""
+
+
+@functools.lru_cache(maxsize=16)  # every request of a session assembles its history again
+def sent_back(content: str, window: int) -> str:
+    """What later requests carry of an assistant reply in a window of ``window`` tokens.
+
+    A reply the app cut at its size limit, or one huge line from the server, would fill the
+    window of every request after it, and each would be refused at 95% until the user
+    compacted by hand. So a reply past a third of the window is sent back as its beginning and
+    its end, a third of the window in all, with a note of how much was left out in between.
+    The stored reply, the screen and the exports keep all of it. A normal answer (a few
+    hundred to two thousand tokens) is far under the bound and goes back as it is.
+    """
+    room = max(window // SENT_BACK_SHARE, 1)
+    if len(content) <= room or estimate_text_tokens(content) <= room:
+        return content
+
+    def shortened(kept: int) -> str:
+        head = kept * 2 // 3
+        tail = kept - head
+        left_out = len(content) - kept
+        return (
+            f"{content[:head]}\n\n[… {left_out:,} characters of this reply were left out "
+            f"here: it was too long to send back whole …]\n\n{content[len(content) - tail :]}"
+        )
+
+    low, high = 0, len(content) - 1
+    while low < high:  # the most characters kept whose shortened text fits
+        middle = (low + high + 1) // 2
+        if estimate_text_tokens(shortened(middle)) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return shortened(low)

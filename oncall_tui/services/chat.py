@@ -16,17 +16,13 @@ waits for it: a partial reply being stored is not lost.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
-
-from sqlmodel import Session
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -37,10 +33,9 @@ from oncall_tui.core.events import (
     MemoryCompacted,
     ReplyDone,
     ReplyFailed,
+    ReplyHeld,
     TokenDelta,
-    ToolFinished,
     ToolServerFailed,
-    ToolStarted,
     ToolsUnavailable,
     UsageReported,
     UserMessageStored,
@@ -50,17 +45,21 @@ from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryService, PreparedSend
+from oncall_tui.services.replies import StreamedReply, add_reply, held_from, save_held_reply
+from oncall_tui.services.spool import ReplySpool
 from oncall_tui.services.steps import completed_in_thread
 from oncall_tui.setting_values import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
+from oncall_tui.store.failures import database_failure
 from oncall_tui.store.ids import stored_id
-from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from oncall_tui.store.tables import MessageRow, SessionRow, ToolAuditRow, utcnow
+from oncall_tui.store.sessions import SessionRepository
 
 if TYPE_CHECKING:
     from oncall_tui.llm.mcp import McpTools
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 MAX_MESSAGE_CHARS = 100_000
 
@@ -76,38 +75,6 @@ def validate_message(text: str) -> str:
     return text
 
 
-@dataclass
-class _ToolCall:
-    started: ToolStarted
-    started_at: datetime
-    clock: float
-    finished: ToolFinished | None = None
-
-
-@dataclass
-class _Reply:
-    """The reply as it streams in: text, tool calls and the model's usage report."""
-
-    parts: list[str] = field(default_factory=list)
-    chars: int = 0
-    calls: dict[str, _ToolCall] = field(default_factory=dict)
-    usage: ModelUsage | None = None
-    cut: bool = False
-    """The reply reached the size limit and was stopped there."""
-
-    @property
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    @property
-    def truncated(self) -> bool:
-        return self.cut or (self.usage is not None and self.usage.truncated)
-
-    @property
-    def worth_keeping(self) -> bool:
-        return bool(self.text.strip() or self.calls)
-
-
 class ChatService:
     def __init__(
         self,
@@ -118,7 +85,10 @@ class ChatService:
         lang: Language = "en",
         max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
         server_tools: McpTools | None = None,
+        spool: ReplySpool | None = None,
     ) -> None:
+        self._spool = spool or ReplySpool(None, database.label)
+        """Replies the database did not take, until it does (in memory only without one)."""
         self._server_tools = server_tools
         """The registered tool servers, started by the first send (off the caller's loop)."""
         self._database = database
@@ -178,6 +148,7 @@ class ChatService:
         """
         if not await self._check_ready():
             yield self._tools_unavailable()
+        await self._save_held_first(owner)
         for failed in await self._start_server_tools():
             yield failed
         # At most one automatic compaction begins while the send is prepared: it is said as it
@@ -262,7 +233,7 @@ class ChatService:
         self, owner: str, prepared: PreparedSend, confirm: ConfirmHook | None
     ) -> AsyncGenerator[ChatEvent, None]:
         """Run the turn for a prepared send and store what comes of it."""
-        reply = _Reply()
+        reply = StreamedReply()
         request = prepared.request
         try:
             assembly = request.assembly
@@ -285,7 +256,7 @@ class ChatService:
                         continue
                     if isinstance(event, TokenDelta):
                         event = self._within_limit(reply, event)
-                    _track(reply, event)
+                    reply.track(event)
                     yield event
                     if reply.cut:
                         break
@@ -296,24 +267,122 @@ class ChatService:
                 error.code,
                 error.message("en"),
             )
-            message_id = await completed_in_thread(self._store_failed, owner, prepared, reply)
+            try:
+                message_id = await self._stored(
+                    "failed", self._store_failed, owner, prepared, reply
+                )
+            except _HeldError as held:
+                if held.event is not None:
+                    yield held.with_cause(error)
+                return
             yield ReplyFailed(
                 error.code, self._failure(error, message_id), prepared.session_id, message_id
             )
             return
         except (asyncio.CancelledError, GeneratorExit):
-            await completed_in_thread(self._store_interrupted, owner, prepared, reply)
+            with contextlib.suppress(_HeldError):  # held: the next run saves it
+                await self._stored("interrupted", self._store_interrupted, owner, prepared, reply)
             raise
 
         usage = reply.usage or ModelUsage(input_tokens=None, output_tokens=None)
         status = "truncated" if reply.truncated else "complete"
-        answer_id, reading = await completed_in_thread(
-            self._store_answer, owner, prepared, reply, status, usage
-        )
+        try:
+            answer_id, reading = await self._stored(
+                status, self._store_answer, owner, prepared, reply, status, usage
+            )
+        except _HeldError as held:
+            if held.event is not None:
+                yield held.event
+            return
         yield UsageReported(reading, usage.input_tokens, usage.output_tokens)
-        yield ReplyDone(prepared.session_id, answer_id, status)
+        yield ReplyDone(prepared.session_id, answer_id, status, self._sent_back_note(reply))
 
-    def _within_limit(self, reply: _Reply, delta: TokenDelta) -> TokenDelta:
+    async def _stored(
+        self,
+        status: str,
+        step: Callable[Concatenate[str, PreparedSend, StreamedReply, P], T],
+        owner: str,
+        prepared: PreparedSend,
+        reply: StreamedReply,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """Run a storing ``step`` to its end; when the database fails under it, hold the reply
+        (memory and spool) to be stored as ``status`` later, and raise :class:`_HeldError` with what
+        to tell the user."""
+        try:
+            return await completed_in_thread(step, owner, prepared, reply, *args, **kwargs)
+        except Exception as exc:
+            failure = database_failure(exc, self._database.label)
+            if failure is None:
+                raise
+            raise self._hold(owner, prepared, reply, status, failure) from None
+
+    def _hold(
+        self,
+        owner: str,
+        prepared: PreparedSend,
+        reply: StreamedReply,
+        status: str,
+        failure: OncallError,
+    ) -> _HeldError:
+        if not reply.worth_keeping:
+            return _HeldError(None)
+        held = held_from(
+            reply,
+            owner=owner,
+            database=self._spool.database,
+            session_id=prepared.session_id,
+            clear_generation=prepared.clear_generation,
+            status=status,
+        )
+        on_disk = self._spool.hold(held)
+        log.warning(
+            "the reply in session %s could not be stored (%s): held %s",
+            prepared.session_id,
+            failure.code,
+            "in the spool" if on_disk else "in memory only",
+        )
+        kept = note("reply_held" if on_disk else "reply_held_memory", self._lang)
+        said = failure.message(self._lang).rstrip()
+        message = f"{said}{'' if said.endswith(('.', '!', '?', '。')) else '.'} {kept}"
+        return _HeldError(ReplyHeld(failure.code, message, prepared.session_id, status, on_disk))
+
+    def _sent_back_note(self, reply: StreamedReply) -> str | None:
+        if not self._memory.shortened_for_model(reply.text):
+            return None
+        return note("reply_sent_back_short", self._lang, chars=f"{len(reply.text):,}")
+
+    def has_held(self, owner: str) -> bool:
+        """Whether replies the database did not take are waiting for it (cheap: no database)."""
+        return self._spool.has_pending(owner)
+
+    def save_held(self, owner: str) -> int:
+        """Store the owner's held replies, oldest first, each in a unit of work of its own, and
+        forget each once its unit committed; how many were stored. Blocking (call it in a
+        thread). A database still away raises its catalog error, and they stay held."""
+        saved = 0
+        for held in self._spool.pending(owner):
+            try:
+                with self._database.session() as session:
+                    stored = save_held_reply(session, held)
+            except Exception as exc:
+                failure = database_failure(exc, self._database.label)
+                if failure is None:
+                    raise
+                raise failure from None
+            self._spool.release(held)
+            saved += stored
+        return saved
+
+    async def _save_held_first(self, owner: str) -> None:
+        """Before a send stores its message: what was held goes in first, in order. A database
+        still away is the send's to report (it fails the same way)."""
+        if self._spool.has_pending(owner):
+            with contextlib.suppress(OncallError):
+                await asyncio.to_thread(self.save_held, owner)
+
+    def _within_limit(self, reply: StreamedReply, delta: TokenDelta) -> TokenDelta:
         room = self._max_reply_chars - reply.chars
         if len(delta.text) <= room:
             return delta
@@ -329,84 +398,64 @@ class ChatService:
         return " ".join(parts)
 
     def _store_answer(
-        self, owner: str, prepared: PreparedSend, reply: _Reply, status: str, usage: ModelUsage
+        self,
+        owner: str,
+        prepared: PreparedSend,
+        reply: StreamedReply,
+        status: str,
+        usage: ModelUsage,
     ) -> tuple[int, ContextUsage]:
         """One unit of work: the answer, its tool audit, and the session's new usage."""
         with self._database.session() as session:
             chat = SessionRepository(session).require(owner, prepared.session_id)
-            message = _add_reply(session, chat, reply, status)
+            message = add_reply(session, chat, reply, status)
             reading = self._memory.record_reply(chat, prepared, reply.text, usage)
             SessionRepository(session).save(chat)
             _log_stored(prepared, status, reply)
             return stored_id(message), reading
 
-    def _store_failed(self, owner: str, prepared: PreparedSend, reply: _Reply) -> int | None:
+    def _store_failed(self, owner: str, prepared: PreparedSend, reply: StreamedReply) -> int | None:
         """One unit of work: a failed reply, if anything of it is worth keeping, and the usage
         of the session's next request (which does not send it)."""
         with self._database.session() as session:
             chat = SessionRepository(session).require(owner, prepared.session_id)
             message_id = None
             if reply.worth_keeping:
-                message_id = _add_reply(session, chat, reply, "failed").id
+                message_id = add_reply(session, chat, reply, "failed").id
                 _log_stored(prepared, "failed", reply)
             self._memory.refresh(session, owner, chat)
             return message_id
 
-    def _store_interrupted(self, owner: str, prepared: PreparedSend, reply: _Reply) -> None:
+    def _store_interrupted(self, owner: str, prepared: PreparedSend, reply: StreamedReply) -> None:
         """One unit of work: what arrived of a cancelled reply, if anything, ``interrupted``."""
         if not reply.worth_keeping:
             return
         with self._database.session() as session:
             chat = SessionRepository(session).require(owner, prepared.session_id)
-            _add_reply(session, chat, reply, "interrupted")
+            add_reply(session, chat, reply, "interrupted")
             SessionRepository(session).save(chat)
             _log_stored(prepared, "interrupted", reply)
 
 
-def _add_reply(session: Session, chat: SessionRow, reply: _Reply, status: str) -> MessageRow:
-    """The assistant message at the session's next position, and an audit row per tool call."""
-    messages = MessageRepository(session)
-    message = messages.add(chat, "assistant", reply.text, status)
-    for call in reply.calls.values():
-        finished = call.finished
-        messages.add_audit(
-            chat,
-            message,
-            ToolAuditRow(
-                session_id=0,
-                message_id=0,
-                call_id=call.started.call_id,
-                tool_name=call.started.name,
-                arguments=json.dumps(call.started.arguments, ensure_ascii=False),
-                status=_audit_status(finished),
-                summary="" if finished is None else finished.summary,
-                started_at=call.started_at,
-                duration_ms=finished.duration_ms
-                if finished is not None
-                else int((time.monotonic() - call.clock) * 1000),
-            ),
-        )
-    return message
+class _HeldError(Exception):
+    """A storing step failed with the database and the reply is held; ``event`` says so (none
+    when nothing of the reply was worth keeping)."""
+
+    def __init__(self, event: ReplyHeld | None) -> None:
+        super().__init__()
+        self.event = event
+
+    def with_cause(self, error: OncallError) -> ReplyHeld:
+        """The held event of a reply that had failed already: both failures said."""
+        if self.event is None:
+            raise RuntimeError("nothing was held")
+        return replace(self.event, message=f"{error.message()} {self.event.message}")
 
 
-def _log_stored(prepared: PreparedSend, status: str, reply: _Reply) -> None:
+def _log_stored(prepared: PreparedSend, status: str, reply: StreamedReply) -> None:
     log.info(
         "reply stored in session %s: %s, %d tool calls",
         prepared.session_id,
         status,
         len(reply.calls),
     )
-
-
-def _track(reply: _Reply, event: TokenDelta | ToolStarted | ToolFinished) -> None:
-    if isinstance(event, TokenDelta):
-        reply.parts.append(event.text)
-        reply.chars += len(event.text)
-    elif isinstance(event, ToolStarted):
-        reply.calls[event.call_id] = _ToolCall(event, utcnow(), time.monotonic())
-    elif event.call_id in reply.calls:
-        reply.calls[event.call_id].finished = event
-
-
-def _audit_status(finished: ToolFinished | None) -> str:
-    return "interrupted" if finished is None else finished.status

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session
 
-from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, ContextBudget, MemoryMode
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, ContextBudget, MemoryMode, sent_back
 from oncall_tui.core.prompts import build_chat_system_prompt
 from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.llm.tokens import estimate_tokens
@@ -130,8 +130,16 @@ class SessionSnapshot:
 
     @property
     def history(self) -> History:
-        """What the model is sent of the messages after the boundary."""
+        """The messages after the boundary that the model sees again, as stored."""
         return [(m.role, m.content) for m in self.messages if sendable(m)]
+
+    def sent_history(self, window: int) -> History:
+        """What a request in a window of ``window`` tokens carries of them: :attr:`history`,
+        with a reply too long to send back whole shortened (:func:`sent_back`)."""
+        return [
+            (role, sent_back(content, window) if role == "assistant" else content)
+            for role, content in self.history
+        ]
 
     @property
     def assistant_after_boundary(self) -> int:

@@ -29,6 +29,7 @@ from oncall_tui.core.memory import (
     ContextUsage,
     MemoryMode,
     MemoryState,
+    sent_back,
     should_auto_compact,
 )
 from oncall_tui.errors import OncallError
@@ -89,6 +90,9 @@ class PreparedSend:
     compacted: MemoryState | None = None
     compaction_error: OncallError | None = None
     """Why the automatic compaction before this send failed, if it did."""
+    clear_generation: int = 0
+    """The session's clear counter as the send read it: a reply held while the database was
+    away goes back only into the history it answers."""
 
 
 class ContextLimitError(OncallError):
@@ -161,7 +165,9 @@ class MemoryService:
         stored_session, message_id = await completed_in_thread(
             self._store_user_message, owner, reading.snapshot, text, request
         )
-        return PreparedSend(stored_session, message_id, request, compacted, failure)
+        row = reading.snapshot.row
+        generation = 0 if row is None else row.clear_generation
+        return PreparedSend(stored_session, message_id, request, compacted, failure, generation)
 
     async def prepare_retry(
         self, owner: str, session_id: int, on_compacting: Compacting | None = None
@@ -185,7 +191,8 @@ class MemoryService:
         )
         if request.usage.at_limit:
             raise ContextLimitError(request.usage, "limit_retry", failure)
-        return PreparedSend(session_id, pending.id, request, compacted, failure)
+        generation = reading.snapshot.existing_row().clear_generation
+        return PreparedSend(session_id, pending.id, request, compacted, failure, generation)
 
     def record_reply(
         self, row: SessionRow, prepared: PreparedSend, reply: str, usage: ModelUsage
@@ -202,15 +209,21 @@ class MemoryService:
         request's estimate plus the reply's tokens: nothing is measured again.
         """
         request = prepared.request
-        raw = request.estimated_tokens + (message_tokens(reply) if reply else 0)
+        window = self._gateway.context_window()
+        raw = request.estimated_tokens + (message_tokens(sent_back(reply, window)) if reply else 0)
         measured = usage.first_input_tokens
         if measured is not None:
             row.reported_prompt_tokens = measured
             if request.estimated_tokens > 0:
                 row.token_calibration = max(1.0, measured / request.estimated_tokens)
-        reading = budget_of(row, self._gateway.context_window()).reading(raw)
+        reading = budget_of(row, window).reading(raw)
         row.context_tokens = reading.context_tokens
         return reading
+
+    def shortened_for_model(self, reply: str) -> bool:
+        """Whether later requests carry only the beginning and end of ``reply``
+        (:func:`~oncall_tui.core.memory.sent_back`): the user is told."""
+        return sent_back(reply, self._gateway.context_window()) != reply
 
     # -- explicit operations -------------------------------------------------------------------
 
@@ -285,16 +298,19 @@ class MemoryService:
         Runs on the caller's loop: it is CPU work only, and each text's estimate is cached."""
         snapshot = reading.snapshot
         assembly = self._assembly(reading.context, snapshot.summary)
-        budget = budget_of(snapshot.row, self._gateway.context_window())
-        history = [*snapshot.history, candidate]
-        return Request(assembly, history, budget, assembly.estimate(history))
+        window = self._gateway.context_window()
+        history = [*snapshot.sent_history(window), candidate]
+        return Request(
+            assembly, history, budget_of(snapshot.row, window), assembly.estimate(history)
+        )
 
     def _usage(self, reading: _Reading) -> ContextUsage:
         """The reading of the session's next request, before its message is known."""
         snapshot = reading.snapshot
         assembly = self._assembly(reading.context, snapshot.summary)
-        budget = budget_of(snapshot.row, self._gateway.context_window())
-        return budget.reading(assembly.estimate(snapshot.history))
+        window = self._gateway.context_window()
+        budget = budget_of(snapshot.row, window)
+        return budget.reading(assembly.estimate(snapshot.sent_history(window)))
 
     def _read(self, owner: str, session_id: int | None) -> _Reading:
         """The session and the active context in one read (a selection that needs repair is

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import delete as sql_delete
 from sqlalchemy import func
@@ -90,7 +91,13 @@ class MessageRepository:
         return 0 if highest is None else int(highest) + 1
 
     def add(
-        self, chat: SessionRow, role: str, content: str, status: str = "complete"
+        self,
+        chat: SessionRow,
+        role: str,
+        content: str,
+        status: str = "complete",
+        *,
+        created_at: datetime | None = None,
     ) -> MessageRow:
         row = MessageRow(
             session_id=stored_id(chat),
@@ -98,10 +105,22 @@ class MessageRepository:
             role=role,
             content=content,
             status=status,
+            created_at=created_at or utcnow(),
         )
         self._session.add(row)
         self._session.flush()
         return row
+
+    def holds(self, chat: SessionRow, role: str, content: str, created_at: datetime) -> bool:
+        """Whether the session has this message already: a held reply saved once is not saved
+        again (the time is the one it was held at, the text its own)."""
+        query = select(MessageRow.id).where(
+            MessageRow.session_id == chat.id,
+            MessageRow.role == role,
+            MessageRow.created_at == created_at,
+            MessageRow.content == content,
+        )
+        return self._session.exec(query).first() is not None
 
     def from_position(self, chat: SessionRow, position: int) -> Sequence[MessageRow]:
         query = (

@@ -19,6 +19,10 @@ CLI: dict[str, dict[Language, str]] = {
     "session.untitled": {"en": "New session", "zh": "新会话"},
     "cli.none": {"en": "(none)", "zh": "（无）"},
     "cli.warning": {"en": "oncall-tui: warning: {message}", "zh": "oncall-tui: 警告：{message}"},
+    "cli.tui.unsent": {
+        "en": "oncall-tui: this was typed and not sent:",
+        "zh": "oncall-tui: 以下内容已输入但未发送：",
+    },
     # tools
     "cli.tools.none": {
         "en": "No tool servers are registered ([[mcp_servers]] in the settings file).",

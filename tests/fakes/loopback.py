@@ -19,13 +19,16 @@ class LoopbackServer(Generic[ScriptedReply]):
     thread_name = "fake-server"
 
     def __init__(self, replies: Iterable[ScriptedReply]) -> None:
+        self.bind_port = 0
+        """The port to listen on; 0, a free one. A test that starts a server where a client
+        already points (a server coming back) sets it first."""
         self._script: deque[ScriptedReply] = deque(replies)
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     def make_server(self) -> ThreadingHTTPServer:
-        """The HTTP server speaking the fake's protocol, bound to ``("127.0.0.1", 0)``."""
+        """The HTTP server speaking the fake's protocol, bound to ``("127.0.0.1", bind_port)``."""
         raise NotImplementedError
 
     def start(self) -> Self:

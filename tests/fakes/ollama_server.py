@@ -306,7 +306,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True  # never wait for slow/hung handlers on shutdown
 
     def __init__(self, fake: FakeOllama) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", fake.bind_port), _Handler)
         self.fake = fake
 
 

@@ -210,7 +210,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, fake: FakeOpenAI) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", fake.bind_port), _Handler)
         self.fake = fake
 
 

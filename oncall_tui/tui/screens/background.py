@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import OncallError, note
 from oncall_tui.texts import text
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -60,7 +60,13 @@ class BackgroundScreen(Screen[None]):
             self._set_status(text("status.unexpected", lang, error=event.worker.error), error=True)
 
     def show_error(self, error: OncallError) -> None:
-        self._set_status(error.message(self.services.settings.lang), error=True)
+        """The error on the status line; a database that is away says too that the answers it
+        did not take are kept (the status line is the one place sure to be seen)."""
+        lang = self.services.settings.lang
+        message = error.message(lang)
+        if error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY") and self.services.has_held():
+            message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
+        self._set_status(message, error=True)
 
     def show_warning(self, text: str) -> None:
         self._set_status(text, error=True)

@@ -17,7 +17,7 @@ from textual.widgets import Footer
 
 from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.core.memory import ContextUsage, MemoryState
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import OncallError, note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.commands import main_bindings
@@ -115,7 +115,24 @@ class MainScreen(ChatActions):
             elif open_newest and not user_moved_on:
                 self.open_session(None, keep_status=True)
 
-        self._in_thread(lambda: self.services.sessions.list_sessions(self.services.owner), done)
+        def listing() -> list[SessionView]:
+            self._save_held_replies()  # the database answers: what it did not take goes in
+            return self.services.sessions.list_sessions(self.services.owner)
+
+        self._in_thread(listing, done)
+
+    def _save_held_replies(self) -> None:
+        """In the listing's thread: replies held while the database was away are stored now,
+        before the listing that shows them; said once stored. A database still away is the
+        listing's to report."""
+        try:
+            saved = self.services.save_held_replies()
+        except OncallError:
+            return
+        if saved:
+            self._known_count = -1  # the open session's page is read again, with them
+            message = note("held_saved", self.lang, count=saved)
+            self.app.call_from_thread(self.notify, message, timeout=10)
 
     def _follow_open_session(self, sessions: list[SessionView]) -> None:
         """Show again the open session if another process added messages to it (or it was
@@ -213,6 +230,7 @@ class MainScreen(ChatActions):
             return version, False
 
         def show(result: tuple[str | None, bool]) -> None:
+            self._checking_server = False
             version, missing = result
             settings = services.settings
             was_missing = self.ollama.model_missing

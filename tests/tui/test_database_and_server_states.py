@@ -1,0 +1,153 @@
+"""The TUI when the database or the model server fails under it, as in an incident: no worker
+failure ends the app, nothing typed or seen is lost, and what the screen says of the model
+server follows every contact with it."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.settings import Settings
+from oncall_tui.store import engine
+from oncall_tui.store.engine import Database
+from oncall_tui.tui.app import build_app
+from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.postgres import PostgresServer, running_server, unavailable_reason
+from tests.tui.harness import wait_until
+
+SIZE = (120, 40)
+ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
+
+
+async def test_enter_while_the_database_is_refused_at_start_gives_the_text_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database is refused while the user types and presses Enter (a send starts before
+    the refusal is said): the app ends as before with the catalog's message, no worker
+    failure in the way, and what was typed is handed back."""
+    damaged = tmp_path / "oncall.db"
+    damaged.write_bytes(b"these are not the pages of a SQLite database\n" * 100)
+    opened = engine.open_database
+    gate = threading.Event()
+
+    def slow_to_refuse(location: Path | str) -> Database:
+        gate.wait(10)  # the refusal comes once the keys are in
+        return opened(location)
+
+    monkeypatch.setattr(engine, "open_database", slow_to_refuse)
+    with FakeOllama() as ollama:
+        app = build_app(Settings(db_path=damaged, user="alice", ollama_url=ollama.url))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("x", "y", "enter", "z")
+            gate.set()
+            await wait_until(pilot, lambda: not app.is_running, timeout=15)
+    assert app.failure is not None
+    assert app.failure.code == "DATABASE_UNAVAILABLE"
+    assert app.unsent == "xy\nz"  # what came after the Enter is on a line of its own
+    assert app.return_code == 2
+
+
+@pytest.fixture
+def own_server() -> Iterator[PostgresServer]:
+    """A server of this test's own, since the test stops it."""
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    with running_server() as server:
+        yield server
+
+
+async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_is_back(
+    own_server: PostgresServer, tmp_path: Path
+) -> None:
+    with FakeOllama() as ollama:
+        settings = Settings(
+            db_path=tmp_path / "unused.db",
+            db_url=own_server.new_database(),
+            user="alice",
+            ollama_url=ollama.url,
+            model="qwen3:8b",
+            spool_dir=tmp_path / "spool",
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            composer = screen.query_one(Composer)
+            status = screen.query_one("#status", PlainText)
+            ollama.script(Reply(text=ANSWER, chunk_size=8))
+            ollama.on_first_chunk = own_server.halt
+            composer.text = "what now?"
+            await pilot.press("enter")
+            spool = tmp_path / "spool"
+            await wait_until(pilot, lambda: bool(list(spool.glob("*/*.json"))), timeout=30)
+            assert "not saved yet" in status.text
+            ollama.on_first_chunk = None
+            assert app.is_running
+            log = screen.query_one(ChatLog)
+            shown = log.messages[-1]
+            assert shown.content == ANSWER  # still on screen, with the note below it
+            assert list((tmp_path / "spool").glob("*/*.json"))
+
+            own_server.start()
+            await wait_until(
+                pilot,
+                lambda: any("saved now" in str(n.message) for n in app._notifications),
+                timeout=30,
+            )
+            assert not list((tmp_path / "spool").glob("*/*.json"))
+            session_id = screen.session_id
+            assert session_id is not None
+            stored = app.services.sessions.messages("alice", session_id)
+            assert [(m.role, m.content) for m in stored] == [
+                ("user", "what now?"),
+                ("assistant", ANSWER),
+            ]
+
+
+def port_outside_the_ephemeral_range() -> int:
+    """A free port no outgoing connection can take: a client connecting to a closed port of
+    the ephemeral range can connect to itself (TCP's simultaneous open) and hold the port."""
+    for port in range(21_000, 32_000, 7):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
+
+
+async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) -> None:
+    """The server was away when the app started; once a send gets a reply, the panel says it
+    answers, without asking for a check."""
+    port = port_outside_the_ephemeral_range()
+    closed_url = f"http://127.0.0.1:{port}"
+    app = build_app(
+        Settings(db_path=tmp_path / "oncall.db", user="alice", ollama_url=closed_url, model="qwen3:8b")
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(pilot, lambda: screen.ollama.reachable is False)
+        panel = screen.query_one(ContextPanel).query_one("#model", PlainText)
+        assert "unreachable" in panel.text
+        ollama = FakeOllama()
+        ollama.bind_port = port
+        with ollama:
+            composer = screen.query_one(Composer)
+            composer.text = "are you back?"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: len(ollama.chat_requests) == 1)
+            await wait_until(pilot, lambda: screen.ollama.reachable is True)
+            assert "unreachable" not in panel.text
+            await wait_until(pilot, lambda: screen._sending is None)
