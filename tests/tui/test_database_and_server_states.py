@@ -105,6 +105,7 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
                 timeout=30,
             )
             assert not list((tmp_path / "spool").glob("*/*.json"))
+            assert "Cannot open the database" not in status.text  # it answers again
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)

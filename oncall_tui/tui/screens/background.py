@@ -34,6 +34,8 @@ class BackgroundScreen(Screen[None]):
     def __init__(self, services: Services) -> None:
         super().__init__()
         self.services = services
+        self.database_away = False
+        """The status line says the database is away (until a call reaches it again)."""
 
     def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
         """Run ``call`` in a thread; ``then(result)`` runs on the UI's loop after it."""
@@ -64,9 +66,17 @@ class BackgroundScreen(Screen[None]):
         did not take are kept (the status line is the one place sure to be seen)."""
         lang = self.services.settings.lang
         message = error.message(lang)
-        if error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY") and self.services.has_held():
-            message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
+        if error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY"):
+            self.database_away = True
+            if self.services.has_held():
+                message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
         self._set_status(message, error=True)
+
+    def database_answered(self) -> None:
+        """A call reached the database: a status line that says it is away is said no more."""
+        if self.database_away:
+            self.database_away = False
+            self._set_status("")
 
     def show_warning(self, text: str) -> None:
         self._set_status(text, error=True)

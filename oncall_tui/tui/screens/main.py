@@ -102,6 +102,7 @@ class MainScreen(ChatActions):
         started = self.session_id
 
         def done(sessions: list[SessionView]) -> None:
+            self.database_answered()
             listing = self.query_one(SessionList)
             listing.sessions = tuple(sessions)
             user_moved_on = self._sending is not None or self.session_id != started
