@@ -375,10 +375,11 @@ MAIN: dict[str, dict[Language, str]] = {
 }
 
 TOOLS: dict[str, dict[Language, str]] = {
-    "tools.confirm.title": {"en": "Run this tool?", "zh": "运行这个工具？"},
+    "tools.confirm.title": {"en": "Run {name}?", "zh": "运行 {name}？"},
     "tools.confirm.ask": {
-        "en": "The model wants to run {name} with:\n\n{arguments}",
-        "zh": "模型想用以下参数运行 {name}：\n\n{arguments}",
+        "en": "The model asks to run a tool.\n\nServer: {server}\nTool: {tool}\n"
+        "Arguments:\n{arguments}",
+        "zh": "模型请求运行一个工具。\n\n服务器：{server}\n工具：{tool}\n参数：\n{arguments}",
     },
     "tools.confirm.yes": {"en": "Run", "zh": "运行"},
     "tools.confirm.no": {"en": "Don't run", "zh": "不运行"},

@@ -149,6 +149,14 @@ DIALOGS: dict[str, dict[Language, str]] = {
         "en": "y yes · n/esc no · tab switches · enter = {focused}",
         "zh": "y 是 · n/esc 否 · tab 切换 · enter = {focused}",
     },
+    "dialog.tool.waiting": {
+        "en": "Not answering yet: what you type goes to your message. Stop typing to answer.",
+        "zh": "暂不接受回答：现在输入的内容会进入你的消息。停止输入后再回答。",
+    },
+    "dialog.tool.keys": {
+        "en": "y run · n/esc don't run · tab switches · enter = {focused}",
+        "zh": "y 运行 · n/esc 不运行 · tab 切换 · enter = {focused}",
+    },
     "dialog.unsaved.title": {"en": "Unsaved changes", "zh": "未保存的修改"},
     "dialog.unsaved.keys": {
         "en": "s save · d discard · esc/c keep editing",

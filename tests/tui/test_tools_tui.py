@@ -1,6 +1,7 @@
-"""Tool servers in the TUI: a ``confirm`` tool asks first (y runs it; n, Esc and a habitual
-Enter decline), the panel lists the tools in play, and a server that does not start is said
-once while the chat goes on. Real FastMCP servers, the real adapters, the loopback Ollama."""
+"""Tool servers in the TUI: a ``confirm`` tool asks first (once answers count, y runs it; n,
+Esc and a habitual Enter decline; keys typed as it opens: test_confirm_keys.py), the panel
+lists the tools in play, and a server that does not start is said once while the chat goes
+on. Real FastMCP servers, the real adapters, the loopback Ollama."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.tool_dialog import ToolConfirmDialog
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.tui.harness import wait_until
 
@@ -80,7 +82,14 @@ async def test_a_confirm_tool_asks_with_its_server_name_and_arguments(
             return " ".join(str(w.render()) for w in app.screen.query("Static"))
 
         await wait_until(pilot, lambda: "ops.restart_service" in dialog_text(), timeout=10)
+        assert "Server: ops" in dialog_text()
+        assert "Tool: restart_service" in dialog_text()
         assert '"service": "api"' in dialog_text()
+        dialog = app.screen
+        assert isinstance(dialog, ToolConfirmDialog)
+        # At the real grace period and quiet gap: the key line says when answers count.
+        await wait_until(pilot, lambda: "y run · n/esc don't run" in dialog_text(), timeout=10)
+        assert dialog.answers_count
         await pilot.press(answer)
         await wait_until(pilot, lambda: len(ollama.chat_requests) == 2, timeout=30)
         await app.workers.wait_for_complete()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -116,20 +115,16 @@ class ChatActions(MemoryActions):
                 self.refresh_tools()
 
     async def _confirm_tool(self, request: ToolConfirmation) -> bool:
-        """Before a ``confirm`` tool runs: its server, name and arguments in a dialog; y runs
-        it, n or Esc (or Enter, which starts on No) returns "the user declined" to the
-        model. A send cancelled meanwhile (quitting) takes the dialog with it."""
-        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+        """Before a ``confirm`` tool runs: its server, tool and arguments in a dialog that
+        takes only a deliberate answer (``ToolConfirmDialog``: keys typed as it opens go back
+        to the composer, in order); y runs it, n or Esc (or Enter, which starts on "Don't
+        run") returns "the user declined" to the model. A send cancelled meanwhile
+        (quitting) takes the dialog with it."""
+        from oncall_tui.tui.widgets.tool_dialog import ToolConfirmDialog
 
         lang = self.services.settings.lang
-        arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog = ConfirmDialog(
-            t("tools.confirm.title", lang),
-            t("tools.confirm.ask", lang, name=request.name, arguments=arguments),
-            yes_label=t("tools.confirm.yes", lang),
-            no_label=t("tools.confirm.no", lang),
-        )
+        dialog = ToolConfirmDialog(request, self.query_one(Composer).type_key, lang)
 
         def decided(yes: bool | None) -> None:
             if not answer.done():

@@ -81,10 +81,31 @@ class Composer(TextArea):
         elif event.key in ("up", "down") and self._recall(older=event.key == "up"):
             self._take(event)
         else:
-            if event.is_printable and self._sent is not None and self.text == self._sent:
-                self.move_cursor(self.document.end)  # typed ahead: on a line of its own
-                self.insert("\n")
+            if event.is_printable:
+                self._typing_ahead()
             await super()._on_key(event)
+
+    def _typing_ahead(self) -> None:
+        """Text typed while the sent text waits to be stored goes on a line of its own."""
+        if self._sent is not None and self.text == self._sent:
+            self.move_cursor(self.document.end)
+            self.insert("\n")
+
+    def type_key(self, key: str, character: str | None) -> None:
+        """A key typed for the composer that another screen received (a dialog that opened
+        under the typing hands it back): a character is inserted, Enter sends, ctrl+j and
+        alt+enter break the line and Backspace deletes, as if typed here. Other keys are
+        dropped: they would act on whatever screen is in front."""
+        if key == "enter":
+            self.action_submit()
+        elif key in NEWLINE_KEYS:
+            self.action_newline()
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character is not None and character.isprintable():
+            self._typing_ahead()
+            start, end = self.selection
+            self.replace(character, start, end, maintain_selection_offset=False)
 
     @staticmethod
     def _take(event: events.Key) -> None:

@@ -166,10 +166,14 @@ class ConfirmDialog(ModalScreen[bool]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "yes")
+        self._answer(event.button.id == "yes")
 
     def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+        self._answer(answer)
+
+    def _answer(self, yes: bool) -> None:
+        """Every answer, by key or button, ends here (a subclass may hold it back)."""
+        self.dismiss(yes)
 
 
 class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
