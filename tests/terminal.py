@@ -31,13 +31,20 @@ def wait_for(condition: Callable[[], bool], timeout: float = 30.0, what: str = "
 class Terminal:
     """``python -m oncall_tui`` on a pseudo-terminal, its output drawn as a terminal would."""
 
-    def __init__(self, env: dict[str, str], columns: int = 120, lines: int = 40) -> None:
+    def __init__(
+        self,
+        env: dict[str, str],
+        columns: int = 120,
+        lines: int = 40,
+        argv: list[str] | None = None,
+    ) -> None:
         # The size comes from the terminal, not from variables a test runner may have set.
         env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+        argv = argv or [sys.executable, "-m", "oncall_tui"]
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # the child: the app, with the pty as its controlling terminal
+        if self.pid == 0:  # the child: the app (or ``argv``), the pty its controlling terminal
             self.resize(0, columns, lines)  # sized before the app asks
-            os.execve(sys.executable, [sys.executable, "-m", "oncall_tui"], env)
+            os.execve(argv[0], argv, env)
         self.output = bytearray()
         self._screen = pyte.Screen(columns, lines)
         self._stream = pyte.ByteStream(self._screen)

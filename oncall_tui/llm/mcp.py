@@ -25,6 +25,7 @@ tool timeout (``tool_timeout``, 30 s), and no shorter limit of the SDK's applies
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import tempfile
@@ -42,6 +43,7 @@ from mcp.client.session import MessageHandlerFnT
 from oncall_tui.core.events import ConfirmHook
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
+from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
 from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.mcp_settings import McpServer
@@ -52,6 +54,10 @@ log = logging.getLogger(__name__)
 START_SECONDS = 20.0
 """How long a server may take to start and list its tools before it counts as failed (a call
 has the tool timeout instead)."""
+CLOSE_SECONDS = 0.5
+"""How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
+_WIND_DOWN = 0.25
+"""Seconds for the cancelled tasks and the loop's thread to finish, each."""
 _DETAIL_LIMIT = 200
 _T = TypeVar("_T")
 
@@ -108,6 +114,10 @@ class McpTools:
         self._thread: threading.Thread | None = None
         self._stop: asyncio.Event | None = None
         self._owners: list[asyncio.Task[None]] = []
+        self._closed = False
+        self._foreign: frozenset[int] | None = None
+        """Children of this process leading their own session before the servers started
+        (not ours to end, see :meth:`end_processes`); ``None`` until they start."""
 
     @property
     def configured(self) -> bool:
@@ -117,15 +127,18 @@ class McpTools:
         """Blocking: start every server and list its tools (once; later calls return at
         once). Never raises for a server: its failure is its state."""
         with self._lock:
-            if self._started or not self._servers:
+            if self._started or self._closed or not self._servers:  # none started after close
                 self._started = True
                 return
+            self._foreign = frozenset(server_processes())
             quiet_sdk_logs()
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="mcp-servers", daemon=True)
             thread.start()
             self._loop, self._thread = loop, thread
-            asyncio.run_coroutine_threadsafe(self._start_all(), loop).result()
+            starting = asyncio.run_coroutine_threadsafe(self._start_all(), loop)
+            with contextlib.suppress(concurrent.futures.CancelledError):  # closed meanwhile
+                starting.result()
             self._started = True
 
     def states(self) -> list[ServerState]:
@@ -187,7 +200,14 @@ class McpTools:
         return self._result_chars
 
     def close(self) -> None:
-        """Stop every server (each session closed by the task that opened it) and the loop."""
+        """Stop every server and the loop, in :data:`CLOSE_SECONDS` or little more.
+
+        Each session is closed by the task that opened it (the SDK closes the server's
+        standard input and waits for it to end). A task still at it after the bound (a server
+        that ignores its input's end, or is still starting) is cancelled, which also wakes a
+        :meth:`start` waiting for it; the servers still there are then ended
+        (:func:`.mcp_processes.end_server_processes`). No server starts after this."""
+        self._closed = True
         loop, thread = self._loop, self._thread
         if loop is None or thread is None:
             return
@@ -196,13 +216,30 @@ class McpTools:
         async def stop() -> None:
             if self._stop is not None:
                 self._stop.set()
-            if self._owners:
-                await asyncio.wait(self._owners, timeout=5.0)
+            owners = [owner for owner in self._owners if not owner.done()]
+            if owners:
+                _, late = await asyncio.wait(owners, timeout=CLOSE_SECONDS)
+                for owner in late:
+                    owner.cancel()
+            others = asyncio.all_tasks() - {asyncio.current_task()}  # the start, if waiting
+            if others:
+                _, late = await asyncio.wait(others, timeout=_WIND_DOWN)
+                for task in late:  # a session still closing; its server is ended below
+                    task.cancel()
 
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(stop(), loop).result(timeout=10.0)
+            future = asyncio.run_coroutine_threadsafe(stop(), loop)
+            future.result(timeout=CLOSE_SECONDS + 2 * _WIND_DOWN)
         loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=5.0)
+        thread.join(timeout=_WIND_DOWN)
+        self.end_processes()
+
+    def end_processes(self, *, at_once: bool = False) -> None:
+        """End the stdio servers' processes still there (SIGTERM, SIGKILL a moment later;
+        ``at_once``: SIGKILL): after :meth:`close`, or instead of it when the process must end
+        now. Never raises."""
+        if self._foreign is not None:
+            end_server_processes(exclude=self._foreign, grace=0.0 if at_once else KILL_AFTER)
 
     def _submit(self, coroutine: Coroutine[Any, Any, _T]) -> Any:
         loop = self._loop
@@ -363,4 +400,4 @@ def _short(text: str) -> str:
     return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"
 
 
-__all__ = ["START_SECONDS", "McpTools", "OfferedTool", "ServerState"]
+__all__ = ["CLOSE_SECONDS", "START_SECONDS", "McpTools", "OfferedTool", "ServerState"]

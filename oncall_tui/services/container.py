@@ -222,8 +222,17 @@ class Services:
         self.gateway.chat_model()
 
     def close(self) -> None:
+        """The tool servers stopped (about a second at most, see ``McpTools.close``), then
+        the database closed."""
         runtime = self.__dict__.get("server_tools")
         if runtime is not None:
             runtime.close()
         if "database" in self.__dict__:
             self.database.close()
+
+    def end_tool_servers_now(self) -> None:
+        """The last resort of a process that must end now: the tool servers' processes ended
+        at once, whatever their sessions are doing. Safe from any thread; never raises."""
+        runtime = self.__dict__.get("server_tools")
+        if runtime is not None:
+            runtime.end_processes(at_once=True)

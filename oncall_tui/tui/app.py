@@ -6,7 +6,7 @@ import asyncio
 import gc
 import signal
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import COMMANDS, checked_keymap
+from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -30,10 +31,14 @@ from oncall_tui.tui.warmup import warm_up_rendering
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
     from oncall_tui.services.container import Services
+    from oncall_tui.tui.terminal_input import TerminalGone
 
 
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """``kill`` and a dropped SSH connection (or a closed terminal) quit the app as ctrl+q does."""
+KEEP_SECONDS = 5.0
+"""How long past the exit deadline a partial reply still being stored may take (the wait of
+``ChatActions.on_unmount`` for it)."""
 
 
 class OncallApp(App[None]):
@@ -42,9 +47,19 @@ class OncallApp(App[None]):
     TITLE = "oncall-tui"
     CSS_PATH = "app.tcss"
 
-    def __init__(self, services: Services, draft: str = "") -> None:
+    def __init__(
+        self,
+        services: Services,
+        draft: str = "",
+        restore_terminal: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__()
         self.services = services
+        self.deadline = ExitDeadline(
+            [services.end_tool_servers_now, restore_terminal or (lambda: None)],
+            keep_seconds=KEEP_SECONDS,
+        )
+        """Ends the process if quitting takes too long (see :mod:`.exit_deadline`)."""
         self.draft = draft
         """Text for the composer when the app opens (what was typed while it started)."""
         self.lang = services.settings.lang
@@ -89,7 +104,24 @@ class OncallApp(App[None]):
         self.call_after_refresh(self._warm_up)
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
-            loop.add_signal_handler(number, self.exit)
+            loop.add_signal_handler(number, self.quit_now)
+
+    def quit_now(self) -> None:
+        """ctrl+q, SIGTERM, SIGHUP, the terminal gone: the app exits (a streaming reply is
+        stored, marked interrupted, as it winds down) and the exit deadline is armed, so the
+        process ends within it whatever still runs. On the app's loop."""
+        chat = [worker for worker in self.workers if worker.group == "chat"]
+        pending = [worker for worker in chat if not worker.is_finished]
+        self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
+        self.exit()
+
+    async def action_quit(self) -> None:
+        self.quit_now()
+
+    def on_terminal_gone(self, _: TerminalGone) -> None:
+        """The terminal has gone (hung up: ``tmux kill-session``, SSH dropped) without a
+        SIGHUP reaching us: quit as on SIGHUP."""
+        self.quit_now()
 
     def _apply_preferences(self) -> None:
         """The settings file's theme and key bindings; what is wrong in them (or in the file)
@@ -216,17 +248,23 @@ class OncallApp(App[None]):
 
 
 def build_app(
-    settings: Settings, gateway: ModelGateway | None = None, *, draft: str = ""
+    settings: Settings,
+    gateway: ModelGateway | None = None,
+    *,
+    draft: str = "",
+    restore_terminal: Callable[[], None] | None = None,
 ) -> OncallApp:
     """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
     from oncall_tui.services.container import Services
 
-    return OncallApp(Services(settings, gateway=gateway), draft=draft)
+    services = Services(settings, gateway=gateway)
+    return OncallApp(services, draft=draft, restore_terminal=restore_terminal)
 
 
 def run_tui(settings: Settings) -> OncallError | None:
     """Run the app; what made it give up, if anything (the caller reports it)."""
-    app = build_app(settings, draft=read_typeahead())
+    draft = read_typeahead()  # the terminal as the app found it, then, for a last resort
+    app = build_app(settings, draft=draft, restore_terminal=terminal_restorer())
     try:
         app.run()
     finally:

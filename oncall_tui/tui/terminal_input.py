@@ -20,6 +20,14 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
 
 :class:`InputDriver` is Textual's Linux driver with the read loop running each read through
 :class:`InputFilter` before the parser (``docs/ARCHITECTURE.md``, "Private APIs").
+
+It also tells the app when the terminal has gone (``tmux kill-session``, a dropped SSH
+connection: the terminal is hung up). A read then ends (end of file) or fails (EIO), and so does
+a write (EIO). Textual's loop took the end of file for "nothing to read" and read again, at
+once, for ever; its writer thread died of the first failed write, after which the app's 31st
+write waited for ever on the writer's full queue, its event loop with it (signals were no
+longer heard). Here either posts :class:`TerminalGone` once, reading stops, and output to the
+terminal is dropped from then on.
 """
 
 from __future__ import annotations
@@ -27,12 +35,16 @@ from __future__ import annotations
 import os
 import re
 import selectors
+import threading
 import time
 from codecs import getincrementaldecoder
+from collections.abc import Callable
+from typing import IO, Any
 
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 
 ESC = "\x1b"
 PASTE_START = "\x1b[200~"
@@ -74,11 +86,78 @@ def _kitty_alt(match: re.Match[str]) -> str:
     return f"{ESC}[{ord(match[1])};3u"
 
 
+class TerminalGone(Message):
+    """The terminal has gone: a read of it ended or failed, or a write failed."""
+
+
+class TerminalOutput:
+    """The terminal's output for Textual's writer thread: a write or flush that fails (the
+    terminal is gone) reports it once, through ``gone``, and every later one does nothing,
+    so the writer thread lives on and keeps emptying its queue."""
+
+    def __init__(self, file: IO[str], gone: Callable[[], None]) -> None:
+        self._file = file
+        self._gone = gone
+        self.failed = False
+
+    def write(self, text: str) -> int:
+        if not self.failed:
+            try:
+                self._file.write(text)
+            except (OSError, ValueError):  # EIO (hung up), or a closed file
+                self._fail()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.failed:
+            try:
+                self._file.flush()
+            except (OSError, ValueError):
+                self._fail()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return self._file.isatty()
+
+    def _fail(self) -> None:
+        self.failed = True
+        self._gone()
+
+
 class InputDriver(LinuxDriver):
-    """Textual's Linux driver, its input read through :class:`InputFilter`.
+    """Textual's Linux driver, its input read through :class:`InputFilter`, and
+    :class:`TerminalGone` posted to the app when the terminal goes away.
 
     The loop is Textual's own (``LinuxDriver.run_input_thread``), with the filter between the
     decoder and the parser; a test per behaviour runs the app in a real pseudo-terminal."""
+
+    def __init__(self, app: Any, **options: Any) -> None:
+        super().__init__(app, **options)
+        self._gone_once = threading.Lock()
+        self._gone = False
+        if self._file is not None:  # Textual's writer thread writes here
+            self._file = TerminalOutput(self._file, self.terminal_gone)  # type: ignore[assignment]
+
+    def terminal_gone(self) -> None:
+        """Tell the app, once, from any thread."""
+        with self._gone_once:
+            if self._gone:
+                return
+            self._gone = True
+        self._app.post_message(TerminalGone())
+
+    def _read(self) -> bytes | None:
+        """One read of the terminal; ``None`` when it has gone (end of file or EIO on a
+        terminal; a pipe's end of file stays Textual's "nothing to read")."""
+        try:
+            data = os.read(self.fileno, 4096)
+        except OSError:  # EIO: the other side of the terminal has closed
+            return None
+        if not data and self.input_tty:
+            return None
+        return data
 
     def run_input_thread(self) -> None:
         selector = selectors.SelectSelector()
@@ -87,21 +166,28 @@ class InputDriver(LinuxDriver):
         decode = getincrementaldecoder("utf-8")().decode
         rewrite = InputFilter()
 
-        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+        def process(ready: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> bool:
+            """Read and parse what is ready; ``False`` once the terminal has gone."""
             for index, (_, mask) in enumerate(ready):
                 if mask & selectors.EVENT_READ:
                     last = index == len(ready) - 1
-                    data = decode(os.read(self.fileno, 4096), final=final and last)
+                    raw = self._read()
+                    if raw is None:
+                        self.terminal_gone()
+                        return False
+                    data = decode(raw, final=final and last)
                     if not data:
                         break
                     for event in parser.feed(rewrite(data, time.monotonic())):
                         self.process_message(event)
             for event in parser.tick():
                 self.process_message(event)
+            return True
 
         try:
             while not self.exit_event.is_set():
-                process(selector.select(0.1))
+                if not process(selector.select(0.1)):
+                    return  # nothing more will come; the app is told and quits
             selector.unregister(self.fileno)
             process(selector.select(0.1), final=True)
         finally:
