@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from oncall_tui.services.memory import MemoryService
     from oncall_tui.services.search import SearchService
     from oncall_tui.services.sessions import SessionService
+    from oncall_tui.services.spool import ReplySpool
     from oncall_tui.services.tools import ToolsService
     from oncall_tui.services.views import ModelInfo
     from oncall_tui.store.engine import Database
@@ -150,7 +151,41 @@ class Services:
             lang=self.settings.lang,
             max_reply_chars=self.settings.max_reply_chars,
             server_tools=self.server_tools,
+            spool=self.spool,
         )
+
+    @cached_property
+    def spool(self) -> ReplySpool:
+        """Replies the database did not take, until it does: one per process, so what a
+        client holds in memory is found by every later send (no database is opened here)."""
+        from oncall_tui.services.spool import ReplySpool, database_key
+
+        settings = self.settings
+        location = settings.db_url or str(settings.db_path.expanduser().absolute())
+        return ReplySpool(settings.spool_dir, database_key(location))
+
+    def database_failure(self, exc: BaseException) -> OncallError | None:
+        """The catalog's account of ``exc`` if the database failed under a command (SQLite's own
+        error, SQLAlchemy's wrapping of it, a full disk), else ``None``: whatever the command
+        was doing, its unit of work has been rolled back."""
+        from oncall_tui.store.failures import database_failure
+
+        settings = self.settings
+        label = self.database.label if self.database_opened else str(settings.db_path)
+        return database_failure(exc, label)
+
+    def has_held(self) -> bool:
+        """Whether replies the database did not take wait for it (a directory listing at most:
+        cheap enough for a client's loop)."""
+        return self.spool.has_pending(self.owner)
+
+    def save_held_replies(self) -> int:
+        """Store the replies held for the owner while the database was away (the CLI at its
+        start, the TUI at its next contact); how many. Nothing is opened when none are held;
+        a database still away raises its catalog error and they stay held."""
+        if not self.has_held():
+            return 0
+        return self.chat.save_held(self.owner)
 
     @cached_property
     def export(self) -> ExportService:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import signal
 import sys
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from textual import constants
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingsMap
+from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
@@ -27,6 +29,7 @@ from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsCh
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
 from oncall_tui.tui.warmup import warm_up_rendering
+from oncall_tui.tui.widgets.composer import Composer
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
@@ -52,9 +55,13 @@ class OncallApp(App[None]):
         services: Services,
         draft: str = "",
         restore_terminal: Callable[[], None] | None = None,
+        ends_process: bool = False,
     ) -> None:
         super().__init__()
         self.services = services
+        self.ends_process = ends_process
+        """The app is the program (``run_tui``): quitting arms :attr:`deadline`. An app run
+        inside another program (a test's Pilot) never ends that program."""
         self.deadline = ExitDeadline(
             [services.end_tool_servers_now, restore_terminal or (lambda: None)],
             keep_seconds=KEEP_SECONDS,
@@ -83,10 +90,15 @@ class OncallApp(App[None]):
         )
         self.failure: OncallError | None = None
         """What ended the app, when it could not go on (a database it cannot open)."""
+        self.unsent = ""
+        """What the composer held when the app could not go on: the CLI prints it back."""
 
     def on_cannot_go_on(self, message: CannotGoOn) -> None:
-        """End the app; the CLI reports the error as it reports its own, and exits 2."""
+        """End the app; the CLI reports the error as it reports its own, and exits 2. What was
+        typed meanwhile is handed back with it (:attr:`unsent`): nothing typed is lost."""
         self.failure = message.error
+        with contextlib.suppress(NoMatches):
+            self.unsent = self.main.query_one(Composer).text
         self.exit(return_code=2)
 
     def get_driver_class(self) -> type[Driver]:
@@ -112,7 +124,8 @@ class OncallApp(App[None]):
         process ends within it whatever still runs. On the app's loop."""
         chat = [worker for worker in self.workers if worker.group == "chat"]
         pending = [worker for worker in chat if not worker.is_finished]
-        self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
+        if self.ends_process:
+            self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
         self.exit()
 
     async def action_quit(self) -> None:
@@ -253,20 +266,24 @@ def build_app(
     *,
     draft: str = "",
     restore_terminal: Callable[[], None] | None = None,
+    ends_process: bool = False,
 ) -> OncallApp:
     """The one factory: settings in, a ready app out. Tests pass a scripted ``gateway``."""
     from oncall_tui.services.container import Services
 
     services = Services(settings, gateway=gateway)
-    return OncallApp(services, draft=draft, restore_terminal=restore_terminal)
+    return OncallApp(
+        services, draft=draft, restore_terminal=restore_terminal, ends_process=ends_process
+    )
 
 
-def run_tui(settings: Settings) -> OncallError | None:
-    """Run the app; what made it give up, if anything (the caller reports it)."""
+def run_tui(settings: Settings) -> tuple[OncallError | None, str]:
+    """Run the app; what made it give up, if anything, and the text typed but not sent then
+    (the caller reports both)."""
     draft = read_typeahead()  # the terminal as the app found it, then, for a last resort
-    app = build_app(settings, draft=draft, restore_terminal=terminal_restorer())
+    app = build_app(settings, draft=draft, restore_terminal=terminal_restorer(), ends_process=True)
     try:
         app.run()
     finally:
         app.services.close()
-    return app.failure
+    return app.failure, app.unsent if app.failure is not None else ""

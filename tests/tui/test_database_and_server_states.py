@@ -105,7 +105,8 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
                 timeout=30,
             )
             assert not list((tmp_path / "spool").glob("*/*.json"))
-            assert "Cannot open the database" not in status.text  # it answers again
+            # The listing that saved them ends by saying the database answers again.
+            await wait_until(pilot, lambda: "Cannot open the database" not in status.text)
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)
@@ -134,7 +135,9 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
     port = port_outside_the_ephemeral_range()
     closed_url = f"http://127.0.0.1:{port}"
     app = build_app(
-        Settings(db_path=tmp_path / "oncall.db", user="alice", ollama_url=closed_url, model="qwen3:8b")
+        Settings(
+            db_path=tmp_path / "oncall.db", user="alice", ollama_url=closed_url, model="qwen3:8b"
+        )
     )
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen

@@ -147,6 +147,9 @@ async def test_quitting_mid_reply_keeps_it_marked_interrupted(tmp_path: Path) ->
         screen = await reply_under_way(pilot)
         session_id = screen.session_id or 0
         await pilot.press("ctrl+q")
+    # Run inside another program (this test), the app never ends it: its exit deadline,
+    # which ends the real program 0.7 s after ctrl+q, stays unarmed.
+    assert not app.deadline.armed
     deadline = time.monotonic() + 10
     while (stored := app.services.sessions.messages("alice", session_id))[-1].role != "assistant":
         assert time.monotonic() < deadline, "the partial reply was not stored"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.worker import Worker, WorkerCancelled
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from oncall_tui.core.events import (
     ChatEvent,
@@ -25,6 +25,7 @@ from oncall_tui.core.events import (
     MemoryCompacted,
     ReplyDone,
     ReplyFailed,
+    ReplyHeld,
     TokenDelta,
     ToolConfirmation,
     ToolFinished,
@@ -40,7 +41,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.screens.memory_actions import MemoryActions, compacting_status
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 
@@ -69,6 +70,8 @@ class ChatActions(MemoryActions):
     _reply: MessageBlock | None = None
     _known_count: int | None = None
     _closing = False
+    _checking_server = False
+    """A check of the model server, asked because a send found it answering, is running."""
 
     def start_send(self, session_id: int | None, text: str | None) -> None:
         """Send ``text`` (``None``: retry the session's unanswered message)."""
@@ -76,22 +79,20 @@ class ChatActions(MemoryActions):
 
     @work(exclusive=True, group="chat", exit_on_error=False)
     async def _send(self, session_id: int | None, text: str | None) -> None:
-        chat, owner = self.services.chat, self.services.owner
-        if text is None:
-            if session_id is None:  # a retry answers a stored message again
-                raise ValueError("a retry needs a session")
-            events = chat.retry(owner, session_id, confirm=self._confirm_tool)
-        else:
-            events = chat.send(owner, session_id, text, confirm=self._confirm_tool)
+        """The send's events, drawn as they come. Nothing raised here ends the app: the chat
+        service itself is built inside (a database that fails as it opens is a refused send,
+        the typed text kept), and any other fault ends the reply with a message."""
         try:
+            events = await self._events(session_id, text)
             with full_collections_deferred():
                 async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
                     async for event in events:
                         self._apply(event)
         except OncallError as error:  # refused before anything was stored
-            self.show_error(error)
-            if error.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
-                self.check_ollama()  # the panel says what the send found
+            if not self._closing:
+                self.show_error(error)
+                if error.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+                    self.check_ollama()  # the panel says what the send found
         except asyncio.CancelledError:
             if self._reply is not None:
                 self._reply.finish("interrupted")
@@ -101,7 +102,8 @@ class ChatActions(MemoryActions):
         except Exception as exc:  # a fault must still end the reply, or it streams for ever
             problem = f"{type(exc).__name__}: {exc}"[:200]
             fault = OncallError("STREAM_FAILED", "engine_error", problem=problem)
-            self.show_error(fault)
+            if not self._closing:
+                self.show_error(fault)
             if self._reply is not None and not self._reply.ended:
                 self._reply.finish("failed", note=fault.message(self.services.settings.lang))
         finally:
@@ -113,6 +115,19 @@ class ChatActions(MemoryActions):
                 self.load_sessions()
                 self.refresh_context()
                 self.refresh_tools()
+
+    async def _events(
+        self, session_id: int | None, text: str | None
+    ) -> AsyncGenerator[ChatEvent, None]:
+        """The chat service's events for this send. The service is built off the loop: the
+        first send may be what opens the database (a team's server across the network)."""
+        services = self.services
+        chat, owner = await asyncio.to_thread(lambda: services.chat), services.owner
+        if text is not None:
+            return chat.send(owner, session_id, text, confirm=self._confirm_tool)
+        if session_id is None:  # a retry answers a stored message again
+            raise ValueError("a retry needs a session")
+        return chat.retry(owner, session_id, confirm=self._confirm_tool)
 
     async def _confirm_tool(self, request: ToolConfirmation) -> bool:
         """Before a ``confirm`` tool runs: its server, tool and arguments in a dialog that
@@ -167,6 +182,7 @@ class ChatActions(MemoryActions):
                 self.query_one(SessionList).current = event.session_id
             self._reply = log.add_exchange(event.content)
         elif isinstance(event, TokenDelta):
+            self._server_answered()
             self._replying().append(event.text)
         elif isinstance(event, ToolStarted):
             self._replying().add_tool(event.call_id, event.name, event.arguments)
@@ -177,9 +193,18 @@ class ChatActions(MemoryActions):
             self.query_one(ContextPanel).gauge.update_usage(
                 usage.context_tokens, usage.context_window_tokens
             )
-        elif isinstance(event, ReplyDone) and self._reply is not None:
-            self._reply.finish(event.status)
+        elif isinstance(event, ReplyDone):
+            self._server_answered()
+            if self._reply is not None:
+                self._reply.finish(event.status)
             self._clear_status()
+            if event.note is not None:
+                self.notify(terminal_safe(event.note), timeout=10, markup=False)
+        elif isinstance(event, ReplyHeld):
+            if self._reply is not None:
+                self._reply.finish(event.status, note=event.message)
+            self._set_status(event.message, error=True)
+            self.database_away = True  # said until a call reaches the database again
         elif isinstance(event, CompactionFailed):
             self._set_status(event.message, error=True)  # said until the reply starts
         elif isinstance(event, ToolsUnavailable):
@@ -190,6 +215,13 @@ class ChatActions(MemoryActions):
             # The refusal says where this message would take the context; the gauge keeps
             # showing where it is (a shorter message may still fit).
             self._set_status(event.message, error=True)
+
+    def _server_answered(self) -> None:
+        """The model server answered this send: what the panel and the guide say of it follows
+        (it may have said the server was away)."""
+        if self.ollama.usable is not True and not self._checking_server:
+            self._checking_server = True
+            self.check_ollama()
 
     def _clear_status(self) -> None:
         """Clear "Sending…"; an error said since (an Enter refused mid-reply) stays."""
@@ -246,7 +278,9 @@ class ChatActions(MemoryActions):
         sending: Worker[None] | None = self._sending
         if sending is not None:
             sending.cancel()
-            with contextlib.suppress(WorkerCancelled):  # the worker ended by being cancelled
+            # Cancelled, or failed (its own handler said why): either way it has ended, and
+            # nothing it raised may stop the app from going.
+            with contextlib.suppress(WorkerCancelled, WorkerFailed, TimeoutError):
                 await asyncio.wait_for(sending.wait(), STOP_SECONDS)
 
     if TYPE_CHECKING:  # the main screen's, which this part of it uses
@@ -258,3 +292,5 @@ class ChatActions(MemoryActions):
         def refresh_context(self) -> None: ...
 
         def check_ollama(self) -> None: ...
+
+        ollama: OllamaStatus
