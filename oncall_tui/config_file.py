@@ -54,6 +54,7 @@ FILE_KEYS: Mapping[str, str] = MappingProxyType(
         "num_ctx": "whole_number",
         "timeout": "number",
         "deadline": "number",
+        "recover_tool_calls": "boolean",
     }
 )
 """The top-level keys the file keeps, and the kind of TOML value each must be."""
@@ -235,6 +236,8 @@ def _shapes(
 
 
 def _value(path: Path, key: str, kind: str, value: object) -> FileValue:
+    if kind == "boolean" and isinstance(value, bool):
+        return value
     if isinstance(value, bool):  # TOML's true and false: never a number here
         raise _wrong_type(path, key, kind, value)
     if kind == "text" and isinstance(value, str):

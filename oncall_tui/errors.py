@@ -637,6 +637,7 @@ KINDS: dict[str, dict[Language, str]] = {
     "text": {"en": "a string", "zh": "字符串"},
     "whole_number": {"en": "a whole number", "zh": "整数"},
     "number": {"en": "a number", "zh": "数字"},
+    "boolean": {"en": "true or false", "zh": "true 或 false"},
     "table": {"en": "a table", "zh": "表"},
     "text_list": {"en": "an array of strings", "zh": "字符串数组"},
     "text_table": {"en": "a table of strings", "zh": "字符串表"},

@@ -41,6 +41,10 @@ DEFAULT_TOOL_RESULT_CHARS = 20_000
 """A tool server's result past this is cut, with a note of how much was kept."""
 DEFAULT_DEADLINE = 600.0
 """Seconds a single model call may take in all, however steadily its data trickles in."""
+DEFAULT_RECOVER_TOOL_CALLS = True
+"""Tool calls a model writes as text are read from its reply (:mod:`oncall_tui.llm.recovery`)."""
+_SWITCH_WORDS = {"true": True, "on": True, "yes": True, "1": True}
+_SWITCH_WORDS |= {"false": False, "off": False, "no": False, "0": False}
 
 
 def to_file_value(name: str, value: str | int | float) -> FileValue:
@@ -89,6 +93,7 @@ PARSERS: Mapping[str, Callable[[object], object]] = MappingProxyType(
         "num_ctx": lambda value: parse_num_ctx(whole_number(value)),
         "timeout": _parse_seconds("timeout", DEFAULT_REQUEST_TIMEOUT),
         "deadline": _parse_seconds("deadline", DEFAULT_DEADLINE),
+        "recover_tool_calls": lambda value: parse_switch(value, "recover_tool_calls"),
     }
 )
 """Each settings-file key's rule: the same as its flag's."""
@@ -106,8 +111,24 @@ DEFAULTS: Mapping[str, object] = MappingProxyType(
         "num_ctx": None,
         "timeout": DEFAULT_REQUEST_TIMEOUT,
         "deadline": DEFAULT_DEADLINE,
+        "recover_tool_calls": DEFAULT_RECOVER_TOOL_CALLS,
     }
 )
+
+
+def parse_switch(value: object, name: str, default: bool = True) -> bool:
+    """On or off: ``true``/``false`` (TOML's, or as words: ``on``, ``off``, ``yes``, ``no``,
+    ``1``, ``0``); ``None`` is ``default``."""
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    word = _SWITCH_WORDS.get(str(value).strip().lower())
+    if word is None:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not true or false"
+        )
+    return word
 
 
 def whole_number(value: object) -> str | int | None:

@@ -54,6 +54,7 @@ from oncall_tui.setting_values import (
     parse_provider,
     parse_request_timeout,
     parse_seconds,
+    parse_switch,
     seconds_value,
     to_file_value,
     url_passwords,
@@ -104,6 +105,10 @@ class Settings:
     """Seconds without data from Ollama before a model call fails instead of hanging."""
     deadline: float = DEFAULT_DEADLINE
     """Seconds a whole model call may take: a server that trickles still ends."""
+    recover_tool_calls: bool = True
+    """Tool calls a model writes as text are read from its reply and made
+    (:mod:`oncall_tui.llm.recovery`); the settings file's ``recover_tool_calls = false`` stops
+    it."""
     max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS
     log_path: Path | None = None
     """Where the log goes; ``None`` (tests, benches) logs nowhere."""
@@ -229,6 +234,10 @@ class Settings:
                 seconds_value(setting("deadline", deadline, "ONCALL_TUI_DEADLINE")),
                 "deadline",
                 DEFAULT_DEADLINE,
+            ),
+            recover_tool_calls=parse_switch(
+                setting("recover_tool_calls", None, "ONCALL_TUI_RECOVER_TOOL_CALLS"),
+                "recover_tool_calls",
             ),
             log_path=Path(str(log_value)).expanduser(),
             log_level=parse_log_level(

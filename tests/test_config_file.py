@@ -114,6 +114,14 @@ CASES = [
         ('"debug"', "warning", "error"),
         ("info", "debug", "warning", "error"),
     ),
+    Case(
+        "recover_tool_calls",
+        "recover_tool_calls",
+        "ONCALL_TUI_RECOVER_TOOL_CALLS",
+        None,
+        ("false", "on", ""),
+        (True, False, True, None),
+    ),
 ]
 
 
@@ -200,6 +208,8 @@ def test_a_syntax_error_at_the_end_of_the_file_names_its_last_line(tmp_path: Pat
         ('num_ctx = "big"', "num_ctx", "whole_number"),
         ("num_ctx = 4096.5", "num_ctx", "whole_number"),
         ("timeout = true", "timeout", "number"),
+        ('recover_tool_calls = "no"', "recover_tool_calls", "boolean"),
+        ("recover_tool_calls = 0", "recover_tool_calls", "boolean"),
         ("model = 3", "model", "text"),
         ("[model]\nname = 'x'", "model", "text"),
         ('keys = "ctrl+n"', "keys", "table"),
@@ -223,6 +233,18 @@ def test_a_value_of_the_wrong_type_names_its_key(
     assert str(config) in problem.message("en")
     assert settings.theme is None
     assert settings.keymap == {}
+
+
+def test_recovery_is_switched_by_words_in_the_environment_and_refuses_others(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.toml"
+    for word, expected in [("off", False), ("FALSE", False), ("0", False), ("yes", True)]:
+        environ = {"ONCALL_TUI_RECOVER_TOOL_CALLS": word}
+        assert resolve(config, environ).recover_tool_calls is expected
+    with pytest.raises(OncallError) as refused:
+        resolve(config, {"ONCALL_TUI_RECOVER_TOOL_CALLS": "maybe"})
+    assert "recover_tool_calls 'maybe' is not true or false" in refused.value.message("en")
 
 
 @pytest.mark.parametrize(

@@ -179,7 +179,7 @@ def test_another_engineers_psql_sees_and_changes_none_of_alices_rows(
             f"{message_id[0]}, 'c', 'load_skill', '{{}}', 'ok', 'planted', now(), 0)",
         )
         # What everyone reads stays readable, and stays the administrator's.
-        assert bob.execute(b"SELECT version_num FROM alembic_version").fetchall() == [("0006",)]
+        assert bob.execute(b"SELECT version_num FROM alembic_version").fetchall() == [("0007",)]
         assert "team_policy" in refused(
             bob, "INSERT INTO team_policy VALUES ('allow_user_override', 'true')"
         )

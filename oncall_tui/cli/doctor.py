@@ -91,6 +91,8 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         )
     row("cli.doctor.user", None, value=report.user)
     row("cli.doctor.log", None, value=report.log_file or text("cli.none", lang))
+    recovery = "cli.doctor.recovery_on" if report.recover_tool_calls else "cli.doctor.recovery_off"
+    row("cli.doctor.recovery", recovery)
     for server in servers:
         if server.error is None:
             allowed = sum(1 for tool in server.tools if tool.allowed and tool.offered)

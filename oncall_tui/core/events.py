@@ -130,6 +130,9 @@ class ToolStarted(_Event):
     call_id: str
     name: str
     arguments: dict[str, object] = field(default_factory=dict)
+    recovered: bool = False
+    """The model wrote this call as text; it was read from its reply
+    (:mod:`oncall_tui.llm.text_calls`) and runs as a native one does."""
 
 
 class ToolStatus:
@@ -137,6 +140,9 @@ class ToolStatus:
     ERROR = "error"
     WITHHELD = "withheld"
     """The result did not fit under the 95% limit; the model got a short note instead."""
+    CUT = "cut"
+    """The result did not fit whole under the 95% limit; the model got its beginning and a
+    note of how much was left out (:func:`oncall_tui.llm.guard.cut_to_fit`)."""
     DECLINED = "declined"
     """A tool that asks first was refused (by the user, or because the run cannot ask)."""
 
@@ -151,7 +157,7 @@ class ToolFinished(_Event):
     summary: str
     duration_ms: int = 0
     status: str = ToolStatus.OK
-    """``ok``, ``error``, ``withheld`` or ``declined``."""
+    """``ok``, ``error``, ``cut``, ``withheld`` or ``declined``; :attr:`ok` only for ``ok``."""
 
     @property
     def ok(self) -> bool:

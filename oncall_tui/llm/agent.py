@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain.agents import create_agent
@@ -31,10 +31,13 @@ from langgraph.types import StreamMode
 from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted, ToolStatus
 from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
+from oncall_tui.llm.call_hold import CallHold
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import ended_early, map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_withheld, past_deadline
 from oncall_tui.llm.mcp_calls import outcome_of
+from oncall_tui.llm.recovery import CallRecovery, bound_tools, recovered_texts
+from oncall_tui.llm.text_calls import Tools
 from oncall_tui.llm.tools import build_tools, tool_summary
 from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Summary, Turn
 
@@ -71,6 +74,7 @@ async def stream_agent(
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
     tool_names: Mapping[str, str] | None = None,
     provider: str = "ollama",
+    recovering: Tools | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """Run one turn and yield what happens, in order.
 
@@ -83,11 +87,14 @@ async def stream_agent(
     after the text it did send.
     ``tool_names`` renames tools in the events (a server tool's model name -> its shown name).
     ``provider`` (``ollama`` or ``openai``) names the server in a failure's message.
+    ``recovering``: the tools whose calls :class:`~oncall_tui.llm.recovery.CallRecovery` reads
+    from the text (one of ``middleware``); text that may be such a call is held back from the
+    stream until the model call ends (:class:`~oncall_tui.llm.call_hold.CallHold`).
     """
     where = url or _model_url(model)
     name = model_name or _model_name(model)
     state: InputAgentState = {"messages": [*to_messages(history)]}
-    run = _RunState(tool_names or {}, end_marker(model), provider)
+    run = _RunState(tool_names or {}, end_marker(model), provider, recovering)
     try:
         agent = create_agent(
             model, tools=list(tools), system_prompt=system_prompt, middleware=list(middleware)
@@ -119,16 +126,23 @@ def run_turn(
     model_name: str = "",
     deadline: float | None = None,
     provider: str = "ollama",
+    recover: bool = False,
+    on_recovered: Callable[[], None] | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """:func:`stream_agent` for a :class:`Turn`: the tools its skills call for (none for a
     model without tool support), every request held to its budget, every model call to
-    ``deadline`` seconds."""
+    ``deadline`` seconds; with ``recover``, calls the model writes as text are read from its
+    replies (:mod:`oncall_tui.llm.recovery`), and ``on_recovered`` hears of each reply that
+    needed it."""
     tools = [*build_tools(turn.skills), *turn.server_tools] if turn.tools else []
     guard: list[AgentMiddleware[Any, Any, Any]] = []
+    recovering = bound_tools(tools, turn.tool_names) if recover and tools else None
     if turn.budget is not None:
         guard.append(ContextGuard(turn.budget, turn.system_prompt, tools))
     if deadline is not None:
         guard.append(Deadline(deadline))
+    if recovering is not None:  # innermost: the deadline covers the model call it reads
+        guard.append(CallRecovery(recovering, on_recovered))
     return stream_agent(
         model,
         turn.system_prompt,
@@ -139,13 +153,20 @@ def run_turn(
         middleware=guard,
         tool_names=turn.tool_names,
         provider=provider,
+        recovering=recovering,
     )
 
 
 class _RunState:
     """Turns langgraph's ``(mode, data)`` stream into events and tracks usage."""
 
-    def __init__(self, tool_names: Mapping[str, str], marker: str | None, provider: str) -> None:
+    def __init__(
+        self,
+        tool_names: Mapping[str, str],
+        marker: str | None,
+        provider: str,
+        recovering: Tools | None = None,
+    ) -> None:
         self.names = tool_names
         self.marker = marker
         self.provider = provider
@@ -159,6 +180,8 @@ class _RunState:
         self.truncated = False
         self.thinking = ThinkingFilter()
         """Each model call's leading <think> block is not part of the reply."""
+        self.hold = CallHold(recovering) if recovering is not None else None
+        """Text that may be a call written as text waits for the model call's end."""
 
     def handle(self, mode: str, data: Any) -> list[AgentStreamItem]:
         if mode == "messages":
@@ -166,7 +189,7 @@ class _RunState:
             if (
                 isinstance(message, AIMessage)
                 and metadata.get("langgraph_node") == _MODEL_NODE
-                and (text := self.thinking.feed(str(message.text)))
+                and (text := self._shown(self.thinking.feed(str(message.text))))
             ):
                 return [TokenDelta(text)]
             return []
@@ -194,7 +217,11 @@ class _RunState:
             self.first_input = self.last_input
         self.truncated = cut_at_length(message.response_metadata)
         events: list[AgentStreamItem] = []
-        if held := self.thinking.finish():  # this model call is over
+        held = self._shown(self.thinking.finish())  # this model call is over
+        recovered = recovered_texts(message)
+        if self.hold is not None:
+            held += self.hold.finish(recovered)
+        if held:
             events.append(TokenDelta(held))
         if self.marker is not None and not message.response_metadata.get(self.marker):
             self.failure = ended_early(self.provider)  # after the text it did send
@@ -204,8 +231,11 @@ class _RunState:
             call_id = call.get("id") or f"call_{len(self.started) + 1}"
             name = self.names.get(call["name"], call["name"])
             self.started[call_id] = (name, now)
-            events.append(ToolStarted(call_id, name, dict(call["args"])))
+            events.append(ToolStarted(call_id, name, dict(call["args"]), bool(recovered)))
         return events
+
+    def _shown(self, text: str) -> str:
+        return text if self.hold is None or not text else self.hold.feed(text)
 
     def _tool_finished(self, message: ToolMessage) -> ToolFinished:
         name, started = self.started.pop(

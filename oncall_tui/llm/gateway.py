@@ -69,6 +69,12 @@ class ModelGateway(Protocol):
         """What the last successful check said, without asking; ``True`` before any check."""
         ...
 
+    def teaches_tool_form(self) -> bool:
+        """Do requests tell the model how to write a tool call as text
+        (:data:`~oncall_tui.core.prompts.TOOL_FORM_INSTRUCTION`)? When recovery is on and the
+        server does not say the model calls tools natively, or a reply needed recovery."""
+        ...
+
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         """Run one turn (see :func:`oncall_tui.llm.agent.stream_agent`)."""
         ...
@@ -105,6 +111,8 @@ class OllamaGateway:
         self._lock = threading.Lock()
         self._model: tuple[BaseChatModel, int, asyncio.AbstractEventLoop | None] | None = None
         """The model built last, its window, and the event loop it belongs to (None: none yet)."""
+        self._recovered = False
+        """A reply of this process needed its tool calls read from its text."""
 
     @property
     def model_name(self) -> str:
@@ -149,6 +157,14 @@ class OllamaGateway:
     def server_version(self) -> str:
         return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
 
+    def teaches_tool_form(self) -> bool:
+        """Ollama binds tools only to a model whose capabilities list them: such a model is
+        told the text form only once one of its replies needed recovery."""
+        return self._settings.recover_tool_calls and self._recovered
+
+    def _noted_recovery(self) -> None:
+        self._recovered = True
+
     def chat_model(self) -> BaseChatModel:
         """The model for the calling event loop, built once (its HTTP clients cost about 60 ms
         to set up, for their TLS context): an async client belongs to the loop that first uses
@@ -173,9 +189,14 @@ class OllamaGateway:
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
 
-        deadline = self._settings.deadline
         return run_turn(
-            self.chat_model(), turn, url=self.url, model_name=self.model_name, deadline=deadline
+            self.chat_model(),
+            turn,
+            url=self.url,
+            model_name=self.model_name,
+            deadline=self._settings.deadline,
+            recover=self._settings.recover_tool_calls,
+            on_recovered=self._noted_recovery,
         )
 
     async def summarize(self, instructions: str, request: str) -> Summary:
@@ -196,12 +217,19 @@ class StaticGateway:
         url: str = "",
         *,
         tools: bool = True,
+        recover: bool = True,
+        tool_form: bool | None = None,
     ) -> None:
         self._model = model
         self._window = window
         self._model_name = model_name
         self._url = url
         self._tools = tools
+        self._recover = recover
+        self._tool_form = tool_form
+        """Fixed, or ``None``: as Ollama does, once a reply needed recovery."""
+        self.recoveries = 0
+        """Replies whose tool calls were read from their text."""
 
     @property
     def model_name(self) -> str:
@@ -222,10 +250,25 @@ class StaticGateway:
     def tools_supported(self) -> bool:
         return self._tools
 
+    def teaches_tool_form(self) -> bool:
+        if self._tool_form is not None:
+            return self._recover and self._tool_form
+        return self._recover and self.recoveries > 0
+
+    def _noted_recovery(self) -> None:
+        self.recoveries += 1
+
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         from oncall_tui.llm.agent import run_turn
 
-        return run_turn(self._model, turn, url=self._url, model_name=self._model_name)
+        return run_turn(
+            self._model,
+            turn,
+            url=self._url,
+            model_name=self._model_name,
+            recover=self._recover,
+            on_recovered=self._noted_recovery,
+        )
 
     async def summarize(self, instructions: str, request: str) -> Summary:
         from oncall_tui.llm.agent import summarize

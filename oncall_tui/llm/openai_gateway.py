@@ -123,6 +123,11 @@ class OpenAIGateway:
     def tools_supported(self) -> bool:
         return True
 
+    def teaches_tool_form(self) -> bool:
+        """The API says nothing of whether a model calls tools natively: while recovery is on,
+        every request says how to write a call as text."""
+        return self._settings.recover_tool_calls
+
     def server_version(self) -> str:
         """llama.cpp's build from ``/props``, else the ``Server`` header, else ``unknown``;
         ``MODEL_UNAVAILABLE`` when ``/v1/models`` does not answer."""
@@ -161,6 +166,7 @@ class OpenAIGateway:
             model_name=self.model_name,
             deadline=self._settings.deadline,
             provider=PROVIDER,
+            recover=self._settings.recover_tool_calls,
         )
 
     async def summarize(self, instructions: str, request: str) -> Summary:

@@ -61,14 +61,16 @@ class Assembly:
         return estimate_tokens(self.system_prompt, history, self.tools)
 
 
-def assembly_of(context: ActiveContext, summary: str | None, *, tools: bool) -> Assembly:
+def assembly_of(
+    context: ActiveContext, summary: str | None, *, tools: bool, tool_form: bool = False
+) -> Assembly:
     """The system prompt in its fixed order (docs/ARCHITECTURE.md "System prompt assembly")
     and the skills of ``context``, with ``summary``; without tools when the model cannot call
-    them."""
+    them; with ``tool_form``, the rules say how to write a call as text."""
     catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
     return Assembly(
         system_prompt=build_chat_system_prompt(
-            context.prompt.content, catalog, summary, tools_available=tools
+            context.prompt.content, catalog, summary, tools_available=tools, tool_form=tool_form
         ),
         skills={s.skill.name: s.content for s in context.skills},
         tools_enabled=tools,

@@ -32,6 +32,9 @@ class Diagnosis:
     database: dict[str, object]
     problems: tuple[OncallError, ...] = field(default=())
     provider: str = "ollama"
+    recover_tool_calls: bool = True
+    """Are tool calls a model writes as text read from its reply (the settings file's
+    ``recover_tool_calls``)?"""
 
     @property
     def ok(self) -> bool:
@@ -65,6 +68,7 @@ class Diagnosis:
             "database": self.database,
             "user": self.user,
             "log_file": self.log_file,
+            "recover_tool_calls": self.recover_tool_calls,
             "ok": self.ok,
         }
 
@@ -104,6 +108,7 @@ def diagnose(settings: Settings) -> Diagnosis:
         context_window_source=source,
         database=_describe_store(settings),
         problems=tuple(problems),
+        recover_tool_calls=settings.recover_tool_calls,
     )
 
 
@@ -152,4 +157,5 @@ def _diagnose_openai(settings: Settings) -> Diagnosis:
         database=_describe_store(settings),
         problems=tuple(problems),
         provider=settings.provider,
+        recover_tool_calls=settings.recover_tool_calls,
     )

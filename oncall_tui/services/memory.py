@@ -287,7 +287,9 @@ class MemoryService:
 
     def _assembly(self, context: ActiveContext, summary: str | None) -> Assembly:
         tools = self._gateway.tools_supported()
-        assembly = assembly_of(context, summary, tools=tools)
+        assembly = assembly_of(
+            context, summary, tools=tools, tool_form=self._gateway.teaches_tool_form()
+        )
         if not tools:
             return assembly
         return replace(assembly, server_tools=self._server_tools())

@@ -98,6 +98,7 @@ def held_calls(reply: StreamedReply) -> tuple[HeldCall, ...]:
             summary=call.summary,
             started_at=call.started_at.isoformat(),
             duration_ms=call.duration_ms,
+            recovered=call.started.recovered,
         )
         for call in reply.calls.values()
     )
@@ -149,6 +150,7 @@ def _add(
                 summary=call.summary,
                 started_at=datetime.fromisoformat(call.started_at),
                 duration_ms=call.duration_ms,
+                recovered=call.recovered,
             ),
         )
     return message

@@ -59,6 +59,8 @@ class HeldCall:
     started_at: str
     """ISO time, UTC without a zone (as stored)."""
     duration_ms: int
+    recovered: bool = False
+    """The model wrote the call as text (a spool file of an older version has no such key)."""
 
 
 @dataclass(frozen=True, slots=True)

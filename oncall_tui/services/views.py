@@ -192,6 +192,8 @@ class ToolCallView:
     status: str
     summary: str
     duration_ms: int
+    recovered: bool = False
+    """The model wrote the call as text; it was read from its reply."""
 
     @classmethod
     def of(cls, row: ToolAuditRow) -> ToolCallView:
@@ -206,6 +208,7 @@ class ToolCallView:
             status=row.status,
             summary=row.summary,
             duration_ms=row.duration_ms,
+            recovered=row.recovered,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -216,6 +219,7 @@ class ToolCallView:
             "status": self.status,
             "summary": self.summary,
             "duration_ms": self.duration_ms,
+            "recovered": self.recovered,
         }
 
 

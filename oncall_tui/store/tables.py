@@ -119,6 +119,8 @@ class ToolAuditRow(SQLModel, table=True):
     summary: str
     started_at: datetime
     duration_ms: int
+    recovered: bool = False
+    """The model wrote the call as text; it was read from its reply (revision 0007)."""
 
 
 class TeamPolicyRow(SQLModel, table=True):

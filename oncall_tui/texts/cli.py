@@ -176,6 +176,17 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.doctor.database": {"en": "Database", "zh": "数据库"},
     "cli.doctor.user": {"en": "User", "zh": "用户"},
     "cli.doctor.log": {"en": "Log", "zh": "日志"},
+    "cli.doctor.recovery": {"en": "Recovery", "zh": "文本调用"},
+    "cli.doctor.recovery_on": {
+        "en": "on: tool calls a model writes as text are read and made "
+        "(recover_tool_calls = false in the settings file turns it off)",
+        "zh": "开启：模型以文本写出的工具调用会被识别并执行"
+        "（在设置文件中写 recover_tool_calls = false 可关闭）",
+    },
+    "cli.doctor.recovery_off": {
+        "en": "off: only native tool calls are made (recover_tool_calls = false)",
+        "zh": "关闭：只执行原生工具调用（recover_tool_calls = false）",
+    },
     "cli.doctor.reachable": {
         "en": "{url}  reachable, version {version}",
         "zh": "{url}  可连接，版本 {version}",

@@ -1,0 +1,174 @@
+"""Tool calls written as text: every form models write is read, and nothing else is.
+
+Plain functions on plain strings (:mod:`oncall_tui.llm.text_calls`); how a turn uses them is
+in tests/test_recovered_calls.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from oncall_tui.llm.text_calls import BoundTool, Tools, conform, find_calls, without_calls
+
+SEARCH = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string"},
+        "since": {"type": "string"},
+        "limit": {"type": "integer"},
+    },
+    "required": ["pattern"],
+}
+SKILL = {
+    "type": "object",
+    "properties": {"skill_name": {"type": "string"}},
+    "required": ["skill_name"],
+}
+CLOCK = {"type": "object", "properties": {}}
+TOOLS = Tools(
+    [
+        BoundTool("logs__search_logs", SEARCH, "logs.search_logs"),
+        BoundTool("load_skill", SKILL, "load_skill"),
+        BoundTool("get_current_time", CLOCK, "get_current_time"),
+    ]
+)
+STRIPE = {"pattern": "stripe", "since": "1h"}
+
+
+def calls(reply: str, tools: Tools = TOOLS) -> list[tuple[str, dict[str, object]]]:
+    return [(call.name, call.arguments) for call in find_calls(reply, tools)]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a fenced JSON block, as Qwen2.5-Coder wrote it
+        'I will search the logs.\n```json\n{"name": "logs__search_logs", '
+        '"arguments": {"pattern": "stripe", "since": "1h"}}\n```',
+        # bare JSON on its own line, "parameters" for "arguments" (Llama 3.x)
+        '{"name": "logs__search_logs", "parameters": {"pattern": "stripe", "since": "1h"}}',
+        # Hermes / Qwen tags
+        '<tool_call>\n{"name": "logs.search_logs", "arguments": {"pattern": "stripe", '
+        '"since": "1h"}}\n</tool_call>',
+        # the OpenAI API's own shape, in a list
+        '[{"type": "function", "function": {"name": "logs__search_logs", '
+        '"arguments": "{\\"pattern\\": \\"stripe\\", \\"since\\": \\"1h\\"}"}}]',
+        # Mistral, old and new
+        '[TOOL_CALLS] [{"name": "search_logs", "arguments": {"pattern": "stripe", "since": "1h"}}]',
+        '[TOOL_CALLS]search_logs[ARGS]{"pattern": "stripe", "since": "1h"}',
+        # Llama 3.1's built-in form
+        '<|python_tag|>{"name": "logs__search_logs", "parameters": '
+        '{"pattern": "stripe", "since": "1h"}}<|eom_id|>',
+        # a Python-style call, fenced or bare, keywords or positional
+        'search_logs(pattern="stripe", since="1h")',
+        '```python\nlogs.search_logs("stripe", since="1h")\n```',
+        '`logs__search_logs(pattern="stripe", since="1h")`',
+    ],
+)
+def test_each_form_models_write_is_read_as_the_bound_call(reply: str) -> None:
+    assert calls(reply) == [("logs__search_logs", STRIPE)]
+
+
+def test_names_match_exactly_by_model_name_shown_name_or_a_unique_bare_name() -> None:
+    for name in ("logs__search_logs", "logs.search_logs", "search_logs", "`search_logs`"):
+        assert calls(f'{{"name": "{name}", "arguments": {{"pattern": "x"}}}}') != []
+    assert calls('{"name": "Search_Logs", "arguments": {"pattern": "x"}}') == []
+    two = Tools(
+        [
+            BoundTool("logs__search_logs", SEARCH, "logs.search_logs"),
+            BoundTool("audit__search_logs", SEARCH, "audit.search_logs"),
+        ]
+    )
+    assert calls('search_logs(pattern="x")', two) == []  # which server's? not a guess
+    assert calls('audit.search_logs(pattern="x")', two) == [
+        ("audit__search_logs", {"pattern": "x"})
+    ]
+
+
+def test_a_list_of_calls_is_read_in_order_and_all_or_nothing() -> None:
+    both = (
+        '[{"name": "get_current_time", "arguments": {}}, '
+        '{"name": "load_skill", "arguments": {"skill_name": "dns-triage"}}]'
+    )
+    assert calls(both) == [("get_current_time", {}), ("load_skill", {"skill_name": "dns-triage"})]
+    one_wrong = both.replace("load_skill", "drop_tables")
+    assert calls(one_wrong) == []
+
+
+def test_several_written_calls_are_each_read() -> None:
+    reply = (
+        "First the time:\n<tool_call>\n"
+        '{"name": "get_current_time", "arguments": {}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "load_skill", "arguments": {"skill_name": "dns"}}\n</tool_call>'
+    )
+    assert calls(reply) == [("get_current_time", {}), ("load_skill", {"skill_name": "dns"})]
+    texts = [call.text for call in find_calls(reply, TOOLS)]
+    assert without_calls(reply, texts).strip() == "First the time:"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '```json\n{"name": "delete_all", "arguments": {}}\n```',  # not bound in this turn
+        '{"name": "logs__search_logs", "arguments": {"pattern": "x", "rm": "-rf"}}',  # unknown key
+        '{"name": "logs__search_logs", "arguments": {"since": "1h"}}',  # required missing
+        '{"name": "logs__search_logs", "arguments": {"pattern": "x", "limit": "many"}}',
+        '{"name": "logs__search_logs", "arguments": {"pattern": "x"}, "then": "delete_all"}',
+        '{"name": "logs__search_logs", "arguments": ["x"]}',
+        'Use the `logs__search_logs` function, e.g. search_logs(pattern="stripe").',  # prose
+        "search_logs(pattern=open('/etc/passwd').read())",  # not a literal
+        "search_logs(**options)",
+        '{"name": "logs__search_logs", "arguments": {"pattern": "x"}',  # never closed
+        '{"level": "error", "msg": "upstream timeout", "name": "api"}',  # a log line
+        "load_skill dns-triage",  # a command line, not a call form
+        'search_logs(pattern="stripe") found nothing earlier.',  # a sentence
+        '{"name": "get_current_time", "arguments": {}} is what I would call.',
+    ],
+)
+def test_what_is_not_a_well_formed_call_to_a_bound_tool_is_left_as_text(reply: str) -> None:
+    assert calls(reply) == []
+
+
+def test_no_tools_bound_reads_nothing() -> None:
+    assert calls('{"name": "get_current_time", "arguments": {}}', Tools([])) == []
+
+
+def test_a_call_is_read_only_where_a_line_begins() -> None:
+    assert calls('The call was {"name": "get_current_time", "arguments": {}} earlier.') == []
+    assert calls('The call:\n  {"name": "get_current_time", "arguments": {}}') == [
+        ("get_current_time", {})
+    ]
+
+
+def test_arguments_are_coerced_where_the_type_is_obvious_and_refused_where_not() -> None:
+    assert conform({"pattern": 502, "limit": "40"}, SEARCH) == {"pattern": "502", "limit": 40}
+    assert conform({"pattern": "x", "limit": 40.0}, SEARCH) == {"pattern": "x", "limit": 40}
+    assert conform({"pattern": "x", "limit": 40.5}, SEARCH) is None
+    assert conform({"pattern": "x", "limit": True}, SEARCH) is None
+    assert conform('{"pattern": "x"}', SEARCH) == {"pattern": "x"}  # arguments as a JSON string
+    assert conform("not json", SEARCH) is None
+    flags = {
+        "type": "object",
+        "properties": {
+            "follow": {"type": "boolean"},
+            "levels": {"type": "array"},
+            "level": {"enum": ["error", "warn"]},
+            "window": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+            "ratio": {"type": "number"},
+        },
+    }
+    assert conform(
+        {"follow": "true", "levels": '["error"]', "level": "warn", "window": None, "ratio": "0.5"},
+        flags,
+    ) == {"follow": True, "levels": ["error"], "level": "warn", "window": None, "ratio": 0.5}
+    assert conform({"level": "debug"}, flags) is None
+    assert conform({"follow": "maybe"}, flags) is None
+    assert conform({"window": "soon"}, flags) is None
+
+
+def test_the_text_of_a_call_is_exactly_what_the_reply_wrote() -> None:
+    fenced = '```json\n{"name": "get_current_time", "arguments": {}}\n```'
+    reply = f"Checking the clock.\n{fenced}\nThe time will tell."
+    (call,) = find_calls(reply, TOOLS)
+    assert call.text == fenced
+    assert without_calls(reply, [call.text]) == "Checking the clock.\n"  # not the guess after it
