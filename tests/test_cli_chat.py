@@ -297,6 +297,16 @@ def test_doctor_reports_a_healthy_setup(chat: RunCli) -> None:
     assert report["context_window_tokens"] == 8192
 
 
+def test_doctor_says_whether_calls_written_as_text_are_made(
+    chat: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert chat("doctor", "--json").json_object()["recover_tool_calls"] is True
+    assert "Recovery  on: tool calls a model writes as text are read" in chat("doctor").out
+    monkeypatch.setenv("ONCALL_TUI_RECOVER_TOOL_CALLS", "false")
+    assert chat("doctor", "--json").json_object()["recover_tool_calls"] is False
+    assert "Recovery  off: only native tool calls are made" in chat("doctor").out
+
+
 def test_doctor_gives_the_pull_command_and_notices_ollama_down(
     cli: RunCli, ollama: FakeOllama
 ) -> None:

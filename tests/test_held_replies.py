@@ -14,13 +14,14 @@ import shutil
 import signal
 import stat
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from oncall_tui.cli import main
 from oncall_tui.services.container import Services
-from oncall_tui.services.spool import MAX_FILE_BYTES, MAX_HELD, HeldReply, ReplySpool
+from oncall_tui.services.spool import MAX_FILE_BYTES, MAX_HELD, HeldCall, HeldReply, ReplySpool
 from oncall_tui.settings import Settings
 from tests.conftest import CliResult
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -248,3 +249,16 @@ def test_a_damaged_spool_file_is_skipped_and_others_are_read(tmp_path: Path) -> 
     assert [r.session_id for r in fresh.pending("alice")] == [1]
     assert fresh.pending("bob") == []
     assert ReplySpool(tmp_path, "another-db").pending("alice") == []
+
+
+def test_a_held_call_keeps_whether_it_was_recovered_and_an_older_file_reads_as_native(
+    tmp_path: Path,
+) -> None:
+    call = HeldCall("recovered_1", "logs.search_logs", "{}", "ok", "3 lines", "2026-12-04", 5, True)
+    spool = ReplySpool(tmp_path, "db")
+    spool.hold(replace(held("alice", 1), calls=(call,)))
+    (read,) = ReplySpool(tmp_path, "db").pending("alice")
+    assert read.calls == (call,)
+    older = json.loads(read.to_bytes())
+    del older["calls"][0]["recovered"]  # a spool file written before revision 0007
+    assert HeldReply.from_document(older).calls[0].recovered is False
