@@ -8,6 +8,10 @@ order, so the same JSON text and the same estimate), and this module imports not
 a request does not load the model stack. :mod:`oncall_tui.llm.tools` builds the callable tools
 from these names and descriptions when a turn runs, and a test compares the two, so they cannot
 drift apart.
+
+Every request carries these schemas, so their descriptions say only what the tool does: when to
+call each is the system prompt's to say (its operating rules and ``## Available Skills``,
+:mod:`oncall_tui.core.prompts`), and saying it twice costs tokens in every request.
 """
 
 from __future__ import annotations
@@ -20,16 +24,12 @@ ToolSchema = Mapping[str, Any]
 
 GET_CURRENT_TIME: Final = "get_current_time"
 GET_CURRENT_TIME_DESCRIPTION: Final = (
-    "Return the current date and time in UTC and in the local time zone (ISO 8601). "
-    "Call this before answering anything relative to now: today, yesterday, how long ago."
+    "The current date and time, in UTC and in the local time zone (ISO 8601)."
 )
 
 LOAD_SKILL: Final = "load_skill"
-LOAD_SKILL_DESCRIPTION: Final = (
-    "Load the full instructions of one available skill by its exact name. "
-    "Call this before following a skill; the system prompt lists the available names."
-)
-SKILL_NAME_DESCRIPTION: Final = "The exact name of a skill from the Available Skills list"
+LOAD_SKILL_DESCRIPTION: Final = "Load the full instructions of a skill listed in Available Skills."
+SKILL_NAME_DESCRIPTION: Final = "The skill's exact name"
 """What ``load_skill``'s one argument, ``skill_name``, is."""
 
 GET_CURRENT_TIME_SCHEMA: Final[ToolSchema] = {

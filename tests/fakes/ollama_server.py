@@ -16,6 +16,9 @@ is shorthand for `Reply(text=...)`); when the script is empty the optional
         llm = ChatOllama(base_url=server.url, model="qwen3:8b")
         ...
         assert server.chat_requests[1]["messages"][-1]["role"] == "tool"
+
+Every POST is recorded with its parsed body and the exact bytes the client sent
+(`chat_raw_requests`): a test of the prompt cache compares requests byte for byte.
 """
 
 from __future__ import annotations
@@ -161,10 +164,11 @@ Responder = Callable[[JSON], Reply | str]
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """A POST the server received: path and parsed JSON body."""
+    """A POST the server received: path, parsed JSON body and the body's bytes as sent."""
 
     path: str
     body: JSON
+    raw: bytes = b""
 
 
 def _now() -> str:
@@ -210,13 +214,19 @@ class FakeOllama(LoopbackServer[Reply | str]):
         with self._lock:
             return [r.body for r in self.requests if r.path == "/api/chat"]
 
+    @property
+    def chat_raw_requests(self) -> list[bytes]:
+        """The bytes of all `/api/chat` request bodies so far, exactly as sent, in order."""
+        with self._lock:
+            return [r.raw for r in self.requests if r.path == "/api/chat"]
+
     def find_model(self, name: str) -> FakeModel | None:
         """Look up a model like Ollama does (`qwen3` means `qwen3:latest`)."""
         return self.models.get(name) or self.models.get(f"{name}:latest")
 
-    def _record(self, path: str, body: JSON) -> None:
+    def _record(self, path: str, body: JSON, raw: bytes = b"") -> None:
         with self._lock:
-            self.requests.append(RecordedRequest(path, body))
+            self.requests.append(RecordedRequest(path, body, raw))
 
     def _next_reply(self, body: JSON) -> Reply:
         with self._lock:
@@ -344,11 +354,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.connection.shutdown(socket.SHUT_RDWR)
 
-    def _read_json(self) -> JSON:
+    def _read_json(self) -> tuple[JSON, bytes]:
+        """The request's body, parsed, and its bytes as sent."""
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b"{}"
+        raw = self.rfile.read(length) if length else b""
         body = json.loads(raw or b"{}")
-        return body if isinstance(body, dict) else {"_": body}
+        return (body if isinstance(body, dict) else {"_": body}), raw
 
     # -- routes ------------------------------------------------------------------
     def do_GET(self) -> None:
@@ -367,8 +378,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": "404 page not found"})
 
     def do_POST(self) -> None:
-        body = self._read_json()
-        self.fake._record(self.path, body)
+        body, raw = self._read_json()
+        self.fake._record(self.path, body, raw)
         name = str(body.get("model") or body.get("name") or "")
         model = self.fake.find_model(name)
         try:

@@ -27,7 +27,8 @@ chunk, the usage or ``[DONE]`` (a stream that just stops); ``done_marker=False``
 ``[DONE]`` after the finishing chunk and the usage, as some servers do.
 
 With ``api_key`` set, every ``/v1`` request must carry ``Authorization: Bearer KEY`` or gets
-401. Requests are recorded with their headers.
+401. Requests are recorded with their headers and their bodies' bytes as sent
+(`chat_raw_requests`).
 """
 
 from __future__ import annotations
@@ -63,12 +64,13 @@ ARGUMENT_PIECE = 7
 @dataclass(frozen=True)
 class OpenAIRequest:
     """A request the server received: method, path, JSON body (``{}`` for a GET), headers
-    (names in lower case)."""
+    (names in lower case), the body's bytes as sent (``b""`` for a GET)."""
 
     method: str
     path: str
     body: JSON
     headers: Mapping[str, str] = field(default_factory=dict)
+    raw: bytes = b""
 
 
 def served_window(model: FakeModel) -> int | None:
@@ -129,6 +131,12 @@ class FakeOpenAI(LoopbackServer[Reply | str]):
         """Bodies of all chat-completion requests so far, in order."""
         with self._lock:
             return [r.body for r in self.requests if r.path == "/v1/chat/completions"]
+
+    @property
+    def chat_raw_requests(self) -> list[bytes]:
+        """The bytes of all chat-completion request bodies so far, exactly as sent, in order."""
+        with self._lock:
+            return [r.raw for r in self.requests if r.path == "/v1/chat/completions"]
 
     def find_model(self, name: str) -> FakeModel | None:
         return self.models.get(name)
@@ -250,11 +258,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.connection.shutdown(socket.SHUT_RDWR)
 
-    def _read_json(self) -> JSON:
+    def _read_json(self) -> tuple[JSON, bytes]:
+        """The request's body, parsed, and its bytes as sent."""
         length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b"{}"
+        raw = self.rfile.read(length) if length else b""
         body = json.loads(raw or b"{}")
-        return body if isinstance(body, dict) else {"_": body}
+        return (body if isinstance(body, dict) else {"_": body}), raw
 
     def _authorized(self) -> bool:
         key = self.fake.api_key
@@ -277,10 +286,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(404, "File Not Found", "not_found_error")
 
     def do_POST(self) -> None:
-        body = self._read_json()
-        self.fake._record(
-            OpenAIRequest("POST", self.path, body, {k.lower(): v for k, v in self.headers.items()})
-        )
+        body, raw = self._read_json()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.fake._record(OpenAIRequest("POST", self.path, body, headers, raw))
         try:
             if self.path != "/v1/chat/completions":
                 self._send_error(404, "File Not Found", "not_found_error")
