@@ -195,14 +195,30 @@ async def test_a_result_of_ten_megabytes_is_cut_at_the_limit_with_a_note(
     assert events[-1].type == "done"
 
 
-async def test_a_truncated_result_that_still_does_not_fit_is_withheld(
-    server: FakeOllama, with_tools: Build
+@both_providers
+async def test_a_truncated_result_that_still_does_not_fit_is_cut_to_what_fits(
+    server: FakeServer, with_tools: Build
 ) -> None:
+    """The size limit kept 20,000 characters, still too many for a 2,048-token window: the
+    guard cuts them further, keeping their beginning, and says how large the server's was."""
     services = with_tools(num_ctx=2048)
     server.script(Reply.tool_call("ops__flood", {"size": 1_000_000}), "Too big.")
     events = await collect(services.chat.send("alice", None, "flood"))
-    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["withheld"]
-    assert "withheld" in tool_message(server)
+    result = tool_message(server)
+    kept, _, note = result.partition("\n[… ")
+    assert kept == "x" * len(kept)
+    assert 64 <= len(kept) < 20_000
+    assert note.startswith(f"{20_000 - len(kept):,} of 20,000 characters (about ")
+    assert "left out to fit the 95% limit of the 2,048-token context window." in note
+    assert (
+        "The tool server's result was 1,000,000 characters; the size limit had kept its first "
+        "20,000." in note
+    )
+    assert note.endswith("(call ops__flood again asking for less).]")
+    assert "[truncated:" not in result
+    (finished,) = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished.summary == "x" * 119 + "…"  # the first line, as the user sees it
+    assert events[-1].type == "done"
 
 
 async def test_a_server_error_is_a_failed_call_the_model_reads(

@@ -7,6 +7,7 @@ loaded skill took a session at 90% to 2,732 / 2,048 tokens inside one turn.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 from oncall_tui.core.events import (
@@ -18,6 +19,7 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import ContextUsage, MemoryMode
+from oncall_tui.llm.guard import MIN_KEPT_TOKENS, reply_room
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
@@ -74,6 +76,31 @@ async def test_a_skill_that_would_pass_95_percent_is_not_passed_on(
     assert "## Workflow" not in str(second["messages"])  # not a line of the runbook went out
     stored = services.sessions.messages("alice", session_id)[-1]
     assert [(c.name, c.status) for c in stored.tool_calls] == [("load_skill", "withheld")]
+
+
+@both_providers
+async def test_a_skill_is_withheld_whole_where_a_part_of_it_would_fit(
+    on_ollama: OnOllama, server: FakeServer
+) -> None:
+    """A search result is cut to what fits; a runbook is not: half of one, followed as if it
+    were all, is worse than none."""
+    services = on_ollama(server)
+    select_log_analysis(services)
+    session_id = fill_to(services, 25.0)
+    server.script(
+        Reply.tool_call("load_skill", {"skill_name": "log-analysis"}),
+        "The runbook does not fit; compact the session first.",
+    )
+    events = await collect(services.chat.send("alice", session_id, "use skill log-analysis"))
+    (finished,) = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished.status == "withheld"
+    _, second = server.chat_requests
+    note = second["messages"][-1]["content"]
+    assert note.startswith("Skill 'log-analysis' not loaded")
+    assert "## Workflow" not in str(second["messages"])
+    left = re.search(r"and ([\d,]+) are left under the 95% limit", note)
+    assert left is not None  # room enough for a cut of it, with its note and the reply room
+    assert int(left[1].replace(",", "")) > reply_room(2_048) + MIN_KEPT_TOKENS + 150
 
 
 @both_providers

@@ -43,6 +43,8 @@ TOOL_STATUS = {
     "ok": "ok",
     "error": "error",
     "withheld": "withheld (the result did not fit under the 95% limit; the model got a note)",
+    "cut": "cut (the result did not fit whole under the 95% limit; the model got its beginning "
+    "and a note of how much was left out)",
     "interrupted": "interrupted",
 }
 

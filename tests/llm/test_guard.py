@@ -1,4 +1,7 @@
-"""The 95% rule inside a turn, at its bounds: ContextGuard on hand-made requests."""
+"""The 95% rule inside a turn, at its bounds: ContextGuard on hand-made requests.
+
+The result here is a skill, which loads whole or is withheld; any other result past the bound
+is cut to what fits instead (tests/test_tool_result_fit.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from oncall_tui.core.memory import ContextBudget
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.guard import ContextGuard, as_pairs, is_withheld
+from oncall_tui.llm.guard import ContextGuard, as_pairs, is_cut, is_withheld
 from oncall_tui.llm.tokens import estimate_tokens, message_tokens
 from tests.fakes.chat_model import ScriptedChatModel
 
@@ -67,7 +70,7 @@ async def test_a_result_that_just_fits_under_95_percent_is_passed_on() -> None:
     assert not is_withheld(result)
 
 
-async def test_one_token_more_and_the_model_gets_a_note_instead() -> None:
+async def test_one_token_more_and_a_skill_is_withheld_with_a_note_instead() -> None:
     total = request_tokens(MESSAGES) + message_tokens(BODY)
     window = window_with_limit(total - 1)
     guard = ContextGuard(ContextBudget(window), SYSTEM, [])
@@ -83,6 +86,20 @@ async def test_one_token_more_and_the_model_gets_a_note_instead() -> None:
         f"left under the 95% limit of the {window:,}-token context window."
     )
     assert "compact the session memory or start a new session" in result.text
+
+
+async def test_one_token_more_and_another_tools_result_is_cut_instead() -> None:
+    call: ToolCall = {**CALL, "name": "ops__search_logs", "args": {"pattern": "502"}}
+    messages: list[AnyMessage] = [MESSAGES[0], AIMessage("", tool_calls=[call])]
+    total = request_tokens(messages) + message_tokens(BODY)
+    guard = ContextGuard(ContextBudget(window_with_limit(total - 1)), SYSTEM, [])
+    result = await run_tool(guard, call, messages)
+    assert is_cut(result)
+    assert not is_withheld(result)
+    kept, _, note = result.text.partition("\n[… ")
+    assert BODY.startswith(kept + "\n")
+    lines, kept_lines = BODY.count("\n"), kept.count("\n") + 1  # BODY ends with a newline
+    assert note.startswith(f"{lines - kept_lines} of {lines} lines (about ")
 
 
 async def test_calibration_counts_against_the_limit() -> None:

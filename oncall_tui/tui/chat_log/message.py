@@ -49,7 +49,14 @@ STATUS_WORDS = {
 
 
 def tool_title(name: str, summary: str, status: str) -> str:
-    marks = {"ok": "→", "error": "✗", "withheld": "✗", "interrupted": "⏸", "running": "…"}
+    marks = {
+        "ok": "→",
+        "error": "✗",
+        "withheld": "✗",
+        "cut": "✂",  # the model got the result's beginning and a note of what was left out
+        "interrupted": "⏸",
+        "running": "…",
+    }
     mark = marks.get(status, "→")
     return f"⚙ {name} {mark} {summary}".rstrip()
 
