@@ -218,7 +218,11 @@ async def test_a_truncated_result_that_still_does_not_fit_is_cut_to_what_fits(
     assert "[truncated:" not in result
     (finished,) = [e for e in events if isinstance(e, ToolFinished)]
     assert finished.summary == "x" * 119 + "…"  # the first line, as the user sees it
-    assert events[-1].type == "done"
+    assert finished.status == "cut"
+    done = events[-1]
+    assert isinstance(done, ReplyDone)
+    stored = services.sessions.messages("alice", done.session_id)[-1]
+    assert [(c.name, c.status) for c in stored.tool_calls] == [("ops.flood", "cut")]
 
 
 async def test_a_server_error_is_a_failed_call_the_model_reads(

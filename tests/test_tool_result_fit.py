@@ -333,6 +333,8 @@ async def test_the_models_next_request_carries_the_cut_result() -> None:
     (finished,) = [item for item in items if isinstance(item, ToolFinished)]
     assert finished.name == "ops.search_logs"
     assert finished.summary == HEADER  # the one line the user sees is the result's first
+    assert finished.status == "cut"
+    assert finished.to_json()["status"] == "cut"
 
 
 def build_tools_for(tool: BaseTool) -> list[BaseTool]:

@@ -41,6 +41,7 @@ from oncall_tui.core.events import (
     ToolFinished,
     ToolServerFailed,
     ToolStarted,
+    ToolStatus,
     ToolsUnavailable,
     UsageReported,
     UserMessageStored,
@@ -387,8 +388,9 @@ class _ChatOutput:
                 shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
                 self._end_answer()
                 emit_text(f"· {name}({shown})\n", err)
-            case ToolFinished(summary=summary, ok=ok):
-                emit_text(f"  {'→' if ok else '✗'} {summary}\n", err)
+            case ToolFinished(summary=summary, ok=ok, status=status):
+                mark = "→" if ok else "✂" if status == ToolStatus.CUT else "✗"
+                emit_text(f"  {mark} {summary}\n", err)
             case (
                 ToolsUnavailable(message=message)
                 | CompactionFailed(message=message)

@@ -34,7 +34,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.call_hold import CallHold
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import ended_early, map_model_error
-from oncall_tui.llm.guard import ContextGuard, Deadline, is_withheld, past_deadline
+from oncall_tui.llm.guard import ContextGuard, Deadline, is_cut, is_withheld, past_deadline
 from oncall_tui.llm.mcp_calls import outcome_of
 from oncall_tui.llm.recovery import CallRecovery, bound_tools, recovered_texts
 from oncall_tui.llm.text_calls import Tools
@@ -247,6 +247,8 @@ class _RunState:
             status = outcome
         else:
             status = ToolStatus.ERROR if message.status == "error" else ToolStatus.OK
+        if status == ToolStatus.OK and is_cut(message):
+            status = ToolStatus.CUT  # it ran; the model got its beginning and a note
         return ToolFinished(
             call_id=message.tool_call_id,
             name=name,
