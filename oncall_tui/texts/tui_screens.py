@@ -212,6 +212,17 @@ MODELS: dict[str, dict[Language, str]] = {
         "zh": "Ollama 还没有模型：请运行 `ollama pull NAME`。",
     },
     "models.reading": {"en": "Reading each model's details…", "zh": "正在读取各模型的详情…"},
+    "models.missing": {
+        "en": "{model}, the configured model, is not installed: Enter picks the one under the "
+        "cursor, or run `ollama pull {model}`.",
+        "zh": "配置的模型 {model} 未安装：按 Enter 选用光标所在的模型，或运行 "
+        "`ollama pull {model}`。",
+    },
+    "models.missing_server": {
+        "en": "{model}, the configured model, is not served here: Enter picks the one under "
+        "the cursor.",
+        "zh": "此服务没有配置的模型 {model}：按 Enter 选用光标所在的模型。",
+    },
     "models.no_details": {
         "en": "Ollama gave no details for {count} models: context and tool support unknown.",
         "zh": "Ollama 未提供 {count} 个模型的详情：上下文长度与工具支持未知。",

@@ -102,6 +102,24 @@ async def test_the_current_model_is_marked_and_highlighted_when_set_without_its_
             assert sum(row.count("●") for row in shown) == 1
 
 
+async def test_a_configured_model_not_pulled_is_said_and_the_cursor_is_on_the_first_model(
+    tmp_path: Path,
+) -> None:
+    """First start with a model the server lacks: Enter picks the first model at once."""
+    with FakeOllama(models=[m for m in DEFAULT_MODELS if m.name != "qwen3:8b"]) as server:
+        app = app_on(server.url, tmp_path, model="qwen3:8b")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_picker(app, pilot)
+            assert picker(app).query_one(OptionList).highlighted == 0
+            said = note(app)
+            assert "qwen3:8b" in said
+            assert "not installed" in said
+            assert "ollama pull qwen3:8b" in said
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.services.settings.model == "llama3.2:3b")
+            assert not isinstance(app.screen, ModelPicker)
+
+
 async def test_enter_on_the_current_model_under_its_other_name_keeps_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,7 +4,8 @@ Each model is two lines: its name (the current one marked ``●`` and ``(current
 parameter count, family, quantization, size on disk, context length, and ``no tools`` when its
 capabilities lack tools (skills load through a tool call). The list is shown as soon as
 ``/api/tags`` answers; the context lengths and tool flags are filled in as ``/api/show``
-answers, without moving the cursor.
+answers, without moving the cursor. The cursor starts on the current model; on the first when
+the configured model is not on the server, and the note says so.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class ModelPicker(ModalScreen[str | None]):
         translate_bindings(self, {"dismiss_none": "dialog.cancel"})
         self.models: list[ModelInfo] = []
         """What is listed now: from ``/api/tags``, then with ``/api/show``'s details."""
+        self._missing = ""
+        """Said while the list is shown when the configured model is not among it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-dialog"):
@@ -87,8 +90,13 @@ class ModelPicker(ModalScreen[str | None]):
             [Option(self._prompt(model), id=model.name) for model in models],
         )
         current = next((i for i, m in enumerate(models) if same_model(m.name, self.current)), None)
-        if current is not None:
-            options.highlighted = current
+        self._missing = ""
+        if models and current is None:  # the configured model is not there: Enter picks another
+            ollama = self.services.settings.provider == "ollama"
+            key = "models.missing" if ollama else "models.missing_server"
+            self._missing = t(key, self.lang, model=self.current)
+        if models:
+            options.highlighted = 0 if current is None else current
         self._note(note)
 
     def _describe(self, models: list[ModelInfo]) -> None:
@@ -103,9 +111,12 @@ class ModelPicker(ModalScreen[str | None]):
         return model_prompt(model, current=same_model(model.name, self.current))
 
     def _note(self, note: str) -> None:
+        """The note under the list: that the configured model is missing (kept while the
+        details come), then what is being read or could not be."""
+        shown = "\n".join(line for line in (self._missing, note) if line)
         label = self.query_one("#model-note", Label)
-        label.update(Content(terminal_safe(note)))
-        label.display = bool(note)
+        label.update(Content(terminal_safe(shown)))
+        label.display = bool(shown)
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
