@@ -601,6 +601,12 @@ NOTES: dict[str, dict[Language, str]] = {
         "en": "Model '{model}' does not support tools: skills and the clock tool are unavailable.",
         "zh": "模型 '{model}' 不支持工具调用：技能和时间工具不可用。",
     },
+    "tools_by_text": {
+        "en": "Model '{model}' has no native tool calls: its tools are described in the system "
+        "prompt and the calls it writes as text are made.",
+        "zh": "模型 '{model}' 没有原生工具调用：工具在系统提示词中说明，"
+        "它以文本写出的调用会被执行。",
+    },
     "auto_compaction_failed": {
         "en": "{detail} The message is sent without compacting.",
         "zh": "{detail} 消息将不经压缩发送。",

@@ -128,13 +128,18 @@ def test_a_reply_over_the_window_inside_a_turn_exits_3(cli: RunCli, ollama: Fake
     assert len(ollama.chat_requests) == 1
 
 
-def test_doctor_says_when_the_model_cannot_call_tools(cli: RunCli, ollama: FakeOllama) -> None:
+def test_doctor_says_when_the_model_cannot_call_tools(
+    cli: RunCli, ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
     human = cli("--ollama-url", ollama.url, "--model", "gemma:2b", "doctor")
     assert human.code == 0
-    assert "skills and the clock tool are unavailable" in human.out
+    assert "has no native tool calls: its tools are described in the system prompt" in human.out
     report = cli("--ollama-url", ollama.url, "--model", "gemma:2b", "doctor", "--json").json()
     assert isinstance(report, dict)
     assert report["model_supports_tools"] is False
+    monkeypatch.setenv("ONCALL_TUI_RECOVER_TOOL_CALLS", "off")
+    human = cli("--ollama-url", ollama.url, "--model", "gemma:2b", "doctor")
+    assert "skills and the clock tool are unavailable" in human.out
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from oncall_tui.core.events import (
     ToolConfirmation,
     ToolFinished,
     ToolStarted,
+    ToolsUnavailable,
 )
 from oncall_tui.core.prompts import TOOL_FORM_INSTRUCTION
 from oncall_tui.mcp_settings import McpServer
@@ -247,3 +248,59 @@ async def test_a_skill_written_as_a_call_is_held_to_the_95_percent_rule(
         ("load_skill", True)
     ]
     assert [e.status for e in events if isinstance(e, ToolFinished)] == ["withheld"]
+
+
+async def test_a_model_without_native_tool_calls_gets_its_tools_as_text_and_they_run(
+    on_ollama: Callable[..., Services], server: FakeOllama
+) -> None:
+    """Ollama refuses a request with tools for such a model (gemma:2b here): the tools are
+    listed in the system prompt, the calls it writes are made, and it reads the call and the
+    result back as text, since its template may know no tool messages."""
+    services = on_ollama(server, model="gemma:2b", mcp_servers=(ops_server(),))
+    skill = services.configuration.add_skill("alice", "SKILL.md", LOG_ANALYSIS)
+    services.configuration.save_configuration("alice", skill_ids=[skill.id])
+    server.script(
+        Reply(text='<tool_call>{"name": "ops.search_logs", "arguments": {"pattern": "oom"}}'),
+        "Three lines match: the upstream timed out.",
+    )
+    events = await collect(services.chat.send("alice", None, "any OOMs?"))
+    assert not [e for e in events if isinstance(e, ToolsUnavailable)]
+    assert [(e.name, e.recovered) for e in events if isinstance(e, ToolStarted)] == [
+        ("ops.search_logs", True)
+    ]
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    first, second = server.chat_requests
+    assert not first.get("tools")
+    assert not second.get("tools")
+    rules = system_prompt(server, 0).split("User-selected system prompt:")[0]
+    assert TOOL_FORM_INSTRUCTION in rules
+    assert "  - ops__search_logs(pattern: string, since?: string, limit?: integer): " in rules
+    assert "  - load_skill(skill_name: string): " in rules
+    assert "  - get_current_time(): " in rules
+    roles = [m["role"] for m in second["messages"]]
+    assert "tool" not in roles
+    assert second["messages"][-2]["content"].endswith(
+        '<tool_call>{"name": "ops__search_logs", "arguments": {"pattern": "oom"}}</tool_call>'
+    )
+    assert second["messages"][-1]["role"] == "user"
+    assert second["messages"][-1]["content"].startswith("Result of ops__search_logs:\n3 lines")
+    texts, audits = stored(services, events)
+    assert texts == ["Three lines match: the upstream timed out."]
+    assert audits == [("ops.search_logs", "ok", True)]
+
+
+async def test_the_gauge_counts_tools_listed_in_the_prompt_as_the_request_has_them(
+    on_ollama: Callable[..., Services], server: FakeOllama
+) -> None:
+    services = on_ollama(server, model="gemma:2b")
+    await collect(services.chat.send("alice", None, "hello"))  # the server says: no tools
+    assembly = services.memory.assemble("alice", None)
+    assert assembly.tools == ()  # the request carries none
+    assert [s["function"]["name"] for s in assembly.bound_tools] == ["get_current_time"]
+    assert "  - get_current_time(): " in assembly.system_prompt
+    plain = on_ollama(server, model="gemma:2b", recover_tool_calls=False)
+    await collect(plain.chat.send("alice", None, "hello"))
+    without = plain.memory.assemble("alice", None)
+    history = [("user", "hello")]
+    assert assembly.estimate(history) > without.estimate(history)
+    assert "get_current_time()" not in without.system_prompt

@@ -63,7 +63,8 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
                 command=report.pull_command,
             )
         if report.model_tools is False:
-            emit_line(f"          {note('tools_unavailable', lang, model=report.model)}")
+            said = "tools_by_text" if report.recover_tool_calls else "tools_unavailable"
+            emit_line(f"          {note(said, lang, model=report.model)}")
     else:
         row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.ollama_url)
         row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)

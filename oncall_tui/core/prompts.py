@@ -6,8 +6,9 @@ selected prompt, the skill catalog (names and descriptions only), the memory sum
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from oncall_tui.core.skills import SkillCatalogEntry
 from oncall_tui.errors import OncallError
@@ -36,6 +37,8 @@ TOOL_FORM_INSTRUCTION = """\
   <tool_call>{"name": "<tool name>", "arguments": {"<argument>": "<value>"}}</tool_call>"""
 """Appended to the operating rules for a model that may not call tools natively: the one form
 it is told to use (any form it writes is still read; :mod:`oncall_tui.llm.text_calls`)."""
+TOOL_LIST_HEADING = "- The tools you can call (a `?` marks an optional argument):"
+"""Before the list of tools, for a model that gets them in this prompt, not in the request."""
 
 USER_PROMPT_HEADING = "User-selected system prompt:"
 SKILLS_HEADING = "## Available Skills"
@@ -73,6 +76,22 @@ class PromptText:
     content: str
 
 
+def describe_tool(schema: Mapping[str, Any]) -> str:
+    """One tool as a line a model reads: ``name(argument: type, optional?: type): what it
+    does``, from its request schema (``{"type": "function", "function": {...}}``)."""
+    function: Mapping[str, Any] = schema.get("function", schema)
+    parameters: Mapping[str, Any] = function.get("parameters") or {}
+    required = set(parameters.get("required", ()))
+    arguments = []
+    for name, spec in (parameters.get("properties") or {}).items():
+        kind = spec.get("type", "value") if isinstance(spec, Mapping) else "value"
+        if isinstance(spec, Mapping) and isinstance(spec.get("enum"), list):
+            kind = " | ".join(str(value) for value in spec["enum"])
+        arguments.append(f"{name}{'' if name in required else '?'}: {kind}")
+    description = " ".join(str(function.get("description", "")).split())
+    return f"{function.get('name', '')}({', '.join(arguments)}): {description}"
+
+
 def validate_label(label: str) -> str:
     trimmed = label.strip()
     if not 1 <= len(trimmed) <= MAX_LABEL_CHARS:
@@ -105,17 +124,22 @@ def build_chat_system_prompt(
     *,
     tools_available: bool = True,
     tool_form: bool = False,
+    tool_list: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Assemble the system prompt in its fixed order.
 
     Only catalog entries are accepted, so a skill body cannot reach this prompt; the model
     gets a body solely through the ``load_skill`` tool. A model that cannot call tools gets
     no catalog (it could not load a skill) and is told it has no tools. With ``tool_form``
-    (and tools), the operating rules end with :data:`TOOL_FORM_INSTRUCTION`.
+    (and tools), the operating rules end with :data:`TOOL_FORM_INSTRUCTION`, and then with
+    ``tool_list`` (the tools' schemas, for a model that gets them here, not in the request).
     """
     rules = MANDATORY_INSTRUCTIONS
     if tool_form and tools_available:
         rules = f"{rules}\n{TOOL_FORM_INSTRUCTION}"
+        if tool_list:
+            listed = "\n".join(f"  - {describe_tool(schema)}" for schema in tool_list)
+            rules = f"{rules}\n{TOOL_LIST_HEADING}\n{listed}"
     sections = [rules, f"{USER_PROMPT_HEADING}\n{user_prompt.strip()}"]
     if not tools_available:
         sections.append(NO_TOOLS_NOTICE)

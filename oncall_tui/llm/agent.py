@@ -36,7 +36,7 @@ from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import ended_early, map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_cut, is_withheld, past_deadline
 from oncall_tui.llm.mcp_calls import outcome_of
-from oncall_tui.llm.recovery import CallRecovery, bound_tools, recovered_texts
+from oncall_tui.llm.recovery import CallRecovery, ToolsAsText, bound_tools, recovered_texts
 from oncall_tui.llm.text_calls import Tools
 from oncall_tui.llm.tools import build_tools, tool_summary
 from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Summary, Turn
@@ -136,13 +136,16 @@ def run_turn(
     needed it."""
     tools = [*build_tools(turn.skills), *turn.server_tools] if turn.tools else []
     guard: list[AgentMiddleware[Any, Any, Any]] = []
-    recovering = bound_tools(tools, turn.tool_names) if recover and tools else None
-    if turn.budget is not None:
-        guard.append(ContextGuard(turn.budget, turn.system_prompt, tools))
+    by_text = turn.text_tools and bool(tools)
+    recovering = bound_tools(tools, turn.tool_names) if (recover or by_text) and tools else None
+    if turn.budget is not None:  # tools in the prompt are counted there, not as schemas
+        guard.append(ContextGuard(turn.budget, turn.system_prompt, [] if by_text else tools))
     if deadline is not None:
         guard.append(Deadline(deadline))
-    if recovering is not None:  # innermost: the deadline covers the model call it reads
+    if recovering is not None:  # inside the deadline, which covers the model call it reads
         guard.append(CallRecovery(recovering, on_recovered))
+    if by_text:  # innermost: what the model itself is sent
+        guard.append(ToolsAsText())
     return stream_agent(
         model,
         turn.system_prompt,

@@ -69,6 +69,12 @@ class ModelGateway(Protocol):
         """What the last successful check said, without asking; ``True`` before any check."""
         ...
 
+    def tools_by_text(self) -> bool:
+        """Are tools offered to a model that cannot call them natively, described in the
+        system prompt and made from the calls it writes as text? (Recovery on, and the
+        server says the model has no native tool calls.)"""
+        ...
+
     def teaches_tool_form(self) -> bool:
         """Do requests tell the model how to write a tool call as text
         (:data:`~oncall_tui.core.prompts.TOOL_FORM_INSTRUCTION`)? When recovery is on and the
@@ -157,10 +163,13 @@ class OllamaGateway:
     def server_version(self) -> str:
         return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
 
+    def tools_by_text(self) -> bool:
+        return self._settings.recover_tool_calls and not self.tools_supported()
+
     def teaches_tool_form(self) -> bool:
-        """Ollama binds tools only to a model whose capabilities list them: such a model is
-        told the text form only once one of its replies needed recovery."""
-        return self._settings.recover_tool_calls and self._recovered
+        """A model whose capabilities list tools is told the text form only once one of its
+        replies needed recovery; one without them always (its tools are offered as text)."""
+        return self._settings.recover_tool_calls and (self._recovered or self.tools_by_text())
 
     def _noted_recovery(self) -> None:
         self._recovered = True
@@ -250,10 +259,13 @@ class StaticGateway:
     def tools_supported(self) -> bool:
         return self._tools
 
+    def tools_by_text(self) -> bool:
+        return self._recover and not self._tools
+
     def teaches_tool_form(self) -> bool:
         if self._tool_form is not None:
             return self._recover and self._tool_form
-        return self._recover and self.recoveries > 0
+        return self._recover and (self.recoveries > 0 or not self._tools)
 
     def _noted_recovery(self) -> None:
         self.recoveries += 1

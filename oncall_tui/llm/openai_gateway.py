@@ -123,6 +123,9 @@ class OpenAIGateway:
     def tools_supported(self) -> bool:
         return True
 
+    def tools_by_text(self) -> bool:
+        return False  # every model is offered tools natively; one that refuses says so
+
     def teaches_tool_form(self) -> bool:
         """The API says nothing of whether a model calls tools natively: while recovery is on,
         every request says how to write a call as text."""

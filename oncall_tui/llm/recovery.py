@@ -16,12 +16,13 @@ a search result) is the model quoting what it was given, not calling: it is left
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages.tool import ToolCall
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -122,6 +123,36 @@ class CallRecovery(AgentMiddleware[Any, Any, Any]):
                 "response_metadata": metadata,
             }
         )
+
+
+class ToolsAsText(AgentMiddleware[Any, Any, Any]):
+    """For a model without native tool calls (its server would refuse a request with tools):
+    the request carries no tools (the system prompt lists them), a call made from its text
+    goes back to it as the text form it was taught, and a tool's result as a user message
+    naming the tool, since its chat template may know no tool messages. The agent's own
+    state keeps the native shapes: only what this model is sent changes."""
+
+    async def awrap_model_call(
+        self, request: ModelRequest[Any], handler: _ModelHandler
+    ) -> ModelResponse[Any]:
+        messages = [as_text(message) for message in request.messages]
+        return await handler(request.override(tools=[], messages=messages))
+
+
+def as_text(message: AnyMessage) -> AnyMessage:
+    """``message`` as a model without tool calls reads it."""
+    if isinstance(message, AIMessage) and message.tool_calls:
+        calls = [
+            "<tool_call>"
+            + json.dumps({"name": call["name"], "arguments": call["args"]}, ensure_ascii=False)
+            + "</tool_call>"
+            for call in message.tool_calls
+        ]
+        text = "\n".join([str(message.text), *calls]).strip()
+        return AIMessage(text, id=message.id)
+    if isinstance(message, ToolMessage):
+        return HumanMessage(f"Result of {message.name or 'the tool'}:\n{message.text}")
+    return message
 
 
 def _is_quoted(call: FoundCall, given: Sequence[str]) -> bool:

@@ -63,6 +63,9 @@ class Turn:
     history: tuple[tuple[str, str], ...]
     skills: Mapping[str, str] = field(default_factory=dict)
     tools: bool = True
+    text_tools: bool = False
+    """The model has no native tool calls: the tools are in the system prompt, the request
+    carries none, and the calls it writes as text are made (:mod:`oncall_tui.llm.recovery`)."""
     budget: ContextBudget | None = None
     server_tools: tuple[BaseTool, ...] = ()
     tool_names: Mapping[str, str] = field(default_factory=dict)

@@ -146,7 +146,7 @@ class ChatService:
 
         ``stored_text`` is the message ``prepare`` stores, announced as ``user_message``.
         """
-        if not await self._check_ready():
+        if not await self._check_ready() and not self._gateway.tools_by_text():
             yield self._tools_unavailable()
         await self._save_held_first(owner)
         for failed in await self._start_server_tools():
@@ -244,6 +244,7 @@ class ChatService:
                 tuple(request.history),
                 assembly.skills,
                 tools=assembly.tools_enabled,
+                text_tools=assembly.tools_in_prompt,
                 budget=request.budget,
                 server_tools=tuple(runtime.tools(confirm)) if bind and runtime else (),
                 tool_names=runtime.display_names() if bind and runtime else {},

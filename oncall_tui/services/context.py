@@ -10,7 +10,7 @@ gauge's reading. No I/O happens here but through the owner-scoped repositories.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlmodel import Session
 
@@ -47,11 +47,21 @@ class Assembly:
     tools_enabled: bool = True
     server_tools: tuple[ToolSchema, ...] = ()
     """The schemas of the tool servers' allowed tools, bound after the built-in ones."""
+    tools_in_prompt: bool = False
+    """The tools are described in the system prompt, not sent as the request's tools: the
+    model has no native tool calls, and the calls it writes as text are made."""
 
     @property
     def tools(self) -> tuple[ToolSchema, ...]:
         """The schemas of the tools the request offers, as plain data: the turn builds the
         tools themselves from :attr:`skills` when it runs (:mod:`oncall_tui.llm.tools`)."""
+        if not self.tools_enabled or self.tools_in_prompt:
+            return ()
+        return self.bound_tools
+
+    @property
+    def bound_tools(self) -> tuple[ToolSchema, ...]:
+        """The schemas of the tools the turn runs, offered in the request or in the prompt."""
         if not self.tools_enabled:
             return ()
         return (*tool_schemas(skills_selected=bool(self.skills)), *self.server_tools)
@@ -62,19 +72,36 @@ class Assembly:
 
 
 def assembly_of(
-    context: ActiveContext, summary: str | None, *, tools: bool, tool_form: bool = False
+    context: ActiveContext,
+    summary: str | None,
+    *,
+    tools: bool,
+    tool_form: bool = False,
+    server_tools: tuple[ToolSchema, ...] = (),
+    in_prompt: bool = False,
 ) -> Assembly:
     """The system prompt in its fixed order (docs/ARCHITECTURE.md "System prompt assembly")
     and the skills of ``context``, with ``summary``; without tools when the model cannot call
-    them; with ``tool_form``, the rules say how to write a call as text."""
+    them; with ``tool_form``, the rules say how to write a call as text, and with
+    ``in_prompt`` they list the tools too (which the request then does not carry)."""
     catalog = [SkillCatalogEntry(s.skill.name, s.skill.description) for s in context.skills]
-    return Assembly(
-        system_prompt=build_chat_system_prompt(
-            context.prompt.content, catalog, summary, tools_available=tools, tool_form=tool_form
-        ),
+    assembly = Assembly(
+        system_prompt="",
         skills={s.skill.name: s.content for s in context.skills},
         tools_enabled=tools,
+        server_tools=server_tools if tools else (),
+        tools_in_prompt=in_prompt and tools,
     )
+    listed = assembly.bound_tools if assembly.tools_in_prompt else ()
+    prompt = build_chat_system_prompt(
+        context.prompt.content,
+        catalog,
+        summary,
+        tools_available=tools,
+        tool_form=tool_form or assembly.tools_in_prompt,
+        tool_list=listed,
+    )
+    return replace(assembly, system_prompt=prompt)
 
 
 @dataclass(frozen=True, slots=True)

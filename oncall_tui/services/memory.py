@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from sqlmodel import Session
 
@@ -286,13 +286,17 @@ class MemoryService:
         return self._assembly(self._configuration.active_context(owner), summary)
 
     def _assembly(self, context: ActiveContext, summary: str | None) -> Assembly:
-        tools = self._gateway.tools_supported()
-        assembly = assembly_of(
-            context, summary, tools=tools, tool_form=self._gateway.teaches_tool_form()
+        gateway = self._gateway
+        by_text = not gateway.tools_supported() and gateway.tools_by_text()
+        tools = by_text or gateway.tools_supported()
+        return assembly_of(
+            context,
+            summary,
+            tools=tools,
+            tool_form=gateway.teaches_tool_form(),
+            server_tools=self._server_tools() if tools else (),
+            in_prompt=by_text,
         )
-        if not tools:
-            return assembly
-        return replace(assembly, server_tools=self._server_tools())
 
     def _request(self, reading: _Reading, candidate: tuple[str, str]) -> Request:
         """The request answering ``candidate`` after ``reading``'s history, and its estimate.
