@@ -34,9 +34,8 @@ from oncall_tui.llm.turn import Turn as AgentTurn
 from oncall_tui.services.transcript_markdown import TOOL_STATUS
 from oncall_tui.tui.chat_log.message import tool_title
 from tests.fakes import ScriptedChatModel, Turn
-from tests.llm.helpers import collect
+from tests.llm.helpers import SYSTEM, collect, request_tokens, window_with_limit
 
-SYSTEM = "You help an on-call engineer."
 HEADER = "1,500 lines match 'timeout' since 1h:"
 LINES = [
     f"2024-05-01T10:{i // 60:02d}:{i % 60:02d}Z api-7 ERROR upstream timeout after 30s "
@@ -60,19 +59,6 @@ NOTE = re.compile(
     r"\(about (?P<left_tokens>[\d,]+) of (?P<total_tokens>[\d,]+) tokens\) left out to fit "
     r"the 95% limit of the (?P<window>[\d,]+)-token context window\."
 )
-
-
-def window_with_limit(tokens: int) -> int:
-    """The smallest window whose 95% limit lets exactly ``tokens`` through."""
-    window = tokens
-    while ContextBudget(window).limit_tokens < tokens:
-        window += 1
-    assert ContextBudget(window).limit_tokens == tokens
-    return window
-
-
-def request_tokens(messages: list[AnyMessage]) -> int:
-    return estimate_tokens(SYSTEM, as_pairs(messages), [])
 
 
 async def run_tool(

@@ -14,11 +14,11 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from oncall_tui.core.memory import ContextBudget
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.guard import ContextGuard, as_pairs, is_cut, is_withheld
-from oncall_tui.llm.tokens import estimate_tokens, message_tokens
+from oncall_tui.llm.guard import ContextGuard, is_cut, is_withheld
+from oncall_tui.llm.tokens import message_tokens
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.llm.helpers import SYSTEM, request_tokens, window_with_limit
 
-SYSTEM = "You help an on-call engineer."
 BODY = "Loaded skill: log-analysis\n\n" + "Grep the error rate per minute, then per pod.\n" * 40
 CALL: ToolCall = {
     "name": "load_skill",
@@ -30,19 +30,6 @@ MESSAGES: list[AnyMessage] = [
     HumanMessage("api-7 returns 502s, use skill log-analysis"),
     AIMessage("", tool_calls=[CALL]),
 ]
-
-
-def window_with_limit(tokens: int) -> int:
-    """The smallest window whose 95% limit lets exactly ``tokens`` through."""
-    window = tokens
-    while ContextBudget(window).limit_tokens < tokens:
-        window += 1
-    assert ContextBudget(window).limit_tokens == tokens
-    return window
-
-
-def request_tokens(messages: list[AnyMessage]) -> int:
-    return estimate_tokens(SYSTEM, as_pairs(messages), [])
 
 
 async def run_tool(
