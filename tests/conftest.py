@@ -17,7 +17,8 @@ from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
-from oncall_tui.store.engine import Database, open_database
+from oncall_tui.store.engine import Database
+from oncall_tui.store.opening import open_database
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI

@@ -19,27 +19,16 @@ import contextlib
 import threading
 import time
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
+from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-
-READY_SECONDS = 5.0
-"""How long a successful readiness check is trusted: a burst of sends asks the server once."""
-
-
-@dataclass(frozen=True, slots=True)
-class ModelReadiness:
-    """The server answered and has the model."""
-
-    tools: bool
-    """The model can call tools (Ollama's ``capabilities`` lists ``tools``)."""
 
 
 class ModelGateway(Protocol):
@@ -297,8 +286,12 @@ def gateway_for(settings: Settings) -> ModelGateway:
     return OllamaGateway(settings)
 
 
-def running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
+__all__ = [
+    "READY_SECONDS",
+    "ModelGateway",
+    "ModelReadiness",
+    "OllamaGateway",
+    "StaticGateway",
+    "gateway_for",
+    "running_loop",
+]

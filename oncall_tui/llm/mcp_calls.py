@@ -23,14 +23,11 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langchain_core.tools import BaseTool, StructuredTool
 
 from oncall_tui.core.events import ConfirmHook, ToolConfirmation, ToolStatus
-
-if TYPE_CHECKING:
-    from oncall_tui.llm.mcp import McpTools
 
 OUTCOME = "oncall_outcome"
 """The key of a server tool message's ``artifact`` that holds its status."""
@@ -69,7 +66,19 @@ def model_name(server: str, tool: str) -> str:
     return _UNSAFE.sub("_", f"{server}__{tool}")[:MODEL_NAME_LIMIT]
 
 
-def wrap_tool(tool: ServerTool, runtime: McpTools, confirm: ConfirmHook | None) -> BaseTool:
+class ToolRunner(Protocol):
+    """What runs a server's tool: :class:`~oncall_tui.llm.mcp.McpTools`."""
+
+    @property
+    def timeout(self) -> float: ...
+
+    @property
+    def result_chars(self) -> int: ...
+
+    async def call(self, tool: ServerTool, arguments: Mapping[str, Any]) -> Any: ...
+
+
+def wrap_tool(tool: ServerTool, runtime: ToolRunner, confirm: ConfirmHook | None) -> BaseTool:
     """``tool`` as a LangChain tool for one turn, with the hook that turn was given."""
     name = tool.display_name
 

@@ -17,7 +17,6 @@ from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.gateway import READY_SECONDS, ModelReadiness, running_loop
 from oncall_tui.llm.openai_api import (
     SOURCE_DEFAULT,
     OpenAIApi,
@@ -25,6 +24,7 @@ from oncall_tui.llm.openai_api import (
     explain_openai_window,
     server_version,
 )
+from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 

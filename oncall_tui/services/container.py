@@ -53,7 +53,7 @@ class Services:
         """The store: the SQLite file, or the team's PostgreSQL database, where the user must
         be the login unless the database's policy allows another name, and a name the
         connecting role may use under the database's row-level security."""
-        from oncall_tui.store.engine import open_database
+        from oncall_tui.store.opening import open_database
         from oncall_tui.store.repositories import allows_user_override
 
         settings = self.settings

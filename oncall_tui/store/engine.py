@@ -1,4 +1,5 @@
-"""The database, whichever engine holds it: units of work, and the one place that opens it.
+"""The database, whichever engine holds it: its units of work (:mod:`oncall_tui.store.opening`
+opens it).
 
 A :class:`Database` hands out two kinds of unit of work. :meth:`Database.session` may write: it
 is committed when its block ends normally and rolled back otherwise, and it is marked as
@@ -18,19 +19,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
 
 from sqlalchemy import Engine, text
 from sqlmodel import Session
-
-from oncall_tui.setting_values import is_database_url
 
 WRITES = "oncall_writes"
 """``Session.info`` key set on a unit of work that may write."""
 
 
 class Database:
-    """One database, upgraded on open. Create one per process (:func:`open_database`) and pass
+    """One database, upgraded on open. Create one per process
+    (:func:`~oncall_tui.store.opening.open_database`) and pass
     it down; services never see which engine it is."""
 
     dialect: str
@@ -85,14 +84,3 @@ def lock_owner(session: Session, owner: str) -> None:
         session.execute(
             text("SELECT pg_advisory_xact_lock(hashtextextended(:owner, 0))"), {"owner": owner}
         )
-
-
-def open_database(location: Path | str) -> Database:
-    """The database at ``location``: a SQLite file's path, or a PostgreSQL URL."""
-    if isinstance(location, str) and is_database_url(location):
-        from oncall_tui.store.postgres import PostgresDatabase
-
-        return PostgresDatabase(location)
-    from oncall_tui.store.sqlite import SqliteDatabase
-
-    return SqliteDatabase(Path(location))

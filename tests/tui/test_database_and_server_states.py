@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.settings import Settings
-from oncall_tui.store import engine
+from oncall_tui.store import opening
 from oncall_tui.store.engine import Database
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
@@ -36,14 +36,14 @@ async def test_enter_while_the_database_is_refused_at_start_gives_the_text_back(
     failure in the way, and what was typed is handed back."""
     damaged = tmp_path / "oncall.db"
     damaged.write_bytes(b"these are not the pages of a SQLite database\n" * 100)
-    opened = engine.open_database
+    opened = opening.open_database
     gate = threading.Event()
 
     def slow_to_refuse(location: Path | str) -> Database:
         gate.wait(10)  # the refusal comes once the keys are in
         return opened(location)
 
-    monkeypatch.setattr(engine, "open_database", slow_to_refuse)
+    monkeypatch.setattr(opening, "open_database", slow_to_refuse)
     with FakeOllama() as ollama:
         app = build_app(Settings(db_path=damaged, user="alice", ollama_url=ollama.url))
         async with app.run_test(size=SIZE) as pilot:
