@@ -19,8 +19,11 @@ from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
+from rich.padding import Padding
+from rich.segment import Segments
 from rich.style import Style
 from rich.syntax import Syntax
+from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
 
@@ -50,13 +53,43 @@ def code_lexer(name: str) -> Lexer | str:
         return name
 
 
+CUT_MARK = "…"
+"""Ends a code line cut at the chat's edge (in reverse video, so it is not taken for code)."""
+
+
 class _CodeBlock(CodeBlock):
-    """A fenced code block, highlighted with the language's lexer looked up once."""
+    """A fenced code block, highlighted with the language's lexer looked up once, each line of
+    code on one line of the screen.
+
+    Rich wraps a long line of code onto the next line, so a command copied from the terminal
+    with the mouse came out broken (``… | tail`` / ``-40``). Here a line too long for the chat
+    is cut at the edge and ends with :data:`CUT_MARK`: what is on screen is visibly not the
+    whole line, and ``b`` / alt+y copies the block whole. A block whose lines fit is drawn as
+    rich draws it."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
         lexer = code_lexer(self.lexer_name)
-        yield Syntax(code, lexer, theme=self.theme, word_wrap=True, padding=1)
+        syntax = Syntax(code, lexer, theme=self.theme, word_wrap=False, padding=1)
+        width = max(1, options.max_width - 2)  # inside the block's padding
+        lines = syntax.highlight(code.expandtabs(4) + "\n").split("\n")
+        if all(line.cell_len <= width for line in lines):
+            yield syntax
+            return
+        mark = console.get_style("markdown.code_cut", default="reverse")
+        for line in lines:
+            if line.cell_len > width:
+                line.truncate(width - 1)
+                line.append(CUT_MARK, mark)
+        body = Text("\n").join(lines)
+        body.no_wrap = True
+        segments = console.render_lines(
+            body, options.update(width=width, height=None, justify="left"), pad=True, new_lines=True
+        )
+        background = Syntax.get_theme(self.theme).get_background_style()
+        yield Padding(
+            Segments(segment for line in segments for segment in line), 1, style=background
+        )
 
 
 class _RichMarkdown(RichMarkdown):
@@ -105,6 +138,7 @@ def markdown_theme(variables: Mapping[str, str]) -> Theme:
         for level in range(1, 7)
     }
     styles["markdown.code"] = f"{color('text-warning')} on {color('warning-muted')}"
+    styles["markdown.code_cut"] = f"bold reverse {color('text-warning')}"
     styles["markdown.link"] = f"underline {color('text-accent')}"
     styles["markdown.link_url"] = f"underline {color('text-accent')}"
     return Theme(styles, inherit=True)
