@@ -8,10 +8,12 @@ server of its own on 127.0.0.1.
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import subprocess
 import sys
+import tomllib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -377,3 +379,83 @@ def test_the_example_server_passes_the_strict_type_check() -> None:
         check=False,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- registered as the README says ----------------------------------------------------------------
+
+
+def readme_example() -> str:
+    """The settings of the README's "Try it in a minute", as written there."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**Try it in a minute**") :]
+    start = section.index("```toml\n") + len("```toml\n")
+    return section[start : section.index("\n```", start)]
+
+
+def test_the_readme_example_starts_from_any_directory_without_an_activated_environment(
+    tmp_path: Path,
+) -> None:
+    """As a pipx or uv tool install, or a virtual environment run by its path, runs it: from
+    another directory, with a PATH that holds no Python with the MCP SDK."""
+    config = tmp_path / "config.toml"
+    config.write_text(readme_example(), encoding="utf-8")
+    program = Path(sys.executable).parent / "oncall-tui"
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+        "ONCALL_TUI_LOG_FILE": str(tmp_path / "oncall-tui.log"),
+        "LANG": "C.UTF-8",
+    }
+    command = [str(program), "--config", str(config), "--db", str(tmp_path / "t.db")]
+    result = subprocess.run(
+        [*command, "tools", "list", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (server,) = json.loads(result.stdout)["servers"]
+    assert server["state"] == "ready", server
+    assert [tool["name"] for tool in server["tools"]] == ["logs.search_logs"]
+    assert server["tools"][0]["policy"] == "auto"
+
+
+def test_the_example_server_command_searches_the_sample_logs_by_default() -> None:
+    """``oncall-tui tools example-server`` is the example server on the bundled sample logs."""
+
+    async def first_line() -> str:
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "oncall_tui", "tools", "example-server"]
+        )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool(
+                "search_logs", {"pattern": "pool.max_size", "path_glob": "deploy/*.log"}
+            )
+            texts = [block.text for block in result.content if isinstance(block, TextContent)]
+            return texts[0].splitlines()[0]
+
+    import anyio
+
+    assert anyio.run(first_line).startswith("deploy/deploy.log:")
+
+
+def test_a_wheel_carries_the_example_where_the_command_looks_for_it() -> None:
+    """pyproject puts ``examples/mcp`` into the package, where ``tools example-server`` looks
+    first (a checkout's ``examples/mcp`` second)."""
+    from oncall_tui.cli.tools import EXAMPLE_PLACES
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    bundled = project["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    package = REPO / "oncall_tui"
+    assert EXAMPLE_PLACES[0] == package / Path(bundled["examples/mcp"]).relative_to("oncall_tui")
+    assert EXAMPLE_PLACES[1] == SERVER.parent

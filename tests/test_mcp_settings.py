@@ -110,7 +110,7 @@ def test_tools_list_shows_servers_their_state_tools_and_policy(
         '[[mcp_servers]]\nname = "gone"\ncommand = "/nonexistent/server"\nallow = ["x"]\n',
     )
     result = cli("tools", "list", "--json")
-    assert result.code == 0, result.err
+    assert result.code == 2, result.err  # a server that cannot start: the chat lacks its tools
     ops, gone = result.json_object()["servers"]
     tools = {tool["name"]: tool for tool in ops["tools"]}
     assert ops["state"] == "ready"
@@ -127,6 +127,7 @@ def test_tools_list_shows_servers_their_state_tools_and_policy(
     assert gone["state"] == "failed"
     assert gone["error"]["code"] == "TOOL_SERVER_FAILED"
     human = cli("--lang", "zh", "tools", "list")
+    assert human.code == 2
     assert "就绪" in human.out
     assert "失败" in human.out
     assert "ops.search_logs" in human.out
@@ -137,3 +138,29 @@ def test_tools_list_without_servers_says_so(cli: RunCli) -> None:
     assert result.code == 0
     assert "No tool servers" in result.out
     assert cli("tools", "list", "--json").json_object() == {"servers": []}
+
+
+def test_tools_list_exits_0_when_every_server_starts(cli: RunCli, private_config: Path) -> None:
+    registered(
+        private_config,
+        f'[[mcp_servers]]\nname = "ops"\ncommand = "{sys.executable}"\nargs = ["{OPS}"]\n'
+        'allow = ["search_logs"]\n',
+    )
+    assert cli("tools", "list").code == 0
+    assert cli("tools", "list", "--json").code == 0
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_tools_list_exits_2_when_a_server_cannot_start(
+    cli: RunCli, private_config: Path, as_json: bool
+) -> None:
+    registered(
+        private_config,
+        '[[mcp_servers]]\nname = "gone"\ncommand = "/nonexistent/server"\nallow = ["x"]\n',
+    )
+    result = cli("tools", "list", *(["--json"] if as_json else []))
+    assert result.code == 2
+    if as_json:
+        assert result.json_object()["servers"][0]["state"] == "failed"
+    else:
+        assert "gone" in result.out

@@ -131,7 +131,7 @@ def test_the_cli_says_once_which_server_misbehaved_and_prints_no_traceback(
     command = [sys.executable, "-m", "oncall_tui"]
 
     listing = _run([*command, "tools", "list"], env)
-    assert listing.returncode == 0, listing.stderr
+    assert listing.returncode == 2, listing.stderr  # a server that did not start: said, and 2
     assert "Traceback" not in listing.stderr
     assert listing.stderr == ""
     named = [line for line in listing.stdout.splitlines() if "'noisy'" in line]

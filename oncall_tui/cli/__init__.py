@@ -36,7 +36,7 @@ from oncall_tui.cli.output import (
     report_warning,
 )
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError, resolve_language
+from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
 from oncall_tui.texts import text
 
@@ -138,6 +138,9 @@ def _run(arguments: list[str]) -> int:
         lang = resolve_language(_peek_lang(arguments))
         return report_error(error, lang, "--json" in arguments)
     lang = resolve_language(args.lang)
+    direct: Callable[[argparse.Namespace, Language], int] | None = getattr(args, "direct", None)
+    if direct is not None:  # a command that needs no settings (the example tool server)
+        return direct(args, lang)
     as_json = bool(getattr(args, "json", False))
     from oncall_tui.settings import Settings  # a command is known: now load what it needs
 

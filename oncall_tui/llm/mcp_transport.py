@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Sequence
 from typing import IO, TextIO, cast
 
 from mcp import ClientSession, StdioServerParameters
@@ -24,6 +25,11 @@ from oncall_tui.mcp_settings import McpServer
 
 log = logging.getLogger(__name__)
 
+SELF_COMMAND = "oncall-tui"
+"""A stdio server whose command is this runs this very oncall-tui, with its own Python
+(``-m oncall_tui``): found wherever it is installed, whatever the PATH holds (a virtual
+environment that is not activated, a pipx or uv tool install), and of the same version. The
+example server is registered so (``args = ["tools", "example-server"]``)."""
 STRAY_LIMIT = 80
 """Characters of a stray stdout line quoted in the error."""
 _RECORD_LIMIT = 200
@@ -41,9 +47,10 @@ async def open_session(
     than end the transport."""
     async with contextlib.AsyncExitStack() as stack:
         if server.command is not None:
+            command, args = stdio_command(server.command, server.args)
             params = StdioServerParameters(
-                command=server.command,
-                args=list(server.args),
+                command=command,
+                args=args,
                 env=dict(server.env) or None,
                 cwd=server.cwd,
                 encoding_error_handler="replace",
@@ -61,6 +68,13 @@ async def open_session(
             ClientSession(read, write, read_timeout_seconds=None, message_handler=handler)
         )
         yield session
+
+
+def stdio_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
+    """The program to start for a stdio server and its arguments (see :data:`SELF_COMMAND`)."""
+    if command == SELF_COMMAND:
+        return sys.executable, ["-m", "oncall_tui", *args]
+    return command, list(args)
 
 
 class _IntoAppLog(logging.Handler):
@@ -103,4 +117,11 @@ def stray_line(exc: Exception) -> str:
     return text if len(text) <= STRAY_LIMIT else text[: STRAY_LIMIT - 1] + "…"
 
 
-__all__ = ["STRAY_LIMIT", "open_session", "quiet_sdk_logs", "stray_line"]
+__all__ = [
+    "SELF_COMMAND",
+    "STRAY_LIMIT",
+    "open_session",
+    "quiet_sdk_logs",
+    "stdio_command",
+    "stray_line",
+]

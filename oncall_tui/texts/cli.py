@@ -37,6 +37,12 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.tools.state.failed": {"en": "failed", "zh": "失败"},
     "cli.tools.not_bound": {"en": "not allowed", "zh": "未允许"},
     "cli.tools.not_offered": {"en": "{policy}, not offered", "zh": "{policy}，服务器未提供"},
+    "cli.tools.no_example": {
+        "en": "oncall-tui: this install has no example tool server (examples/mcp in a checkout, "
+        "oncall_tui/mcp_example in a wheel).",
+        "zh": "oncall-tui：此安装没有示例工具服务器（源码中的 examples/mcp，或 wheel 中的 "
+        "oncall_tui/mcp_example）。",
+    },
     "cli.chat.tool_refused": {
         "en": "oncall-tui: {name} asks before every call and was not run; to allow it for one "
         "run: --allow-tool {name}",
