@@ -149,6 +149,12 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "the model server reported: {problem}",
         "zh": "模型服务器报告：{problem}",
     },
+    "server_needs_jinja": {
+        "en": "the model server refused the tools ({problem}): llama.cpp's server takes tools "
+        "only when started with --jinja; restart it so",
+        "zh": "模型服务器拒绝了工具（{problem}）：llama.cpp 的服务器只有以 --jinja 启动才接受工具；"
+        "请以该参数重启它",
+    },
     "stream_dropped": {"en": "the connection to Ollama dropped", "zh": "与 Ollama 的连接中断"},
     "stream_ended_early": {
         "en": "Ollama ended the stream before the reply was finished",

@@ -178,6 +178,21 @@ async def test_a_401_in_the_middle_of_a_turn_is_the_same_refusal(on_ollama: OnSe
         assert "refused the request (HTTP 401)" in str(failed.to_json()["message"])
 
 
+async def test_a_llama_cpp_server_without_jinja_is_told_how_to_take_tools(
+    on_ollama: OnServer,
+) -> None:
+    """llama.cpp's server refuses every request that offers tools unless started with
+    --jinja: the message says so, not only what the server said."""
+    with FakeOpenAI() as server:
+        services = on_ollama(server, model="qwen3:8b")
+        server.script(Reply.failure(500, "tools param requires --jinja flag"))
+        events = await collect(services.chat.send("alice", None, "pod down"))
+        failed = events[-1].to_json()
+        assert failed["code"] == "STREAM_FAILED"
+        assert "refused the tools (tools param requires --jinja flag)" in str(failed["message"])
+        assert "only when started with --jinja; restart it so" in str(failed["message"])
+
+
 # -- the CLI ------------------------------------------------------------------------------
 
 

@@ -111,7 +111,10 @@ def _status_error(exc: BaseException, status: int, *, url: str, model: str) -> O
         return OncallError("MODEL_UNAVAILABLE", "openai_refused_key", url=url, status=status)
     if status == 404:
         return OncallError("MODEL_NOT_FOUND", "openai_model_refused", url=url, model=model)
-    return OncallError("STREAM_FAILED", "server_reported", problem=_short(_server_said(exc)))
+    said = _short(_server_said(exc))
+    if "--jinja" in said:  # llama.cpp's server without its chat templates refuses any tools
+        return OncallError("STREAM_FAILED", "server_needs_jinja", problem=said)
+    return OncallError("STREAM_FAILED", "server_reported", problem=said)
 
 
 def _server_said(exc: BaseException) -> str:

@@ -244,7 +244,19 @@ def _json_call(value: object, tools: Tools) -> FoundCall | None:
         return None
     arguments = item.get("arguments", item.get("parameters", {}))
     fitted = conform(arguments, tool.parameters)
+    if fitted is None and _schema_shaped(arguments):  # the values written into the schema
+        fitted = conform(arguments["properties"], tool.parameters)
     return None if fitted is None else FoundCall(tool.name, fitted, "")
+
+
+def _schema_shaped(arguments: object) -> bool:
+    """``{"properties": {...}, "required": [...], "type": "object"}``: a small model that
+    copies the tool's schema and writes its values where the properties' specs stood."""
+    return (
+        isinstance(arguments, dict)
+        and isinstance(arguments.get("properties"), dict)
+        and set(arguments) <= {"properties", "required", "type"}
+    )
 
 
 def _mistral_calls(body: str, tools: Tools) -> list[FoundCall] | None:

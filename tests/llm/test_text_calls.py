@@ -85,6 +85,17 @@ def test_names_match_exactly_by_model_name_shown_name_or_a_unique_bare_name() ->
     ]
 
 
+def test_values_written_into_a_copy_of_the_schema_are_read_as_the_arguments() -> None:
+    """Seen from Qwen2.5-Coder-1.5B: the schema copied, its values where the specs stood."""
+    copied = (
+        '{"name": "load_skill", "arguments": {"properties": {"skill_name": "dns-triage"}, '
+        '"required": ["skill_name"], "type": "object"}}'
+    )
+    assert calls(copied) == [("load_skill", {"skill_name": "dns-triage"})]
+    spec_left = copied.replace('"dns-triage"', '{"type": "string"}')
+    assert calls(spec_left) == []  # a spec is no value
+
+
 def test_a_list_of_calls_is_read_in_order_and_all_or_nothing() -> None:
     both = (
         '[{"name": "get_current_time", "arguments": {}}, '
