@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import constants
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.css.query import NoMatches
 from textual.driver import Driver
@@ -25,6 +25,7 @@ from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import COMMANDS, checked_keymap
 from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
+from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -44,7 +45,7 @@ KEEP_SECONDS = 5.0
 ``ChatActions.on_unmount`` for it)."""
 
 
-class OncallApp(App[None]):
+class OncallApp(KeyOrderApp):
     """oncall-tui: sessions, streaming chat, prompts, skills and the context gauge."""
 
     TITLE = "oncall-tui"

@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from textual import events
+from textual.app import App
+from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
 from oncall_tui.errors import Language
@@ -66,6 +69,19 @@ async def wait_until(
             raise AssertionError(f"condition not met within {timeout}s")
         await pilot.pause(0.02)
         await asyncio.sleep(0)
+
+
+def keys_in_one_read(app: App[Any], *keys: str) -> None:
+    """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read (a
+    fast typist, ``tmux send-keys``, a slow link): all are queued before the first is handled.
+    Pilot's ``press`` waits for each key to be handled, which hides what goes out of order.
+    Names as ``press`` takes them (``"a"``, ``" "``, ``"space"``, ``"ctrl+a"``, ``"enter"``), so
+    ``*"tell me"`` types the text."""
+    for key in keys:
+        if len(key) == 1:
+            app.post_message(events.Key(key if key.isalnum() else _character_to_key(key), key))
+        else:
+            app.post_message(events.Key(key, " " if key == "space" else None))
 
 
 def seed_session(

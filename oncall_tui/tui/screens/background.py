@@ -37,9 +37,9 @@ class BackgroundScreen(Screen[None]):
         self.database_away = False
         """The status line says the database is away (until a call reaches it again)."""
 
-    def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> None:
+    def _in_thread(self, call: Callable[[], T], then: Callable[[T], object]) -> Worker[None]:
         """Run ``call`` in a thread; ``then(result)`` runs on the UI's loop after it."""
-        self._call_service(call, then)
+        return self._call_service(call, then)
 
     @work(group="services", exit_on_error=False)
     async def _call_service(self, call: Callable[[], T], then: Callable[[T], object]) -> None:

@@ -11,6 +11,7 @@ from textual.worker import Worker, WorkerState
 
 from oncall_tui.errors import OncallError
 from oncall_tui.texts import text
+from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.widgets.dialogs import ErrorText
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -57,7 +58,7 @@ class FlowScreen(Screen[None]):
             self.app.bell()
             return
         self._busy = True
-        self._run_flow(flow)
+        hold_keys_for(self.app, self._run_flow(flow))  # the keys typed behind go where it leads
 
     @work(group="flows", exit_on_error=False)
     async def _run_flow(self, flow: Callable[[], Awaitable[None]]) -> None:

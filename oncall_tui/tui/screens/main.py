@@ -51,8 +51,10 @@ class MainScreen(ChatActions):
 
     def __init__(self, services: Services, draft: str = "") -> None:
         super().__init__(services)
-        # Built here, in the user's language, rather than as a class-level BINDINGS list.
-        self._bindings = BindingsMap(main_bindings(services.settings.lang))
+        # Built here, in the user's language, rather than as a class-level BINDINGS list; added
+        # to the screen's own (Tab and shift+Tab move the focus, as on every screen).
+        main = BindingsMap(main_bindings(services.settings.lang))
+        self._bindings = BindingsMap.merge([self._bindings, main])
         self._draft = draft
         self.lang = services.settings.lang
         self.session_id: int | None = None
@@ -347,6 +349,14 @@ class MainScreen(ChatActions):
     def action_toggle_panel(self) -> None:
         panel = self.query_one(ContextPanel)
         panel.display = not panel.display
+
+    def action_page_chat(self, pages: int) -> None:
+        """PgUp/PgDn in the composer: the chat scrolls by a page, the focus stays."""
+        log = self.query_one(ChatLog)
+        if pages < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
 
     def action_keys(self) -> None:
         """F1: the keys help; Enter there runs the action it highlights."""

@@ -26,6 +26,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.flows import FlowScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
+from oncall_tui.tui.widgets.in_order import InOrderBindings, InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
@@ -37,6 +38,19 @@ ACTIVE_MARK = "●"
 def counter_text(name: str, count: int, limit: int) -> str:
     """``label 12/160``: the count is of trimmed text, as validation counts it."""
     return f"{name} {count:,}/{limit:,}"
+
+
+class PromptContent(InOrderBindings, TextArea):
+    """The prompt's text; ctrl+a or alt+a selects all of it (a paste over the limit goes in
+    one key), and its keys apply in order with the typing around them."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a,alt+a", "select_all", "Select all", show=False),
+    ]
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus")
+        translate_bindings(self, {"select_all": "composer.key.select_all"})
 
 
 class PromptEditorScreen(FlowScreen):
@@ -92,11 +106,13 @@ class PromptEditorScreen(FlowScreen):
                 with Horizontal(classes="caption"):
                     yield Static(t("prompts.label", lang), classes="caption-name")
                     yield Static("", id="label-count", classes="counter")
-                yield Input(id="prompt-label", placeholder=t("prompts.label.placeholder", lang))
+                yield InOrderInput(
+                    id="prompt-label", placeholder=t("prompts.label.placeholder", lang)
+                )
                 with Horizontal(classes="caption"):
                     yield Static(t("prompts.content", lang), classes="caption-name")
                     yield Static("", id="content-count", classes="counter")
-                yield TextArea(id="prompt-content", soft_wrap=True, tab_behavior="focus")
+                yield PromptContent(id="prompt-content")
                 yield ErrorText(id="prompt-error")
         yield Footer()
 
@@ -216,7 +232,10 @@ class PromptEditorScreen(FlowScreen):
         self._start(self._save_flow)
 
     def action_new(self) -> None:
-        self._start(self._new_flow)
+        if self._busy or self.is_dirty:
+            self._start(self._new_flow)  # asks about the edits first (or rings the bell)
+        else:  # at once: the keys typed behind ctrl+n go to the new prompt's label
+            self._new_prompt()
 
     def action_activate(self) -> None:
         self._start(self._activate_flow)
@@ -309,8 +328,11 @@ class PromptEditorScreen(FlowScreen):
 
     async def _new_flow(self) -> None:
         if await self._resolve_unsaved():
-            self._load_into_editor(None)
-            self.query_one("#prompt-label", Input).focus()
+            self._new_prompt()
+
+    def _new_prompt(self) -> None:
+        self._load_into_editor(None)
+        self.query_one("#prompt-label", Input).focus()
 
     async def _back_flow(self) -> None:
         if await self._resolve_unsaved():

@@ -7,7 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -20,6 +20,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text
 from oncall_tui.tui.chat_log.times import local_now
+from oncall_tui.tui.widgets.in_order import InOrderInput
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
 TYPING_PAUSE = 0.15
 """Seconds after the last key before the query runs: one search per pause, not per key."""
 RESULTS = 100
+
+
+class SearchQuery(InOrderInput):
+    """The query; ↓ moves to the results (when there are any)."""
+
+    BINDINGS = [Binding("down", "screen.to_results", show=False)]
 
 
 class SearchScreen(ModalScreen["SearchHit | None"]):
@@ -46,7 +53,7 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog"):
             yield Label(Text(text("search.title", self.lang)), classes="dialog-title")
-            yield Input(
+            yield SearchQuery(
                 self.query_text,
                 placeholder=text("search.placeholder", self.lang),
                 id="search-query",
@@ -76,12 +83,14 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
             self._timer.stop()
         self.run_search(event.value, open_first=True)
 
-    def on_key(self, event: events.Key) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return bool(self.hits) if action == "to_results" else True
+
+    def action_to_results(self) -> None:
         """↓ from the query moves to the results, the first one highlighted."""
-        if event.key == "down" and self.query_one(Input).has_focus and self.hits:
-            results = self.query_one(OptionList)
-            results.highlighted = 0
-            results.focus()
+        results = self.query_one(OptionList)
+        results.highlighted = 0
+        results.focus()
 
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, query: str, open_first: bool = False) -> None:

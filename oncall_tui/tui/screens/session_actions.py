@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual import on
 
 from oncall_tui.texts import text
+from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.session_list import SessionList
 
@@ -122,7 +123,10 @@ class SessionActions(BackgroundScreen):
             )
             self.app.push_screen(dialog, write)
 
-        self._in_thread(lambda: self.services.export.default_filename(owner, session_id, "md"), ask)
+        named = self._in_thread(
+            lambda: self.services.export.default_filename(owner, session_id, "md"), ask
+        )
+        hold_keys_for(self.app, named)  # what is typed behind ctrl+s goes to the dialog
 
     def action_find_session(self) -> None:
         self.query_one(SessionList).action_filter()

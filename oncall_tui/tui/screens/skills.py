@@ -8,6 +8,7 @@ naming the rule that was broken.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -124,6 +125,8 @@ class SkillLibraryScreen(FlowScreen):
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
         self._status = ""
+        self._toggles: deque[int] = deque()
+        """Skills to toggle, in the order Space was pressed on them (while the toggles run)."""
 
     def compose(self) -> ComposeResult:
         yield Static(t("skills.title", self.lang), id="skills-title")
@@ -247,7 +250,19 @@ class SkillLibraryScreen(FlowScreen):
     # -- actions ---------------------------------------------------------------------------
 
     def action_toggle_use(self) -> None:
-        self._start(self._toggle)
+        """Space: the row the cursor is on now is toggled, after the toggles before it (keys
+        typed fast run ahead of the saves)."""
+        skill_id = self._current_row_id()
+        if skill_id is None:
+            return
+        if self._toggles:  # the running toggles take this one too, in its turn
+            self._toggles.append(skill_id)
+            return
+        if self.busy:
+            self.app.bell()
+            return
+        self._toggles.append(skill_id)
+        self._start(self._toggle_each)
 
     @on(DataTable.RowSelected, "#skill-table")
     def action_view(self) -> None:
@@ -311,10 +326,18 @@ class SkillLibraryScreen(FlowScreen):
         added = t("skills.added", self.lang, name=skill.name, size=format_size(skill.size_bytes))
         self.notify(terminal_safe(added), markup=False, timeout=3)
 
-    async def _toggle(self) -> None:
-        skill = self._current()
-        if skill is None:
-            return
+    async def _toggle_each(self) -> None:
+        try:
+            while self._toggles and await self._toggle(self._toggles[0]):
+                self._toggles.popleft()
+        finally:
+            self._toggles.clear()  # a failed save: the ones after it are not made either
+
+    async def _toggle(self, skill_id: int) -> bool:
+        """Select or unselect the skill; whether the selection was saved."""
+        skill = self._skills.get(skill_id)
+        if skill is None:  # deleted meanwhile (from another terminal)
+            return True
         if skill.id in self._selected:
             wanted = [i for i in self._selected if i != skill.id]
         else:
@@ -329,12 +352,13 @@ class SkillLibraryScreen(FlowScreen):
             # Nothing was saved: show why, then show the selection as it really is.
             await self._reload()
             self._show_error(error)
-            return
+            return False
         self._show_error(None)
         self._apply(view)
         done = "skills.selected" if skill.id in self._selected else "skills.unselected"
         self._set_status(t(done, self.lang, name=skill.name))
         self.app.post_message(ConfigurationChanged())
+        return True
 
     async def _show(self) -> None:
         skill = self._current()

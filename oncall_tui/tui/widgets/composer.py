@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.in_order import InOrderBindings
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
@@ -26,7 +27,7 @@ COMPOSER_KEYS = {
 """The composer's own bindings' descriptions in the catalog, by action."""
 
 
-class Composer(TextArea):
+class Composer(InOrderBindings, TextArea):
     """Enter sends; ctrl+j, alt+enter or shift+enter (where the terminal reports it) break
     the line. The text sent leaves the composer only when the app says the send was accepted,
     and only that text: what was typed after it stays.
@@ -38,10 +39,14 @@ class Composer(TextArea):
     # Not in the footer (the placeholder says Enter and ctrl+j; F1 lists them all), so that
     # the screen's keys fit at 80 columns.
     BINDINGS = [
-        Binding("enter", "submit", "Send", show=False),  # handled in _on_key; listed for F1
+        Binding("enter", "submit", "Send", show=False),
         Binding(",".join(NEWLINE_KEYS), "newline", "Newline", show=False),
         Binding("ctrl+l", "clear_text", "Clear", show=False, tooltip="Empty the composer"),
         Binding("alt+a", "select_all", "Select all", show=False),
+        # The chat scrolls without the focus leaving the composer (the screen's action; a
+        # composer on another screen leaves the keys alone).
+        Binding("pageup", "screen.page_chat(-1)", show=False),
+        Binding("pagedown", "screen.page_chat(1)", show=False),
     ]
 
     class Submitted(Message):
@@ -68,22 +73,13 @@ class Composer(TextArea):
         """The text on its way to being stored, while the composer still shows it."""
 
     async def _on_key(self, event: events.Key) -> None:
-        # Here, in order with the typed characters before it: a binding runs only once the key
-        # has gone up to the app, after text typed just behind it (a fast typist, a paste
-        # without bracketing, tmux send-keys) has been inserted: Enter would send too little,
-        # and ctrl+j would put its line break after the text that followed it.
-        if event.key == "enter":
+        # ↑/↓ recall before the cursor's bindings; every other binding of the composer (Enter,
+        # the newline keys, ctrl+a, ctrl+k, Backspace…) runs next, in order with the
+        # characters around it (:class:`InOrderBindings`); then the TextArea types the rest.
+        if event.key in ("up", "down") and self._recall(older=event.key == "up"):
             self._take(event)
-            self.action_submit()
-        elif event.key in NEWLINE_KEYS:
-            self._take(event)
-            self.action_newline()
-        elif event.key in ("up", "down") and self._recall(older=event.key == "up"):
-            self._take(event)
-        else:
-            if event.is_printable:
-                self._typing_ahead()
-            await super()._on_key(event)
+        elif event.is_printable:
+            self._typing_ahead()
 
     def _typing_ahead(self) -> None:
         """Text typed while the sent text waits to be stored goes on a line of its own."""

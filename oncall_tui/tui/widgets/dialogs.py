@@ -22,6 +22,7 @@ from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 UnsavedChoice = Literal["save", "discard", "cancel"]
@@ -262,7 +263,7 @@ class TextDialog(ModalScreen[str | None]):
             yield Static(self._title, markup=False, classes="dialog--title")
             if self._prompt:
                 yield Static(self._prompt, markup=False, classes="dialog--message")
-            yield Input(
+            yield InOrderInput(
                 self._value,
                 placeholder=self._placeholder,
                 max_length=self._max_length,

@@ -13,8 +13,8 @@ from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
-from textual.widgets import Input
 
+from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings
 
 COMPLETE_KEY = "ctrl+t"
@@ -54,7 +54,7 @@ class PathSuggester(Suggester):
         return await asyncio.to_thread(complete_path, value)
 
 
-class PathInput(Input):
+class PathInput(InOrderInput):
     """An input for a file path whose completion key is shown in the footer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,0 +1,163 @@
+"""Keys go where the key before them led.
+
+A key that opens a screen (alt+s, f3), moves the focus (alt+l, Tab, ctrl+n in the prompt
+editor) or closes a dialog (Enter in the export dialog) acts once it has gone through the
+widget with the focus, and a binding of the screen or the app acts only once the key has
+come back up to the app. The keys that came with it in one read (a fast typist, a paste,
+``tmux send-keys``, a slow link) had been handed to the old widget by then: ``alt+l long
+Enter`` sent "long" to the model as a chat message.
+
+:class:`KeyOrderApp` holds the keys and pastes that arrive behind a key some binding may act
+on (any binding, not switched off, on the way from the focused widget up to the app), until
+that key has been handled and the focus has settled; then it gives them, in order, to the
+widget that has the focus then. Handled: each widget on the key's way has processed it, and
+then what that posted there (``Input.Submitted``, the screen's answer to it…), a few rounds.
+Settled: the work an action started for where it leads (:meth:`KeyOrderApp.hold_keys_for`: a
+dialog shown after a database read, a flow of the prompt editor) has ended or shown a screen,
+and a screen pushed meanwhile is mounted with its focus set. A character no binding takes is
+not held: typing is not slowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from textual import events
+from textual.app import App
+from textual.message_pump import MessagePump
+from textual.screen import Screen
+from textual.worker import Worker
+
+log = logging.getLogger(__name__)
+
+HOLD_SECONDS = 2.0
+"""The longest keys are held: a key whose handling does not end (a widget removed before it
+ran) delays the ones behind it no longer than this. On a loaded machine a screen can take
+most of a second to mount; the keys for it wait that long."""
+ROUNDS = 4
+"""Rounds waited along the key's way: the key itself, then up to three steps of what its
+handling posted (the session filter's Enter: submitted, then the list's "open this session",
+then the screen's focus on the composer)."""
+
+WORK_POLL_SECONDS = 0.01
+"""How often the work a key started is looked at (it has no event to wait on for a screen
+it shows)."""
+
+Held = events.Key | events.Paste
+
+
+class KeyOrderApp(App[None]):
+    """An app whose keys act in order, each where the key before it led (see the module)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: deque[Held] = deque()
+        self._settling: asyncio.Task[None] | None = None
+        """Waits for the key being handled; the keys behind it are held meanwhile."""
+        self._delivering = False
+        self._work: list[Worker[Any]] = []
+        """Work the key being handled started for where it leads (:meth:`hold_keys_for`)."""
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, Held) and not event.is_forwarded:  # from the terminal
+            if self._settling is not None:
+                self._held.append(event)
+            else:
+                await self._deliver(event)
+            return
+        await super().on_event(event)
+
+    async def _deliver(self, event: Held) -> None:
+        """Give ``event`` to the focused widget (or a priority binding), as Textual does; hold
+        what comes next while a binding may act on it."""
+        bound = isinstance(event, events.Key) and self._bound(event.key)
+        screen, focused = self.screen, self.focused
+        self._delivering = True  # a priority binding's action runs in here
+        try:
+            await super().on_event(event)
+        finally:
+            self._delivering = False
+        if bound or (self.screen, self.focused) != (screen, focused):
+            target = self.focused or self.screen
+            way: list[MessagePump] = [*target.ancestors_with_self] if event.is_forwarded else [self]
+            self._settling = asyncio.get_running_loop().create_task(self._settle(way, screen))
+
+    def _bound(self, key: str) -> bool:
+        """Whether a binding on the way from the focused widget to the app takes ``key`` (one
+        whose action is switched off now does not)."""
+        return key in self.screen.active_bindings
+
+    async def _settle(self, way: list[MessagePump], screen: Screen[object]) -> None:
+        try:
+            await asyncio.wait_for(self._settled(way, screen), HOLD_SECONDS)
+        except TimeoutError:
+            log.warning("keys held %.1f s behind one still being handled; let go", HOLD_SECONDS)
+        finally:
+            if not self.call_later(self._release):  # the app is closing
+                self._settling = None
+
+    async def _settled(self, way: list[MessagePump], screen: Screen[object]) -> None:
+        """Once the key has been handled along ``way`` (and what that posted there); the work
+        started for where it leads (:meth:`hold_keys_for`: a dialog after a database read, a
+        screen's first load) has ended or put up a screen; and a screen pushed (or uncovered)
+        meanwhile has been mounted and has set its focus."""
+        await self._handled(way)
+        while True:
+            work, self._work = self._work, []
+            if work:
+                while self.screen is screen and not all(each.is_finished for each in work):
+                    await asyncio.sleep(WORK_POLL_SECONDS)
+                await self._handled([*self._focus_way()])  # what the work did as it ended
+            if self.screen is not screen:
+                screen = self.screen
+                await processed(screen)  # composed and mounted: its first focus is set
+                await processed(self)  # and the focus it asked for on mount
+            elif not self._work:
+                return
+
+    async def _handled(self, way: list[MessagePump]) -> None:
+        for _ in range(ROUNDS):
+            for node in way:
+                await processed(node)
+            way = [*self._focus_way()]  # where the focus is now: a dialog may have closed
+            if not any(node.message_queue_size for node in way):
+                return
+
+    def _focus_way(self) -> Iterable[MessagePump]:
+        return (self.focused or self.screen).ancestors_with_self
+
+    def hold_keys_for(self, work: Worker[Any]) -> None:
+        """Called by an action that leads somewhere only once ``work`` is done (a dialog shown
+        after a database read): the keys behind the one being handled wait for it to end or
+        to show a screen (:data:`HOLD_SECONDS` at most)."""
+        if self._settling is not None or self._delivering:
+            self._work.append(work)
+
+    async def _release(self) -> None:
+        """On the app's loop: the held keys, in order, until one is held on again."""
+        self._settling = None
+        self._work.clear()
+        while self._held and self._settling is None:
+            await self._deliver(self._held.popleft())
+
+
+async def processed(node: MessagePump) -> None:
+    """Return once ``node`` has processed what is in its queue now (at once if it is closed)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def reached() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    if node.call_later(reached):
+        await done
+
+
+def hold_keys_for(app: App[Any], work: Worker[Any]) -> None:
+    """:meth:`KeyOrderApp.hold_keys_for` in an app that orders its keys (not a test's host)."""
+    if isinstance(app, KeyOrderApp):
+        app.hold_keys_for(work)
