@@ -56,6 +56,13 @@ class Terminal:
         """Set the terminal's size; the app hears of it by SIGWINCH, as from a real one."""
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", lines, columns, 0, 0))
 
+    def resize_to(self, columns: int, lines: int) -> None:
+        """The terminal resized, as a window is: the app hears SIGWINCH; what the screen showed
+        stays where it was until the app draws over it."""
+        with self._lock:
+            self._screen.resize(lines, columns)
+        self.resize(self.fd, columns, lines)
+
     def _drain(self) -> None:
         while True:
             try:

@@ -110,6 +110,7 @@ PANEL: dict[str, dict[Language, str]] = {
         "zh": "上下文 {percent}%／{window:,}",
     },
     "gauge.unknown": {"en": "context window unknown", "zh": "上下文窗口未知"},
+    "gauge.reading": {"en": "reading the context…", "zh": "正在读取上下文用量…"},
     "gauge.figures": {
         "en": "{used:,} / {window:,} tokens · {percent}%",
         "zh": "{used:,} / {window:,} 词元 · {percent}%",

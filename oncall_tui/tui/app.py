@@ -27,6 +27,7 @@ from oncall_tui.tui.commands import COMMANDS, checked_keymap
 from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
+from oncall_tui.tui.palette import PaletteCommands
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
 from oncall_tui.tui.warmup import warm_up_rendering
@@ -50,6 +51,8 @@ class OncallApp(KeyOrderApp):
 
     TITLE = "oncall-tui"
     CSS_PATH = "app.tcss"
+    COMMANDS = {PaletteCommands}
+    """The palette finds an action by its name or by the README's words for it."""
 
     def __init__(
         self,

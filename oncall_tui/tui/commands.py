@@ -41,6 +41,12 @@ class Command:
     def help(self, lang: Language) -> str:
         return text(f"command.{self.id}.help", lang)
 
+    def also_names(self, lang: Language) -> tuple[str, ...]:
+        """What else the command palette finds it by: the README's words for it (its key
+        table's), in ``lang`` and in English, the README's language."""
+        names = {text(f"command.{self.id}.also", lang), text(f"command.{self.id}.also", "en")}
+        return tuple(sorted(name for value in names for name in value.split(";") if name))
+
     def binding(self, lang: Language) -> Binding:
         return Binding(
             self.keys,
@@ -58,6 +64,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("quit", "app.quit", "ctrl+q", show=True, palette=False),  # the app's binding runs it
     Command("keys", "keys", "f1,alt+h", show=True),
     Command("toggle_panel", "toggle_panel", "ctrl+b,alt+b", show=True),
+    Command("toggle_sessions", "toggle_sessions", "alt+1", show=True),
     Command("cancel_reply", "cancel_reply", "escape", show=True),
     # While a reply streams ctrl+c stops it, as in the CLI; otherwise it copies (a priority
     # binding whose action is not available passes the key on).

@@ -3,9 +3,12 @@ palette offering every action, and copying a code block on its own."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from textual.command import Command, CommandInput, CommandList, CommandPalette
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -186,3 +189,93 @@ async def test_copy_message_from_the_palette_copies_the_newest_with_its_time(
         chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Copy message")
         chosen.callback()
         await wait_until(pilot, lambda: app.clipboard.endswith("assistant\nIt is the disk."))
+
+
+def screen_rows(app: OncallApp) -> list[str]:
+    """The terminal's rows as text."""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, int]) -> None:
+    """Each action's row shows its keys and its whole id (what ``[keys]`` needs) on screen,
+    without scrolling sideways."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        table = app.screen.query_one(DataTable)
+        await wait_until(
+            pilot, lambda: table.virtual_size.width <= table.scrollable_content_region.width
+        )
+        for command in COMMANDS:
+            table.move_cursor(row=table.get_row_index(command.id))
+            await pilot.pause()
+            keys = ", ".join(k.strip() for k in command.keys.split(","))
+            whole_id = re.compile(rf"(?<!\w){re.escape(command.id)}(?!\w)")
+            shown = screen_rows(app)
+            assert any(keys in row and whole_id.search(row) for row in shown), (command.id, shown)
+
+
+README_NAMES = {
+    # What the README's key table calls an action (and "ollama", the word an engineer types
+    # for alt+g), and the action the palette finds by it.
+    "ollama": "check_ollama",
+    "ask Ollama again": "check_ollama",
+    "every key, and their ids": "keys",
+    "toggle the context panel": "toggle_panel",
+    "toggle the sessions pane": "toggle_sessions",
+    "stop the reply": "cancel_reply",
+    "new session": "new_session",
+    "compact now": "compact",
+    "prompt editor": "prompts",
+    "skill library": "skills",
+    "pick the model": "models",
+    "search every message": "search",
+    "rename": "rename_session",
+    "delete session": "delete_session",
+    "show the summary": "show_summary",
+    "cycle the memory mode": "cycle_mode",
+    "export the session to a file": "export",
+    "copy a message": "copy_message",
+    "a code block": "copy_code",
+    "filter the sessions list": "filter_sessions",
+    "load earlier messages": "load_earlier",
+    "answer a failed message again": "retry",
+}
+
+
+async def palette_hits(app: OncallApp, pilot: Pilot[None], query: str) -> list[str]:
+    """What the open command palette lists for ``query``, best first, once it has looked."""
+    palette = app.screen
+    assert isinstance(palette, CommandPalette)
+    palette.query_one(CommandInput).value = query
+    await pilot.pause()
+
+    def searching() -> bool:
+        return any(
+            w.group == "--textual-command-palette-gather-commands" and not w.is_finished
+            for w in app.workers
+        )
+
+    await wait_until(pilot, lambda: not searching())
+    await pilot.pause()
+    listed = palette.query_one(CommandList)
+    options = [listed.get_option_at_index(i) for i in range(listed.option_count)]
+    return [str(option.hit.text) for option in options if isinstance(option, Command)]
+
+
+async def test_the_palette_finds_each_action_by_what_the_readme_calls_it(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8").lower()
+    titles = {command.id: command.title("en") for command in COMMANDS}
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        for words, command_id in README_NAMES.items():
+            assert words.lower() in readme, words
+            hits = await palette_hits(app, pilot, words)
+            assert hits[:1] == [titles[command_id]], (words, hits)

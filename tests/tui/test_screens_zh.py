@@ -62,7 +62,7 @@ async def test_the_panel_sessions_and_composer_speak_chinese(tmp_path: Path) -> 
         assert str(panel.query_one("#compact", Button).label) == "立即压缩"
         options = panel.query_one("#mode-select", Select)._options
         assert [label for label, _ in options] == ["每 30 次回复", "达到窗口的 70%", "仅手动"]
-        assert panel.query_one(ContextGauge).figures == "上下文窗口未知"
+        assert panel.query_one(ContextGauge).figures == "正在读取上下文用量…"  # before a reading
         sessions = app.screen.query_one(SessionList)
         assert sessions.query_one(Input).placeholder == "筛选会话"
         assert {"删除会话", "筛选"} <= descriptions(sessions)
@@ -78,7 +78,7 @@ async def test_the_widgets_keep_their_english_without_lang(tmp_path: Path) -> No
     async with app.run_test(size=SIZE):
         panel = app.screen.query_one(ContextPanel)
         assert str(panel.query_one("#compact", Button).label) == "Compact now"
-        assert panel.query_one(ContextGauge).figures == "context window unknown"
+        assert panel.query_one(ContextGauge).figures == "reading the context…"  # before a reading
         composer = app.screen.query_one(Composer)
         assert composer.placeholder == "Message · Enter sends · ctrl+j new line · ↑ history"
         assert {"Send", "Newline", "Select all"} <= descriptions(composer)

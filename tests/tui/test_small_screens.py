@@ -4,8 +4,10 @@ bar or border on every pane."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -16,6 +18,9 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.session_list import SessionList
+from tests.fakes.ollama_server import FakeOllama
+from tests.terminal import Terminal, wait_for
 from tests.tui.harness import scripted_app, seed_session, wait_until
 
 
@@ -149,3 +154,133 @@ async def test_focus_in_the_prompt_editor_and_skill_library_is_a_heavy_border(
             assert edge(focused, "top") == "heavy"
             await pilot.press("escape")
             await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 119])
+async def test_below_120_columns_the_chat_keeps_three_fifths_of_the_width(
+    tmp_path: Path, width: int
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(width, 24)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        centre = screen.query_one("#centre")
+        assert centre.region.width >= 0.6 * width, (centre.region.width, width)
+        assert screen.query_one(SessionList).display  # still there, narrower
+        assert not screen.query_one(ContextPanel).display  # folded: opens over the chat
+
+
+async def test_a_panel_hidden_with_ctrl_b_stays_hidden_through_resizes(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = main(app)
+        panel = screen.query_one(ContextPanel)
+        await pilot.press("ctrl+b")
+        await wait_until(pilot, lambda: not panel.display)
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: screen.has_class("-narrow"))
+        await pilot.resize_terminal(130, 36)
+        await wait_until(pilot, lambda: not screen.has_class("-narrow"))
+        await pilot.pause()
+        assert not panel.display
+        await pilot.press("ctrl+b")  # and it comes back when asked
+        await wait_until(pilot, lambda: panel.display)
+
+
+async def test_the_sessions_pane_hides_with_alt_1_and_stays_hidden_until_asked(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = main(app)
+        sessions = screen.query_one(SessionList)
+        centre = screen.query_one("#centre")
+        await app.workers.wait_for_complete()
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: not sessions.display)
+        await pilot.pause()
+        assert centre.region.width == 60  # the chat takes its width
+        await pilot.resize_terminal(130, 36)
+        await pilot.pause()
+        assert not sessions.display
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: sessions.display)
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: not sessions.display)
+        await pilot.press("alt+l")  # filtering the sessions shows them
+        await wait_until(pilot, lambda: sessions.display)
+        assert getattr(app.focused, "id", None) == "session-filter"
+
+
+async def test_hiding_the_pane_that_has_the_focus_gives_it_to_the_composer(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("alt+l")
+        await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "session-filter")
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: isinstance(app.focused, Composer))
+
+
+async def test_the_sessions_filter_row_has_the_lists_left_border(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        field = screen.query_one("#session-filter")
+        options = screen.query_one("#session-options")
+        assert edge(field, "left") == edge(options, "left") == "vkey"
+        assert field.content_region.x == options.content_region.x
+
+
+def test_the_footer_leaves_no_stray_characters_after_a_resize(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """In a real terminal: the footer's last cell is drawn at every width, so nothing of a
+    wider frame is left beside the palette's key."""
+    env = {
+        **os.environ,
+        "ONCALL_TUI_DB": str(tmp_path / "oncall.db"),
+        "ONCALL_TUI_USER": "alice",
+        "OLLAMA_HOST": ollama.url,
+        "ONCALL_TUI_MODEL": "qwen3:8b",
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+    }
+    terminal = Terminal(env, columns=100, lines=30)
+    try:
+        terminal.wait_to_show("^p palette")
+        for columns, lines in ((80, 24), (60, 20), (100, 30), (60, 20)):
+            terminal.resize_to(columns, lines)
+
+            def footer_ends_clean(last: int = lines - 1) -> bool:
+                # A cell no widget draws keeps what was there: the row would never end so.
+                return terminal.rows()[last].endswith("^p palette")
+
+            wait_for(footer_ends_clean, timeout=10, what=f"the footer at {columns} columns")
+    finally:
+        terminal.quit()
+
+
+async def test_a_resize_to_60_columns_under_the_keys_help_lays_the_chat_out_whole(
+    tmp_path: Path,
+) -> None:
+    """The main screen is drawn behind the dialog at the new width before its panes are
+    fitted to it: the chat keeps a width even in that frame (at none, the composer's
+    placeholder could not be wrapped and the app ended)."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        await pilot.resize_terminal(60, 20)
+        await wait_until(pilot, lambda: screen.has_class("-narrow"))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await pilot.pause()
+        assert app.is_running
+        assert screen.query_one("#centre").region.width >= 36

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
+
 from oncall_tui.core.examples import skills_examples_path
+from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import Turn
 from tests.fakes.ollama_server import FakeOllama
-from tests.tui.harness import scripted_app, wait_until
+from tests.tui.harness import scripted_app, seed_session, wait_until
 from tests.tui.test_ollama_and_palette import closed_port_url
 
 SIZE = (120, 36)
@@ -101,3 +106,44 @@ async def test_the_welcome_speaks_chinese(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         welcome = app.screen.query_one(Welcome)
         await wait_until(pilot, lambda: "从这里开始" in shown(welcome))
+
+
+async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Until the sessions are read, an empty log is no empty database: no guide, no "context
+    window unknown"; then the most recent session opens."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    seed_session(app, 1, title="last night's incident")
+    release = threading.Event()
+    listing = app.services.sessions.list_sessions
+
+    def slow(owner: str) -> list[SessionView]:
+        release.wait(10)
+        return listing(owner)
+
+    monkeypatch.setattr(app.services.sessions, "list_sessions", slow)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            welcome = app.screen.query_one(Welcome)
+            gauge = app.screen.query_one(ContextGauge)
+            await wait_until(pilot, lambda: "Reading your sessions" in shown(welcome))
+            await pilot.pause(0.3)  # a start that takes its time: still saying so
+            text = shown(welcome)
+            assert "Reading your sessions" in text
+            assert "where to start" not in text
+            assert "unknown" not in gauge.figures
+            release.set()
+            log = app.screen.query_one(ChatLog)
+            await wait_until(pilot, lambda: len(log.messages) == 2)
+            assert log.messages[0].content == "question 0"
+    finally:
+        release.set()
+
+
+async def test_with_no_session_stored_the_guide_follows_the_reading(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = app.screen.query_one(Welcome)
+        await wait_until(pilot, lambda: "where to start" in shown(welcome))
+        assert "Reading your sessions" not in shown(welcome)

@@ -1,11 +1,16 @@
 """F1: every key of the app, its actions first, then the keys of the composer, the chat log
 and the sessions list; the id beside each action is what the settings file's ``[keys]`` table
-rebinds. Enter runs the highlighted action."""
+rebinds. Enter runs the highlighted action.
+
+The keys and the ids are never cut, at any width: their columns are as wide as the longest
+of each, and the descriptions between them take the rest, wrapped onto more lines where they
+need them."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -49,6 +54,10 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
+MIN_WHAT = 8
+"""The descriptions' column is never narrower (a terminal too narrow for it scrolls)."""
+
+
 class KeysScreen(ModalScreen[str | None]):
     """Dismissed with the action to run (Enter on an action), or ``None``."""
 
@@ -60,6 +69,8 @@ class KeysScreen(ModalScreen[str | None]):
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
         self._actions: dict[str, Command] = {}
+        self._what_width: int | None = None
+        """The descriptions' column width the table was filled with (``None``: their own)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="keys-dialog"):
@@ -69,26 +80,67 @@ class KeysScreen(ModalScreen[str | None]):
             yield Label(Text(text("keys.footer", self.lang)), id="keys-note")
 
     def on_mount(self) -> None:
+        self._fill(None)
+        self.query_one(DataTable).focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _: events.Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _rows(self) -> list[tuple[str, str, str, str | None]]:
+        """Every row: its keys, what they do, the action's id (empty for a widget's key or a
+        section's title) and the row's key (the action's id)."""
+        lang = self.lang
+        rows: list[tuple[str, str, str, str | None]] = [
+            ("", text("keys.section.app", lang), "", "")
+        ]
+        for command in COMMANDS:
+            keys = ", ".join(bound_keys(command, self.keymap))
+            rows.append((keys, command.title(lang), command.id, command.id))
+            self._actions[command.id] = command
+        for section, entries in WIDGET_KEYS:
+            rows.append(("", text(section, lang), "", ""))
+            rows.extend((keys, text(what, lang), "", None) for keys, what in entries)
+        return rows
+
+    def _fill(self, what_width: int | None) -> None:
+        """The table, its descriptions ``what_width`` wide (wrapped) or as wide as they are
+        (``None``: before the table's width is known). The highlighted row stays."""
         lang = self.lang
         table = self.query_one(DataTable)
-        table.add_columns(*(text(f"keys.column.{name}", lang) for name in ("keys", "what", "id")))
-        self._section(table, text("keys.section.app", lang))
-        for command in COMMANDS:
+        cursor = table.cursor_row
+        rows = self._rows()
+        headers = [text(f"keys.column.{name}", lang) for name in ("keys", "what", "id")]
+        keys_width = max(cell_len(cell) for cell in [headers[0], *(row[0] for row in rows)])
+        id_width = max(cell_len(cell) for cell in [headers[2], *(row[2] for row in rows)])
+        table.clear(columns=True)
+        table.add_column(headers[0], width=keys_width)
+        table.add_column(headers[1], width=what_width)
+        table.add_column(headers[2], width=id_width)
+        height = None if what_width is not None else 1  # wrapped: as many lines as it takes
+        for keys, what, command_id, key in rows:
+            style = "bold underline" if key == "" else ""
             table.add_row(
-                Text(", ".join(bound_keys(command, self.keymap)), style="bold"),
-                Text(command.title(lang)),
-                Text(command.id, style="dim"),
-                key=command.id,
+                Text(keys, style="bold"),
+                Text(what, style=style),
+                Text(command_id, style="dim"),
+                key=key or None,
+                height=height,
             )
-            self._actions[command.id] = command
-        for section, rows in WIDGET_KEYS:
-            self._section(table, text(section, lang))
-            for keys, what in rows:
-                table.add_row(Text(keys, style="bold"), Text(text(what, lang)), Text(""))
-        table.focus()
+        table.move_cursor(row=cursor)
+        self._what_width = what_width
 
-    def _section(self, table: DataTable[Text], title: str) -> None:
-        table.add_row(Text(""), Text(title, style="bold underline"), Text(""))
+    def _fit(self) -> None:
+        """Give the descriptions what the keys and the ids leave of the table's width."""
+        table = self.query_one(DataTable)
+        if not table.size.width:
+            return
+        fixed = sum(column.get_render_width(table) for column in table.ordered_columns[::2])
+        padding = 2 * table.cell_padding
+        scrollbar = table.styles.scrollbar_size_vertical
+        width = max(MIN_WHAT, table.content_region.width - fixed - padding - scrollbar)
+        if width != self._what_width:
+            self._fill(width)
 
     @on(DataTable.RowHighlighted)
     def _explain(self, event: DataTable.RowHighlighted) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingsMap
 from textual.containers import Horizontal, Vertical
@@ -22,6 +22,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.commands import main_bindings
 from oncall_tui.tui.screens.chat_actions import ChatActions
+from oncall_tui.tui.screens.panes import Panes
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
@@ -39,14 +40,12 @@ PAGE_SIZE = 40
 REACH_BACK = 1_000
 """A search hit at most this many messages back opens with the page reaching back to it;
 further back, the session opens at its newest page and says how far the message is."""
-NARROW = 100
-"""Below this many columns the context panel is folded away, and opens over the chat."""
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
 terminal) wrote: a new session, or messages in the open one."""
 
 
-class MainScreen(ChatActions):
+class MainScreen(ChatActions, Panes):
     AUTO_FOCUS = "#composer"
 
     def __init__(self, services: Services, draft: str = "") -> None:
@@ -70,7 +69,8 @@ class MainScreen(ChatActions):
             yield SessionList(id="sessions")
             with Vertical(id="centre", classes="-empty"):
                 keymap = dict(self.services.settings.keymap)
-                yield Welcome(self.lang, skills_examples_path(), keymap, id="welcome")
+                examples = skills_examples_path()
+                yield Welcome(self.lang, examples, keymap, reading_sessions=True, id="welcome")
                 yield ChatLog(id="chat-log")
                 yield PlainText(id="status")
                 yield Composer(id="composer")
@@ -154,11 +154,14 @@ class MainScreen(ChatActions):
         self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
     ) -> None:
         """Show a session's newest page at once; the gauge follows when it is computed. With
-        ``at`` (a search hit), the page reaches back to that message, which is selected."""
+        ``at`` (a search hit), the page reaches back to that message, which is selected.
+
+        What the status line said of another session goes (of this one too unless
+        ``keep_status``); a page read for a session no longer open by the time it comes is
+        not shown."""
         self.session_id = session_id
         self.query_one(SessionList).current = session_id
-        if not keep_status:
-            self._set_status("")
+        self.forget_status(session_id, keep=keep_status)
         owner = self.services.owner
 
         def fetch() -> tuple[list[MessageView], int, int, list[str]]:
@@ -173,11 +176,14 @@ class MainScreen(ChatActions):
             return page, view.message_count - len(page), view.compacted_message_count, recall
 
         def show(result: tuple[list[MessageView], int, int, list[str]]) -> None:
+            if self.session_id != session_id:  # another was opened (or started) since
+                return
             page, earlier, boundary, recall = result
             self._known_count = earlier + len(page)
             self._oldest_loaded = page[0].position if page else None
             log = self.query_one(ChatLog)
             log.show_page(page, earlier=earlier, boundary=boundary)
+            self.query_one(Welcome).loaded()
             self.query_one(Composer).remember(recall)
             if at is not None:
                 self.call_after_refresh(self._select_found, at, earlier + len(page))
@@ -193,7 +199,8 @@ class MainScreen(ChatActions):
             self._set_status(t("search.far_back", self.lang, count=count - position))
 
     def refresh_context(self) -> None:
-        """Re-read the selection and the session's memory (gauge, mode, summary)."""
+        """Re-read the selection and the session's memory (gauge, mode, summary); what is
+        read for a session no longer open when it comes is left unshown."""
         owner, session_id = self.services.owner, self.session_id
 
         def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
@@ -204,6 +211,8 @@ class MainScreen(ChatActions):
             return configuration.active_prompt.label, names, memory, baseline
 
         def show(result: tuple[str, list[str], MemoryState | None, ContextUsage | None]) -> None:
+            if self.session_id != session_id:  # the refresh of the one open now shows it
+                return
             label, names, memory, baseline = result
             panel = self.query_one(ContextPanel)
             panel.show_selection(label, names)
@@ -249,7 +258,8 @@ class MainScreen(ChatActions):
             self.query_one(Welcome).show_ollama(self.ollama)
             if missing:
                 error = _not_found(settings.provider, settings.server_url, settings.model)
-                self._set_status(f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})", True)
+                message = f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})"
+                self._set_status(message, True, app_wide=True)
             elif was_missing:  # pulled since, or another model picked: said no more
                 self._set_status("")
 
@@ -281,7 +291,10 @@ class MainScreen(ChatActions):
 
     @on(ChatActions.MemoryChanged)
     def _memory_changed(self, event: ChatActions.MemoryChanged) -> None:
-        self.open_session(event.session_id, keep_status=True)  # what it did stays said
+        """Show the session again with its new memory, if it is still the one open (another
+        opened meanwhile stays on screen)."""
+        if event.session_id == self.session_id:
+            self.open_session(event.session_id, keep_status=True)  # what it did stays said
 
     # -- sessions -----------------------------------------------------------------------------
 
@@ -331,24 +344,6 @@ class MainScreen(ChatActions):
                 )
 
         self._in_thread(fetch, show)
-
-    # -- layout ---------------------------------------------------------------------------------
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.width)
-
-    def _fit(self, width: int) -> None:
-        """Below :data:`NARROW` columns the chat keeps the width (at least 50 columns): the
-        context panel is folded away and opens over the chat (ctrl+b); the gauge's figures
-        stay in sight on the composer's border. Wider, the panel is a column of its own."""
-        narrow = width < NARROW
-        if narrow != self.has_class("-narrow"):
-            self.set_class(narrow, "-narrow")
-            self.query_one(ContextPanel).display = not narrow
-
-    def action_toggle_panel(self) -> None:
-        panel = self.query_one(ContextPanel)
-        panel.display = not panel.display
 
     def action_page_chat(self, pages: int) -> None:
         """PgUp/PgDn in the composer: the chat scrolls by a page, the focus stays."""

@@ -64,9 +64,12 @@ class MemoryActions(SessionActions):
         try:
             await call(session_id)
         except OncallError as error:
-            self.show_error(error)
+            if session_id == self.session_id or error.code.startswith("DATABASE"):
+                self.show_error(error)
+            else:  # another session is open now: its status line is not for this one
+                self.say_about(session_id, error.message(self.services.settings.lang), error=True)
             return
-        self._set_status(done)
+        self.say_about(session_id, done)
         self.post_message(self.MemoryChanged(session_id))
 
     def action_compact(self) -> None:

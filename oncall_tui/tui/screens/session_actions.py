@@ -114,7 +114,9 @@ class SessionActions(BackgroundScreen):
             fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
             self._in_thread(
                 lambda: self.services.export.write(owner, session_id, fmt, target),
-                lambda written: self._set_status(text("export.done", lang, path=str(written))),
+                lambda written: self.say_about(
+                    session_id, text("export.done", lang, path=str(written))
+                ),
             )
 
         def ask(name: str) -> None:

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Label, Select
 
-from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
@@ -89,7 +89,9 @@ class ContextPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         lang = self.lang
         yield Label(t("panel.context", lang), classes="panel-title")
-        yield ContextGauge(id="gauge")
+        gauge = ContextGauge(id="gauge")
+        gauge.reading = True  # until the first reading of the open session (or the baseline)
+        yield gauge
         yield Label(t("panel.memory", lang), classes="panel-title")
         yield Select(
             [(mode_label(mode, lang), mode) for mode in MODE_LABELS],
@@ -122,13 +124,16 @@ class ContextPanel(VerticalScroll):
         compact = self.query_one("#compact", Button)
         summary = self.query_one("#summary", PlainText)
         lang = self.lang
-        if state is None:
-            compact.disabled = True
+        if state is None:  # a new session: the mode it starts with, chosen once it is stored
+            with select.prevent(Select.Changed):
+                select.value = DEFAULT_MEMORY_MODE
+            select.disabled = compact.disabled = True
             summary.show(t("panel.nothing_to_summarise", lang))
             return
         self.gauge.update_usage(state.usage.context_tokens, state.usage.context_window_tokens)
         with select.prevent(Select.Changed):
             select.value = state.memory_mode
+        select.disabled = False
         compact.disabled = not state.can_compact
         if state.memory_summary:
             when = state.last_compacted_at

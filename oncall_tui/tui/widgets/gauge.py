@@ -30,6 +30,8 @@ class ContextGauge(Widget):
     """Tokens in the next request's context (last known)."""
     window: reactive[int] = reactive(0)
     """The context window the model is asked to use (``num_ctx``); 0 while unknown."""
+    reading: reactive[bool] = reactive(False)
+    """No reading has come yet (the app is starting): said as such, not as an unknown window."""
 
     @property
     def usage(self) -> ContextUsage | None:
@@ -51,6 +53,7 @@ class ContextGauge(Widget):
         return usage is not None and usage.at_limit
 
     def update_usage(self, used: int, window: int) -> None:
+        self.reading = False
         if (used, window) == (self.used, self.window):
             return
         self.used, self.window = used, window
@@ -80,7 +83,7 @@ class ContextGauge(Widget):
     def figures(self) -> str:
         lang = ui_lang(self)
         if not self.window:
-            return t("gauge.unknown", lang)
+            return t("gauge.reading" if self.reading else "gauge.unknown", lang)
         return t("gauge.figures", lang, used=self.used, window=self.window, percent=self.percent)
 
     def _restyle(self) -> None:

@@ -87,6 +87,8 @@ class SessionList(Vertical):
             self.post_message(self.Opened(int(event.option.id)))
 
     def action_filter(self) -> None:
+        """Filter by title; a pane the user hid (alt+1) is shown again for it."""
+        self.display = True
         self.query_one("#session-filter", Input).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

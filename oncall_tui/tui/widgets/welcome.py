@@ -29,6 +29,7 @@ class Welcome(Static):
         examples: Path | None,
         keymap: dict[str, str],
         *,
+        reading_sessions: bool = False,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -36,6 +37,15 @@ class Welcome(Static):
         self.examples = examples
         self.keymap = keymap
         self.ollama: OllamaStatus | None = None
+        self.reading_sessions = reading_sessions
+        """The sessions are being read: an empty log does not yet mean an empty database, so
+        the guide waits (a slow start would show it for seconds before the session opens)."""
+
+    def loaded(self) -> None:
+        """A session is open (or none was stored): the guide, if the log is empty."""
+        if self.reading_sessions:
+            self.reading_sessions = False
+            self.update(self.describe())
 
     def show_ollama(self, status: OllamaStatus) -> None:
         self.ollama = status
@@ -50,8 +60,15 @@ class Welcome(Static):
         return " / ".join(bound_keys(command, self.keymap))
 
     def describe(self) -> Group:
-        """The guide, then the readiness lines; each item wraps under its own text."""
+        """The guide, then the readiness lines; each item wraps under its own text. While the
+        sessions are read, only that."""
         lang = self.lang
+        if self.reading_sessions:
+            return Group(
+                Text("oncall-tui", style="bold"),
+                Text(),
+                _items([("…", Text(text("welcome.loading", lang), style="dim"))]),
+            )
         examples = terminal_safe(_home_as_tilde(self.examples)) if self.examples else ""
         skills = text("welcome.skills", lang, keys=self.keys("skills"))
         if examples:
