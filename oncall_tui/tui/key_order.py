@@ -35,9 +35,9 @@ from textual.worker import Worker
 log = logging.getLogger(__name__)
 
 HOLD_SECONDS = 2.0
-"""The longest keys are held: a key whose handling does not end (a widget removed before it
-ran) delays the ones behind it no longer than this. On a loaded machine a screen can take
-most of a second to mount; the keys for it wait that long."""
+"""The longest keys are held: a key whose handling does not end (work it started that goes on,
+a widget removed before it ran) delays the ones behind it no longer than this. On a loaded
+machine a screen can take most of a second to mount; the keys for it wait that long."""
 ROUNDS = 4
 """Rounds waited along the key's way: the key itself, then up to three steps of what its
 handling posted (the session filter's Enter: submitted, then the list's "open this session",

@@ -147,6 +147,8 @@ async def test_keys_typed_behind_alt_s_go_to_the_skill_path(tmp_path: Path) -> N
         keys_in_one_read(app, "alt+s", *"~/skills/ ")
         await wait_until(pilot, lambda: isinstance(app.screen, SkillLibraryScreen))
         library = app.screen
+        assert isinstance(library, SkillLibraryScreen)
+        await wait_until(pilot, lambda: library.loaded)
         path = library.query_one("#skill-path", Input)
         await wait_until(pilot, lambda: path.value == "~/skills/ ")
         assert screen.query_one(Composer).text == ""
@@ -162,6 +164,7 @@ async def test_keys_typed_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt
         await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
         editor = app.screen
         assert isinstance(editor, PromptEditorScreen)
+        await wait_until(pilot, lambda: editor.loaded)
         content = editor.query_one("#prompt-content", TextArea)
         await wait_until(pilot, lambda: content.text == "Check df first.")
         assert editor.query_one("#prompt-label", Input).value == "disk full"
