@@ -242,8 +242,8 @@ async def test_the_composer_applies_its_editing_keys_in_order_with_the_typing(
 async def test_every_one_line_input_of_the_app_applies_its_keys_in_order(
     tmp_path: Path,
 ) -> None:
-    """The export path, the rename, the prompt label, the skill path and the search are the
-    app's own inputs (the session filter is ordered by the app: see the alt+l test)."""
+    """The export path, the rename, the prompt label, the skill path, the search and the
+    session filter are the app's own inputs."""
     from oncall_tui.tui.screens.search import SearchScreen
     from oncall_tui.tui.widgets.dialogs import TextDialog
     from oncall_tui.tui.widgets.path_input import PathInput
@@ -269,6 +269,13 @@ async def test_every_one_line_input_of_the_app_applies_its_keys_in_order(
             app.pop_screen()
             await pilot.pause()
         assert issubclass(PathInput, InOrderInput)
+        field = app.screen.query_one("#session-filter", Input)
+        assert isinstance(field, InOrderInput)
+        field.focus()
+        await pilot.pause()
+        field.value, field.cursor_position = "ab", 2
+        keys_in_one_read(app, "backspace", *"cd", "home", "x")
+        await wait_until(pilot, lambda: field.value == "xacd")
 
 
 # -- 4. the skill library: each Space toggles the row the cursor is on at that key -------------

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ class SessionList(Vertical):
         """The options on show, as (session id, label): a rebuild to the same is skipped."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=t("sessions.filter", self.lang), id="session-filter", compact=True)
+        yield InOrderInput(
+            placeholder=t("sessions.filter", self.lang), id="session-filter", compact=True
+        )
         yield OptionList(id="session-options")
 
     def watch_sessions(self) -> None:
