@@ -6,8 +6,9 @@ Two parts, applied together by :func:`redact`:
   resolved (:func:`register_secret`): the model server's key (``OPENAI_API_KEY``), the
   PostgreSQL password of ``--db`` (``user:pw@`` or ``?password=``) and ``PGPASSWORD``, and the
   ``${NAME}`` values expanded into tool servers' headers and env. Each is found as written,
-  JSON-escaped (``\\"``, ``\\\\``, ``\\uXXXX``), percent-encoded, and with spaces, line breaks or
-  escaped ``\\n`` inserted between its characters (a wrapped line, a server's joined body).
+  JSON-escaped (``\\"``, ``\\\\``, ``\\u0041`` for ``A``), percent-encoded, and with spaces, line
+  breaks or escaped ``\\n`` inserted between its characters (a wrapped line, a server's
+  joined body).
   Values shorter than :data:`MIN_SECRET_CHARS` are not registered (they would mask ordinary
   words); the rules below still catch them where they are labelled.
 - **The rules**, for secrets the registry never saw (a proxy's own token, another user's
