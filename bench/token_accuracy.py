@@ -7,7 +7,7 @@ samples, characters, exact tokens, and for the estimate and for the old one (fou
 per token plus a CJK top-up, kept here as it was) the estimated tokens, the summed error and
 the lowest and highest single-sample error. Then the estimate's speed on 100 KB of logs,
 uncached, median of several runs. Prints figures; asserts nothing (the targets are asserted by
-``tests/test_token_accuracy.py``).
+``tests/core/test_token_accuracy.py``).
 
     python bench/token_accuracy.py [--runs 21]
 

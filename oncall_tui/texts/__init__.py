@@ -3,7 +3,7 @@ reads, in English and Chinese, by a stable key.
 
 Error messages have their own catalog (:mod:`oncall_tui.errors`), with codes clients rely on;
 everything else the app says is here. A key missing in one language, or a user-facing string
-left outside the catalog, fails ``tests/test_texts.py``. Values are ``str.format`` templates:
+left outside the catalog, fails ``tests/core/test_texts.py``. Values are ``str.format`` templates:
 ``text("keys.bound", "zh", key="f9")``.
 """
 

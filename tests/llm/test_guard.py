@@ -1,7 +1,7 @@
 """The 95% rule inside a turn, at its bounds: ContextGuard on hand-made requests.
 
 The result here is a skill, which loads whole or is withheld; any other result past the bound
-is cut to what fits instead (tests/test_tool_result_fit.py)."""
+is cut to what fits instead (tests/llm/test_tool_result_fit.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Tool calls written as text: every form models write is read, and nothing else is.
 
 Plain functions on plain strings (:mod:`oncall_tui.llm.text_calls`); how a turn uses them is
-in tests/test_recovered_calls.py.
+in tests/services/test_recovered_calls.py.
 """
 
 from __future__ import annotations

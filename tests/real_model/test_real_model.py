@@ -28,7 +28,7 @@ LOG_LINES = 30
 
 GAUGE_LOW, GAUGE_HIGH = -0.15, 0.25
 """How far the gauge's figure for a request may lie from the server's count of it: the
-token estimate's own target (tests/test_token_accuracy.py): an overcount of up to a quarter
+token estimate's own target (tests/core/test_token_accuracy.py): an overcount of up to a quarter
 only compacts early, an undercount of more than 15% would let a request overflow unseen."""
 
 

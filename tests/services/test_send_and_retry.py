@@ -169,7 +169,7 @@ async def test_an_interrupted_reply_stays_but_is_not_sent_again(
 async def test_a_model_without_tools_chats_without_them_when_recovery_is_off(
     on_ollama: OnOllama, server: FakeOllama
 ) -> None:
-    """With recovery on, such a model gets its tools as text (tests/test_recovered_calls.py)."""
+    """With recovery on, such a model gets its tools as text (services/test_recovered_calls.py)."""
     services = on_ollama(server, model="gemma:2b", recover_tool_calls=False)
     server.script("Check the pod's events.")
     events = await collect(services.chat.send("alice", None, "pod pending"))

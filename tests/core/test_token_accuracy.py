@@ -15,7 +15,7 @@ import pytest
 
 from oncall_tui.core.tokens import estimate_text_tokens
 
-TOKENS = Path(__file__).resolve().parent.parent / "bench" / "tokens"
+TOKENS = Path(__file__).resolve().parents[2] / "bench" / "tokens"
 CORPUS = TOKENS / "corpus"
 CLASSES = ("english", "chinese", "logs")
 FAMILIES = ("llama3", "qwen3")

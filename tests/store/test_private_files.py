@@ -23,7 +23,7 @@ from oncall_tui.store import schema
 from oncall_tui.store.sqlite import SqliteDatabase, describe_database
 from tests.conftest import RunCli
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

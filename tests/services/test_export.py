@@ -24,9 +24,9 @@ from oncall_tui.services.container import Services
 from oncall_tui.services.export import ExportService
 from oncall_tui.services.transcript_markdown import closes_itself, fenced
 from oncall_tui.services.views import MessageView
+from tests.cli.test_readme_contract import documented
 from tests.conftest import RunCli, collect, make_settings
 from tests.fakes.chat_model import ScriptedChatModel, Turn
-from tests.test_readme_contract import documented
 
 Engine = Callable[..., Services]
 

@@ -17,10 +17,10 @@ from oncall_tui.redaction import redact, register_secret
 from oncall_tui.setting_values import masked_url
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text
+from tests.cli.test_cli_chat import closed_port
 from tests.conftest import RunCli
 from tests.fakes.ollama_server import Reply
 from tests.fakes.openai_server import FakeOpenAI
-from tests.test_cli_chat import closed_port
 
 KEY = "sk-live-9d8c7b6a5f4e3d2c1b0a"
 PASSWORD = "hunter2-pg"

@@ -31,7 +31,7 @@ from tests.conftest import EXAMPLES, FakeServer, both_providers, collect, skill_
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.fakes.openai_server import FakeOpenAI
 
-OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 SEARCH = '```json\n{"name": "ops__search_logs", "arguments": {"pattern": "timeout"}}\n```'
 LOG_ANALYSIS = (EXAMPLES / "log-analysis" / "SKILL.md").read_bytes()
 

@@ -29,7 +29,7 @@ from oncall_tui.services import context
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import collect, make_settings, skill_text
-from tests.test_bench_engine import load_bench
+from tests.services.test_bench_engine import load_bench
 
 BEFORE_MODEL_TRANSACTIONS = 2
 AFTER_MODEL_TRANSACTIONS = 1

@@ -23,7 +23,7 @@ from oncall_tui.store.postgres import PostgresDatabase
 from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.postgres import PostgresServer
-from tests.test_postgres import TEAM_SETUP
+from tests.store.test_postgres import TEAM_SETUP
 
 MODEL = "qwen3:8b"
 ENGINEERS = ("alice", "bob")

@@ -10,7 +10,7 @@ from types import ModuleType
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "search.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "search.py"
 
 
 def load_bench() -> ModuleType:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.cli.test_readme_contract import documented
 from tests.conftest import RunCli
-from tests.test_readme_contract import documented
 
 pytestmark = pytest.mark.both_engines
 

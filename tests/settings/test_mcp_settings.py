@@ -11,7 +11,7 @@ import pytest
 from oncall_tui.settings import Settings
 from tests.conftest import RunCli
 
-OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 GOOD = """
 [[mcp_servers]]
 name = "logs"

@@ -34,7 +34,7 @@ from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
 from tests.fakes.ollama_server import Reply
 
 OnOllama = Callable[..., Services]
-OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 SKILLS = ("log-analysis", "alert-triage")
 
 TURNS: tuple[tuple[str, tuple[Reply | str, ...]], ...] = (

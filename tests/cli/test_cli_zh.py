@@ -17,7 +17,7 @@ from tests.conftest import RunCli
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 
 MODEL = "qwen3:8b"
-CLI_SOURCES = sorted((Path(__file__).parent.parent / "oncall_tui" / "cli").glob("*.py"))
+CLI_SOURCES = sorted((Path(__file__).resolve().parents[2] / "oncall_tui" / "cli").glob("*.py"))
 PRINTERS = {"emit_line", "emit_text", "emit_table", "write"}
 WORD = re.compile(r"[A-Za-z]{2,}")
 ALLOWED_WORDS = {"oncall", "tui"}  # the program's name, prefixed to its messages

@@ -29,7 +29,7 @@ from mcp.types import CallToolResult, TextContent
 
 from examples.mcp import log_search
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SERVER = REPO / "examples" / "mcp" / "log_search.py"
 SAMPLE_LOGS = REPO / "examples" / "mcp" / "sample-logs"
 INCIDENT_PATTERN = r'" 50[24] '  # the gateway errors in the nginx access log

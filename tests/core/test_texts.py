@@ -12,7 +12,7 @@ import pytest
 from oncall_tui.errors import CATALOG, REASONS
 from oncall_tui.texts import TEXTS, text
 
-PACKAGE = Path(__file__).resolve().parent.parent / "oncall_tui"
+PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"
 CLIENTS = sorted([*(PACKAGE / "tui").rglob("*.py"), *(PACKAGE / "cli").rglob("*.py")])
 
 SINKS = {

@@ -12,7 +12,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 
-BENCH = Path(__file__).resolve().parent.parent / "bench" / "engine_overhead.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "engine_overhead.py"
 
 
 def load_bench() -> ModuleType:

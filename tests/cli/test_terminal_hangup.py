@@ -26,7 +26,7 @@ from oncall_tui.mcp_settings import McpServer
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.terminal import Terminal, wait_for
 
-OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 SILENT = "import time; time.sleep(600)  # a tool server that never answers nor reads"
 SLOW = Reply("one two three four five six seven eight nine ten", delay_per_chunk=0.4)
 EXIT_POLL = 10.0

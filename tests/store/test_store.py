@@ -26,7 +26,7 @@ from oncall_tui.store.ids import UnsavedRowError, stored_id
 from oncall_tui.store.sqlite import BUSY_TIMEOUT_MS, SqliteDatabase, sqlite_engine
 from oncall_tui.store.tables import PromptRow  # (importing it registers the tables)
 from tests.schemas import RELEASE_0_1_0, sqlite_at, sqlite_version
-from tests.test_search import add_messages
+from tests.store.test_search import add_messages
 
 
 def test_database_file_is_private_in_a_private_directory(tmp_path: Path) -> None:

@@ -18,9 +18,9 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.store import schema
 from oncall_tui.store.postgres import PostgresDatabase
+from tests.cli.test_cli_chat import closed_port
 from tests.conftest import RunCli, make_settings
 from tests.postgres import PostgresServer
-from tests.test_cli_chat import closed_port
 
 OPENERS = 4
 

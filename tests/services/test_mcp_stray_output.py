@@ -19,7 +19,7 @@ from oncall_tui.services.container import Services
 from tests.conftest import collect
 from tests.fakes.ollama_server import FakeOllama, Reply
 
-SERVERS = Path(__file__).resolve().parent / "mcp_servers"
+SERVERS = Path(__file__).resolve().parents[1] / "mcp_servers"
 OPS = str(SERVERS / "ops.py")
 NOISY = str(SERVERS / "noisy.py")
 NOT_MCP = "it wrote a line that is not an MCP message to its standard output"

@@ -30,7 +30,7 @@ from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
 
-OPS = str(Path(__file__).resolve().parent / "mcp_servers" / "ops.py")
+OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 ALLOW = ("search_logs", "restart_service", "hang", "flood", "crash", "broken")
 
 
@@ -177,7 +177,7 @@ async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
 def test_the_call_timeout_is_the_one_the_readme_promises() -> None:
     assert DEFAULT_TOOL_TIMEOUT == 30.0
     assert mcp_runtime.START_SECONDS == 20.0
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     assert "a call may take 30 s" in readme
     assert "20 s to start" in readme
 
