@@ -57,7 +57,7 @@ from oncall_tui.llm.tokens import (  # noqa: E402
     tool_schema_tokens,
 )
 from oncall_tui.llm.tool_specs import ToolSchema, tool_schemas  # noqa: E402
-from oncall_tui.mcp_settings import McpServer  # noqa: E402
+from oncall_tui.settings.mcp import McpServer  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "mcp" / "log_search.py"
 SAMPLE_LOGS = ROOT / "examples" / "mcp" / "sample-logs"

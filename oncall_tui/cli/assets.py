@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line, pad
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
-from oncall_tui.setting_values import masked_url
+from oncall_tui.settings.values import masked_url
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:

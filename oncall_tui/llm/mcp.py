@@ -51,8 +51,8 @@ from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
 from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
 from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.redaction import redact
+from oncall_tui.settings.mcp import McpServer
 
 log = logging.getLogger(__name__)
 

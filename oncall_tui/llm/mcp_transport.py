@@ -21,7 +21,7 @@ from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
-from oncall_tui.mcp_settings import McpServer
+from oncall_tui.settings.mcp import McpServer
 
 log = logging.getLogger(__name__)
 

@@ -48,7 +48,7 @@ from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryServ
 from oncall_tui.services.replies import StreamedReply, add_reply, held_from, save_held_reply
 from oncall_tui.services.spool import ReplySpool
 from oncall_tui.services.steps import completed_in_thread
-from oncall_tui.setting_values import DEFAULT_MAX_REPLY_CHARS
+from oncall_tui.settings.values import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
 from oncall_tui.store.failures import database_failure
 from oncall_tui.store.ids import stored_id

@@ -237,8 +237,8 @@ class Services:
         (``VALIDATION_INVALID_ARGUMENT``); a file that cannot be read back or written raises
         ``CONFIG_NOT_SAVED``; either way nothing changed. Settings without a file (tests,
         benches) change in memory only."""
-        from oncall_tui.config_file import write_setting
-        from oncall_tui.setting_values import to_file_value
+        from oncall_tui.settings.file import write_setting
+        from oncall_tui.settings.values import to_file_value
 
         updated = self.settings.with_preference(name, value)
         path = self.settings.config_path

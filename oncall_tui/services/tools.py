@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.mcp_settings import McpServer
+from oncall_tui.settings.mcp import McpServer
 
 if TYPE_CHECKING:
     from oncall_tui.llm.mcp import McpTools

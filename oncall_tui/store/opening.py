@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oncall_tui.setting_values import is_database_url
+from oncall_tui.settings.values import is_database_url
 from oncall_tui.store.engine import Database
 
 

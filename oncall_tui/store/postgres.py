@@ -30,7 +30,7 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import create_engine
 
 from oncall_tui.errors import OncallError
-from oncall_tui.setting_values import masked_url
+from oncall_tui.settings.values import masked_url
 from oncall_tui.store.engine import Database
 from oncall_tui.store.repositories import allows_user_override
 from oncall_tui.store.schema import LATEST_VERSION, newer_schema, schema_version, upgrade

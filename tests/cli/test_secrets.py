@@ -14,8 +14,8 @@ import pytest
 
 from oncall_tui.errors import OncallError
 from oncall_tui.redaction import redact, register_secret
-from oncall_tui.setting_values import masked_url
 from oncall_tui.settings import Settings
+from oncall_tui.settings.values import masked_url
 from oncall_tui.texts import text
 from tests.cli.test_cli_chat import closed_port
 from tests.conftest import RunCli

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.llm.mcp import McpTools
-from oncall_tui.mcp_settings import McpServer
+from oncall_tui.settings.mcp import McpServer
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.terminal import Terminal, wait_for
 

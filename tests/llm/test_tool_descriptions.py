@@ -25,7 +25,7 @@ from oncall_tui.llm.tool_specs import (
     SKILL_NAME_DESCRIPTION,
     tool_schemas,
 )
-from oncall_tui.mcp_settings import McpServer
+from oncall_tui.settings.mcp import McpServer
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "mcp" / "log_search.py"

@@ -23,9 +23,9 @@ from oncall_tui.core.events import (
     ToolStarted,
 )
 from oncall_tui.llm import mcp as mcp_runtime
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
-from oncall_tui.setting_values import DEFAULT_TOOL_TIMEOUT
+from oncall_tui.settings.mcp import McpServer
+from oncall_tui.settings.values import DEFAULT_TOOL_TIMEOUT
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply

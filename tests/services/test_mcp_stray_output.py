@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from oncall_tui.core.events import ChatEvent, ToolFinished, ToolServerFailed
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
+from oncall_tui.settings.mcp import McpServer
 from tests.conftest import collect
 from tests.fakes.ollama_server import FakeOllama, Reply
 

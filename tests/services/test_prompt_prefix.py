@@ -28,8 +28,8 @@ from pathlib import Path
 
 from oncall_tui.core.events import ReplyDone
 from oncall_tui.core.prompts import SKILLS_HEADING
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
+from oncall_tui.settings.mcp import McpServer
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
 from tests.fakes.ollama_server import Reply
 

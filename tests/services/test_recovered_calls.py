@@ -24,8 +24,8 @@ from oncall_tui.core.events import (
     ToolsUnavailable,
 )
 from oncall_tui.core.prompts import TOOL_FORM_INSTRUCTION
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.services.container import Services
+from oncall_tui.settings.mcp import McpServer
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply

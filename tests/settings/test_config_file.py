@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.config_file import MAX_CONFIG_BYTES, read_config
 from oncall_tui.errors import OncallError
 from oncall_tui.services.container import Services
 from oncall_tui.settings import (
@@ -22,6 +21,7 @@ from oncall_tui.settings import (
     DEFAULT_REQUEST_TIMEOUT,
     Settings,
 )
+from oncall_tui.settings.file import MAX_CONFIG_BYTES, read_config
 from tests.conftest import RunCli
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.mcp_settings import McpServer
 from oncall_tui.settings import Settings
+from oncall_tui.settings.mcp import McpServer
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer

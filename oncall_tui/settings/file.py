@@ -5,7 +5,7 @@ never raises: what is wrong with the file (not TOML, a value of the wrong type, 
 too large) comes back as a ``CONFIG_INVALID`` problem naming the file and the line or the key,
 and the caller uses none of the file. Top-level keys this version does not know are ignored
 and listed (a newer version's keys must not stop an older one); ``[[mcp_servers]]`` tables are
-checked by :mod:`oncall_tui.mcp_settings`.
+checked by :mod:`oncall_tui.settings.mcp`.
 
 Writing changes one key and keeps the rest of the file as it was, comments and unknown tables
 included (``tomlkit``). It is atomic (a private temporary file in the
@@ -33,9 +33,9 @@ from types import MappingProxyType
 
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import read_file, unreadable
-from oncall_tui.mcp_settings import TABLE as MCP_TABLE
-from oncall_tui.mcp_settings import McpServer, parse_servers
 from oncall_tui.private_files import make_private_directories, write_privately
+from oncall_tui.settings.mcp import TABLE as MCP_TABLE
+from oncall_tui.settings.mcp import McpServer, parse_servers
 
 MAX_CONFIG_BYTES = 262_144
 """A settings file past this is not read (nor written): preferences and a few server tables

@@ -2,7 +2,7 @@
 preferences of the settings file.
 
 Precedence, per setting: command-line option, then environment variable, then the settings
-file (:mod:`oncall_tui.config_file`), then the default; :attr:`Settings.sources` records
+file (:mod:`oncall_tui.settings.file`), then the default; :attr:`Settings.sources` records
 which one gave each. A bad option or variable is refused (``VALIDATION_INVALID_ARGUMENT``);
 a settings file that is wrong anywhere is not used at all, and the reason, naming the file
 and the line or key, is kept in :attr:`Settings.config_problem` for the clients to show:
@@ -23,12 +23,12 @@ from typing import Any, Literal
 
 from platformdirs import user_config_path, user_data_path, user_log_path
 
-from oncall_tui.config_file import EMPTY, FILE_KEYS, FileValue, read_config
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
-from oncall_tui.mcp_settings import McpServer, expand_servers, secret_values
 from oncall_tui.redaction import register_secret
-from oncall_tui.setting_values import (
+from oncall_tui.settings.file import EMPTY, FILE_KEYS, FileValue, read_config
+from oncall_tui.settings.mcp import McpServer, expand_servers, secret_values
+from oncall_tui.settings.values import (
     DEFAULT_BASE_URL,
     DEFAULT_DEADLINE,
     DEFAULT_LOG_LEVEL,

@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from oncall_tui.config_file import FILE_KEYS, FileValue
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.redaction import redact
+from oncall_tui.settings.file import FILE_KEYS, FileValue
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 PROVIDERS = ("ollama", "openai")
