@@ -381,24 +381,24 @@ def test_the_example_server_passes_the_strict_type_check() -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-# -- registered as the README says ----------------------------------------------------------------
+# -- registered as docs/TOOLS.md says -------------------------------------------------------------
 
 
-def readme_example() -> str:
-    """The settings of the README's "Try it in a minute", as written there."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**Try it in a minute**") :]
+def tools_example() -> str:
+    """The settings of docs/TOOLS.md's "Try it in a minute", as written there."""
+    tools = (REPO / "docs" / "TOOLS.md").read_text(encoding="utf-8")
+    section = tools[tools.index("## Try it in a minute") :]
     start = section.index("```toml\n") + len("```toml\n")
     return section[start : section.index("\n```", start)]
 
 
-def test_the_readme_example_starts_from_any_directory_without_an_activated_environment(
+def test_the_tools_example_starts_from_any_directory_without_an_activated_environment(
     tmp_path: Path,
 ) -> None:
     """As a pipx or uv tool install, or a virtual environment run by its path, runs it: from
     another directory, with a PATH that holds no Python with the MCP SDK."""
     config = tmp_path / "config.toml"
-    config.write_text(readme_example(), encoding="utf-8")
+    config.write_text(tools_example(), encoding="utf-8")
     program = Path(sys.executable).parent / "oncall-tui"
     env = {
         "PATH": "/usr/bin:/bin",

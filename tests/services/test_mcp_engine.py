@@ -174,12 +174,12 @@ async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
     assert tool_message(server) == "woke up"
 
 
-def test_the_call_timeout_is_the_one_the_readme_promises() -> None:
+def test_the_call_timeout_is_the_one_the_tools_reference_promises() -> None:
     assert DEFAULT_TOOL_TIMEOUT == 30.0
     assert mcp_runtime.START_SECONDS == 20.0
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
-    assert "a call may take 30 s" in readme
-    assert "20 s to start" in readme
+    tools = (Path(__file__).resolve().parents[2] / "docs" / "TOOLS.md").read_text("utf-8")
+    assert "a call may take 30 s" in tools
+    assert "20 s to start" in tools
 
 
 async def test_a_result_of_ten_megabytes_is_cut_at_the_limit_with_a_note(

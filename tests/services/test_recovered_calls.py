@@ -1,10 +1,10 @@
 """A tool call the model writes as text goes the way a native one goes, on the real clients.
 
 The loopback servers stream the reply as text (no native ``tool_calls``), as Qwen2.5-Coder
-and smaller local models do; the engine reads the call from it (README "Tool calls written as
-text"). Each test states what a native call would do and checks the recovered one does it:
-the tool runs (behind ``confirm``, the allow-list and the 95% guard), the events and the audit
-say so (marked ``recovered``), and the call's text is neither shown nor stored.
+and smaller local models do; the engine reads the call from it (docs/TOOLS.md "Tool calls
+written as text"). Each test states what a native call would do and checks the recovered one
+does it: the tool runs (behind ``confirm``, the allow-list and the 95% guard), the events and
+the audit say so (marked ``recovered``), and the call's text is neither shown nor stored.
 """
 
 from __future__ import annotations
