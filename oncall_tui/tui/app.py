@@ -26,7 +26,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import COMMANDS, checked_keymap
 from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
-from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, SessionsChanged
+from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
 from oncall_tui.tui.palette import PaletteCommands
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.typeahead import read_typeahead
@@ -223,9 +223,6 @@ class OncallApp(KeyOrderApp):
 
     def on_configuration_changed(self, _: ConfigurationChanged) -> None:
         self.main.refresh_context()
-
-    def on_sessions_changed(self, message: SessionsChanged) -> None:
-        self.main.load_sessions(select=message.select)
 
     # -- command palette ----------------------------------------------------------------------
 

@@ -16,12 +16,14 @@ class ConfigurationChanged(Message):
 
 
 class SessionsChanged(Message):
-    """A session was created, renamed, deleted or got new messages."""
+    """A session was created, renamed or deleted: the main screen reads the sessions again."""
 
-    def __init__(self, select: int | None = None) -> None:
+    def __init__(self, select: int | None = None, *, open_newest: bool = False) -> None:
         super().__init__()
         self.select = select
-        """A session to select after the refresh, if any."""
+        """A session to open after the refresh, if any."""
+        self.open_newest = open_newest
+        """Open the newest session after it (the open one was deleted)."""
 
 
 class CannotGoOn(Message):

@@ -18,7 +18,8 @@ CLIENTS = sorted([*(PACKAGE / "tui").rglob("*.py"), *(PACKAGE / "cli").rglob("*.
 SINKS = {
     # call name: which arguments people read (positions; names)
     "notify": ((0,), ("title",)),
-    "_set_status": ((0,), ()),
+    "say": ((0,), ()),
+    "say_about": ((1,), ()),
     "show_warning": ((0,), ()),
     "_note": ((0,), ()),
     "Label": ((0,), ()),

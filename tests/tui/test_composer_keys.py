@@ -72,7 +72,7 @@ async def test_a_sent_message_is_the_first_one_up_brings_back(tmp_path: Path) ->
         await app.workers.wait_for_complete()
         composer.text = "systemctl status nginx"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen._sending is None and composer.text == "")
+        await wait_until(pilot, lambda: not screen.sending and composer.text == "")
         await pilot.press("up")
         assert composer.text == "systemctl status nginx"
 
@@ -122,7 +122,7 @@ async def test_ctrl_c_stops_a_streaming_reply_and_keeps_it_marked(tmp_path: Path
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.messages) == 2 and bool(log.messages[1].content))
         await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: screen._sending is None)
+        await wait_until(pilot, lambda: not screen.sending)
         stored = app.services.sessions.messages("alice", screen.session_id or 0)
         assert stored[-1].status == "interrupted"
         assert 0 < len(stored[-1].content) < len(slow.text)

@@ -154,4 +154,4 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
             await wait_until(pilot, lambda: len(ollama.chat_requests) == 1)
             await wait_until(pilot, lambda: screen.ollama.reachable is True)
             assert "unreachable" not in panel.text
-            await wait_until(pilot, lambda: screen._sending is None)
+            await wait_until(pilot, lambda: not screen.sending)

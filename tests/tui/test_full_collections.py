@@ -42,7 +42,7 @@ async def test_full_passes_wait_while_a_reply_streams_and_resume_after(
         await app.workers.wait_for_complete()
         app.query_one(Composer).text = "why?"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: bool(during) and screen._sending is None)
+        await wait_until(pilot, lambda: bool(during) and not screen.sending)
     assert during[0][:2] == before[:2]  # young passes as before
     assert during[0][2] > 1_000_000  # full passes wait
     assert gc.get_threshold() == before

@@ -35,7 +35,7 @@ async def test_a_refused_message_leaves_the_gauge_and_a_shorter_one_is_sent(
         assert gauge.percent == before  # where the context is, not where it would have gone
         app.query_one(Composer).text = "short question"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen._sending is None and len(model.calls) == 1)
+        await wait_until(pilot, lambda: not screen.sending and len(model.calls) == 1)
 
 
 class GaugeApp(App[None]):

@@ -96,7 +96,7 @@ async def test_send_streams_the_reply_and_stores_both_messages(tmp_path: Path) -
         await wait_until(
             pilot,
             lambda: (
-                screen._sending is None
+                not screen.sending
                 and len(blocks(screen)) == 2
                 and blocks(screen)[1].status == "complete"
             ),
@@ -130,7 +130,7 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await reply_under_way(pilot)
         await pilot.press("escape")
-        await wait_until(pilot, lambda: screen._sending is None)
+        await wait_until(pilot, lambda: not screen.sending)
         reply = blocks(screen)[1]
         await wait_until(pilot, lambda: reply.status == "interrupted")
         assert any("assistant · ⏸ interrupted" in line for line in drawn(screen.query_one(ChatLog)))
@@ -197,7 +197,7 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         app.query_one(Composer).text = "what next?"
         await pilot.press("enter")
         log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: screen._sending is None and log.boundary == 60)
+        await wait_until(pilot, lambda: not screen.sending and log.boundary == 60)
         assert any("60 earlier messages summarised" in line for line in drawn(log))
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 60
         await pilot.press("ctrl+up")  # older messages are still there to read
@@ -359,7 +359,7 @@ async def test_enter_right_behind_typed_text_sends_all_of_it(tmp_path: Path) -> 
         for character in "pods?":
             app.post_message(events.Key(character, character))
         app.post_message(events.Key("enter", "\r"))
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and screen._sending is None)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and not screen.sending)
         assert blocks(screen)[0].content == "pods?"
         assert app.query_one(Composer).text == ""
 
@@ -388,4 +388,4 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
         assert reply.content == "Checking the pods"
         assert "RuntimeError" in reply.shown_text  # the catalogued message, as a note
         assert "RuntimeError" in status_text(screen)
-        await wait_until(pilot, lambda: screen._sending is None)  # the stream is over
+        await wait_until(pilot, lambda: not screen.sending)  # the stream is over

@@ -45,7 +45,7 @@ async def test_an_automatic_compaction_says_so_and_draws_the_divider_at_once(
         await wait_until(pilot, lambda: "Compacting" in status(screen))
         assert "60 messages" in status(screen)
         await wait_until(pilot, lambda: log.boundary == 60)  # in this view, not after reopening
-        await wait_until(pilot, lambda: screen._sending is None)
+        await wait_until(pilot, lambda: not screen.sending)
 
 
 async def test_f9_says_it_is_compacting_then_shows_the_divider(tmp_path: Path) -> None:

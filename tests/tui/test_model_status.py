@@ -67,5 +67,5 @@ async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> Non
         screen.ollama = OllamaStatus("http://127.0.0.1:11434", "qwen3:8b", reachable=False)
         app.query_one(Composer).text = "is it up now?"
         await pilot.press("enter")  # the panel's last word was "down": the service decides
-        await wait_until(pilot, lambda: screen._sending is None and len(model.calls) == 1)
+        await wait_until(pilot, lambda: not screen.sending and len(model.calls) == 1)
         assert app.query_one(Composer).text == ""

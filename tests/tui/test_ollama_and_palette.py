@@ -70,7 +70,7 @@ async def test_chat_through_the_real_ollama_client_updates_the_gauge(tmp_path: P
         async with app.run_test(size=SIZE) as pilot:
             screen = await send_when_ready(app, pilot, "status?")
             gauge = screen.query_one(ContextPanel).gauge
-            await wait_until(pilot, lambda: gauge.used >= 900 and screen._sending is None)
+            await wait_until(pilot, lambda: gauge.used >= 900 and not screen.sending)
             assert gauge.window == 8192 == server.chat_requests[-1]["options"]["num_ctx"]
 
 
@@ -82,7 +82,7 @@ async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Pat
             screen = await send_when_ready(app, pilot, "walk me through it")
             await wait_until(pilot, lambda: "first" in reply_text(screen), timeout=30)
             await pilot.press("escape")
-            await wait_until(pilot, lambda: screen._sending is None, timeout=30)
+            await wait_until(pilot, lambda: not screen.sending, timeout=30)
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)
@@ -94,7 +94,7 @@ async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Pat
             screen.query_one(Composer).text = "and now?"
             await pilot.press("enter")
             await wait_until(pilot, lambda: "Second answer." in reply_text(screen), timeout=30)
-            await wait_until(pilot, lambda: screen._sending is None)
+            await wait_until(pilot, lambda: not screen.sending)
 
 
 def reply_text(screen: MainScreen) -> str:

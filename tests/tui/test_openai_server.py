@@ -61,5 +61,5 @@ async def test_a_chat_on_the_server_fills_the_gauge_from_its_usage(tmp_path: Pat
             screen.query_one(Composer).text = "status?"
             await pilot.press("enter")
             gauge = screen.query_one(ContextPanel).gauge
-            await wait_until(pilot, lambda: gauge.used >= 900 and screen._sending is None)
+            await wait_until(pilot, lambda: gauge.used >= 900 and not screen.sending)
             assert gauge.window == 4096  # llama.cpp's /props

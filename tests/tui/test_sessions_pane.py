@@ -60,7 +60,7 @@ async def test_a_new_session_can_be_named_before_its_first_message(tmp_path: Pat
         await wait_until(pilot, lambda: any("INC-4411 payments" in o for o in options(app)))
         app.query_one(Composer).text = "502s on checkout"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen._sending is None)
+        await wait_until(pilot, lambda: not screen.sending)
         (session,) = app.services.sessions.list_sessions("alice")
         assert (session.title, session.message_count) == ("INC-4411 payments", 2)
 

@@ -101,7 +101,7 @@ async def test_a_long_status_message_is_wrapped_in_full(tmp_path: Path) -> None:
         screen = main(app)
         status = screen.query_one("#status", PlainText)
         words = " ".join(f"word{n}" for n in range(60))  # about six lines at this width
-        screen._set_status(words + " END.", error=True)
+        screen.status.say(words + " END.", error=True)
         await pilot.pause()
         assert status.size.height >= 6
         rendered = [line.text for line in status.render_lines(status.region.reset_offset)]

@@ -50,7 +50,7 @@ class Held:
     async def stored(self) -> None:
         """Let the held send store its message, and wait for its reply to end."""
         self.release.set()
-        await wait_until(self.pilot, lambda: self.screen._sending is None)
+        await wait_until(self.pilot, lambda: not self.screen.sending)
 
 
 @asynccontextmanager

@@ -1,42 +1,48 @@
 """The main screen: sessions on the left, the chat in the centre, the context panel on the right.
 
-Service calls run off the UI's loop (see :mod:`.background`); a send is an async worker (see
-:mod:`.chat_actions`). Text typed in the composer is cleared only once the service has stored
-it, so a rejected send (95% limit, Ollama down, bad input) leaves it where it was.
+One screen composed of its panes: the sessions list (its keys' actions in
+:mod:`..panes.sessions`), the chat pane (:mod:`..panes.chat`: sending, the log, the composer,
+the status line) and the context panel (its memory actions in :mod:`..panes.memory`). The
+panes say what happened with messages; the screen, which knows the open session, calls down.
+Service calls run off the UI's loop (:mod:`..service_calls`). Text typed in the composer is
+cleared only once the service has stored it, so a rejected send (95% limit, server down, bad
+input) leaves it where it was.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingsMap
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.widgets import Footer
 
-from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError, note
 from oncall_tui.texts import text as t
-from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.commands import main_bindings
-from oncall_tui.tui.screens.chat_actions import ChatActions
-from oncall_tui.tui.screens.panes import Panes
+from oncall_tui.tui.messages import SessionsChanged
+from oncall_tui.tui.panes.chat import PAGE_SIZE, ChatPane
+from oncall_tui.tui.panes.layout import PaneLayout
+from oncall_tui.tui.panes.memory import MemoryChanged, SessionMemory
+from oncall_tui.tui.panes.sessions import SessionActions
+from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
+from oncall_tui.tui.widgets.status_line import StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
-    from oncall_tui.core.code_blocks import CodeBlock
     from oncall_tui.services.container import Services
     from oncall_tui.services.search import SearchHit
     from oncall_tui.services.views import MessageView, SessionView
 
-PAGE_SIZE = 40
 REACH_BACK = 1_000
 """A search hit at most this many messages back opens with the page reaching back to it;
 further back, the session opens at its newest page and says how far the message is."""
@@ -45,57 +51,83 @@ POLL_SECONDS = 3.0
 terminal) wrote: a new session, or messages in the open one."""
 
 
-class MainScreen(ChatActions, Panes):
+class MainScreen(Screen[None]):
     AUTO_FOCUS = "#composer"
 
     def __init__(self, services: Services, draft: str = "") -> None:
-        super().__init__(services)
+        super().__init__()
         # Built here, in the user's language, rather than as a class-level BINDINGS list; added
         # to the screen's own (Tab and shift+Tab move the focus, as on every screen).
         main = BindingsMap(main_bindings(services.settings.lang))
         self._bindings = BindingsMap.merge([self._bindings, main])
-        self._draft = draft
+        self.services = services
         self.lang = services.settings.lang
+        self.status = StatusLine(services, id="status")
+        self.chat = ChatPane(services, self.status, draft)
+        self.sessions = SessionList(id="sessions")
+        self.panel = ContextPanel(id="context")
+        self.session_actions = SessionActions(services, self.sessions, self.status)
+        self.memory_actions = SessionMemory(
+            services, self.panel, self.status, lambda: self.chat.sending
+        )
+        self._calls = ServiceCalls(self, self.status.report)
         self.session_id: int | None = None
-        self.memory: MemoryState | None = None
+        """The open session (``None``: a new one, not stored yet)."""
         settings = services.settings
         self.ollama = OllamaStatus(settings.server_url, settings.model, provider=settings.provider)
-        self._oldest_loaded: int | None = None
         self._known_count: int | None = None
         """Messages in the open session as shown; None: take the next listing's count."""
+        self._checking_server = False
+        """A check of the model server, asked because a send found it answering, is running."""
+        self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
-            yield SessionList(id="sessions")
-            with Vertical(id="centre", classes="-empty"):
-                keymap = dict(self.services.settings.keymap)
-                examples = skills_examples_path()
-                yield Welcome(self.lang, examples, keymap, reading_sessions=True, id="welcome")
-                yield ChatLog(id="chat-log")
-                yield PlainText(id="status")
-                yield Composer(id="composer")
-            yield ContextPanel(id="context")
+            yield self.sessions
+            yield self.chat
+            yield self.panel
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._fit(self.app.size.width)
-        composer = self.query_one(Composer)
-        if self._draft:
-            composer.text = self._draft
-            composer.move_cursor(composer.document.end)
-        composer.focus()
+        self.panes.fit(self.app.size.width)
+        self.query_one(Composer).focus()
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
         """What needs the database or the network waits until the screen is up: the user can
         type from the first frame."""
-        self.load_sessions(open_newest=self.session_id is None and self._sending is None)
+        self.load_sessions(open_newest=self.session_id is None and not self.sending)
         self.check_ollama()
         self.refresh_tools()
         self.set_interval(POLL_SECONDS, self._poll)
 
+    @property
+    def sending(self) -> bool:
+        """A send or a retry is in progress."""
+        return self.chat.sending
+
+    @property
+    def memory(self) -> MemoryState | None:
+        """The open session's memory, as last read (``None``: a new session)."""
+        return self.memory_actions.state
+
+    # -- what the app asks of the screen ---------------------------------------------------
+
+    def show_error(self, error: OncallError) -> None:
+        self.status.show_error(error)
+
+    def show_warning(self, text: str) -> None:
+        self.status.show_warning(text)
+
+    def save_preference(self, name: str, value: str) -> None:
+        """Keep a choice (a theme) in the settings file, off the UI's loop; a file that must not
+        be overwritten is said on the status line."""
+        self._calls.start(lambda: self.services.save_preference(name, value), lambda _: None)
+
+    # -- the sessions and the open one ------------------------------------------------------
+
     def _poll(self) -> None:
-        if self._sending is None and self.app.screen is self:
+        if not self.sending and self.app.screen is self:
             self.load_sessions()
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
@@ -104,10 +136,10 @@ class MainScreen(ChatActions, Panes):
         started = self.session_id
 
         def done(sessions: list[SessionView]) -> None:
-            self.database_answered()
-            listing = self.query_one(SessionList)
+            self.status.database_answered()
+            listing = self.sessions
             listing.sessions = tuple(sessions)
-            user_moved_on = self._sending is not None or self.session_id != started
+            user_moved_on = self.sending or self.session_id != started
             if select is None and not open_newest and not user_moved_on:
                 self._follow_open_session(sessions)
             target = select
@@ -122,7 +154,7 @@ class MainScreen(ChatActions, Panes):
             self._save_held_replies()  # the database answers: what it did not take goes in
             return self.services.sessions.list_sessions(self.services.owner)
 
-        self._in_thread(listing, done)
+        self._calls.start(listing, done)
 
     def _save_held_replies(self) -> None:
         """In the listing's thread: replies held while the database was away are stored now,
@@ -160,19 +192,19 @@ class MainScreen(ChatActions, Panes):
         ``keep_status``); a page read for a session no longer open by the time it comes is
         not shown."""
         self.session_id = session_id
-        self.query_one(SessionList).current = session_id
-        self.forget_status(session_id, keep=keep_status)
-        owner = self.services.owner
+        self.sessions.current = session_id
+        self.status.session_opened(session_id, keep=keep_status)
+        sessions, owner = self.services.sessions, self.services.owner
 
         def fetch() -> tuple[list[MessageView], int, int, list[str]]:
-            recall = self.services.sessions.input_history(owner, session_id, HISTORY_LIMIT)
+            recall = sessions.input_history(owner, session_id, HISTORY_LIMIT)
             if session_id is None:
                 return [], 0, 0, recall
-            view = self.services.sessions.get(owner, session_id)
+            view = sessions.get(owner, session_id)
             limit = PAGE_SIZE
             if at is not None and PAGE_SIZE < view.message_count - at <= REACH_BACK:
                 limit = view.message_count - max(0, at - 2)
-            page = self.services.sessions.messages(owner, session_id, limit=limit)
+            page = sessions.messages(owner, session_id, limit=limit)
             return page, view.message_count - len(page), view.compacted_message_count, recall
 
         def show(result: tuple[list[MessageView], int, int, list[str]]) -> None:
@@ -180,48 +212,45 @@ class MainScreen(ChatActions, Panes):
                 return
             page, earlier, boundary, recall = result
             self._known_count = earlier + len(page)
-            self._oldest_loaded = page[0].position if page else None
-            log = self.query_one(ChatLog)
-            log.show_page(page, earlier=earlier, boundary=boundary)
-            self.query_one(Welcome).loaded()
-            self.query_one(Composer).remember(recall)
+            self.chat.show_page(page, earlier=earlier, boundary=boundary, recall=recall)
             if at is not None:
-                self.call_after_refresh(self._select_found, at, earlier + len(page))
+                self.call_after_refresh(self.chat.select_found, at, earlier + len(page))
 
-        self._in_thread(fetch, show)
+        self._calls.start(fetch, show)
         self.refresh_context()
-
-    def _select_found(self, position: int, count: int) -> None:
-        log = self.query_one(ChatLog)
-        if log.select_position(position):
-            log.focus()
-        else:
-            self._set_status(t("search.far_back", self.lang, count=count - position))
 
     def refresh_context(self) -> None:
         """Re-read the selection and the session's memory (gauge, mode, summary); what is
         read for a session no longer open when it comes is left unshown."""
         owner, session_id = self.services.owner, self.session_id
+        services = self.services
 
         def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
-            configuration = self.services.configuration.get_configuration(owner)
+            configuration = services.configuration.get_configuration(owner)
             names = [skill.name for skill in configuration.selected_skills]
-            memory = None if session_id is None else self.services.memory.state(owner, session_id)
-            baseline = self.services.memory.baseline(owner) if memory is None else None
+            memory = None if session_id is None else services.memory.state(owner, session_id)
+            baseline = services.memory.baseline(owner) if memory is None else None
             return configuration.active_prompt.label, names, memory, baseline
 
         def show(result: tuple[str, list[str], MemoryState | None, ContextUsage | None]) -> None:
             if self.session_id != session_id:  # the refresh of the one open now shows it
                 return
             label, names, memory, baseline = result
-            panel = self.query_one(ContextPanel)
-            panel.show_selection(label, names)
-            self.memory = memory
-            panel.show_memory(memory)
+            self.panel.show_selection(label, names)
+            self.memory_actions.state = memory
+            self.panel.show_memory(memory)
             if baseline is not None:
-                panel.gauge.update_usage(baseline.context_tokens, baseline.context_window_tokens)
+                self.panel.gauge.update_usage(
+                    baseline.context_tokens, baseline.context_window_tokens
+                )
 
-        self._in_thread(fetch, show)
+        self._calls.start(fetch, show)
+
+    def refresh_tools(self) -> None:
+        """The tool servers' state in the panel (they start in the background the first
+        time); nothing when the settings file registers none."""
+        if self.services.settings.mcp_servers:
+            self._calls.start(self.services.tools.servers, self.panel.show_tools)
 
     def check_ollama(self) -> None:
         """Ask the model server, off the UI thread, whether it answers and has the model; the
@@ -254,28 +283,29 @@ class MainScreen(ChatActions, Panes):
                 model_missing=missing,
                 provider=settings.provider,
             )
-            self.query_one(ContextPanel).show_ollama(self.ollama)
-            self.query_one(Welcome).show_ollama(self.ollama)
+            self._show_server()
             if missing:
                 error = _not_found(settings.provider, settings.server_url, settings.model)
                 message = f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})"
-                self._set_status(message, True, app_wide=True)
+                self.status.say(message, True, app_wide=True)
             elif was_missing:  # pulled since, or another model picked: said no more
-                self._set_status("")
+                self.status.say("")
 
-        self.query_one(ContextPanel).show_ollama(self.ollama)
+        self._show_server()
+        self._calls.start(probe, show)
+
+    def _show_server(self) -> None:
+        self.panel.show_ollama(self.ollama)
         self.query_one(Welcome).show_ollama(self.ollama)
-        self._in_thread(probe, show)
 
-    # -- sending ------------------------------------------------------------------------------
+    # -- what the panes say ------------------------------------------------------------------
 
     @on(Composer.Submitted)
     def _submit(self, event: Composer.Submitted) -> None:
-        lang = self.services.settings.lang
-        if self._sending is not None:
-            self._set_status(t("send.still_streaming", lang), error=True)
+        if self.sending:
+            self.status.say(t("send.still_streaming", self.lang), error=True)
             return
-        gauge = self.query_one(ContextPanel).gauge
+        gauge = self.panel.gauge
         if gauge.at_limit:
             full = OncallError(
                 "CHAT_CONTEXT_LIMIT_REACHED",
@@ -283,25 +313,107 @@ class MainScreen(ChatActions, Panes):
                 percent=gauge.percent,
                 window=f"{gauge.window:,}",
             )
-            self._set_status(f"{full.message(lang)} {t('send.full_hint', lang)}", True)
+            self.status.say(f"{full.message(self.lang)} {t('send.full_hint', self.lang)}", True)
             event.composer.send_ended()
             return
-        self._set_status(t("send.sending", lang))
-        self.start_send(self.session_id, event.text)
+        self.status.say(t("send.sending", self.lang))
+        self.chat.send(self.session_id, event.text)
 
-    @on(ChatActions.MemoryChanged)
-    def _memory_changed(self, event: ChatActions.MemoryChanged) -> None:
+    @on(ChatPane.SessionStarted)
+    def _session_started(self, event: ChatPane.SessionStarted) -> None:
+        self.session_id = event.session_id
+        self.sessions.current = event.session_id
+        self.load_sessions()
+
+    @on(ChatPane.SendEnded)
+    def _send_ended(self) -> None:
+        self._known_count = None  # the log shows this send: take the count as it is
+        self.load_sessions()
+        self.refresh_context()
+        self.refresh_tools()
+
+    @on(ChatPane.UsageReported)
+    def _usage_reported(self, event: ChatPane.UsageReported) -> None:
+        self.panel.gauge.update_usage(event.tokens, event.window)
+
+    @on(ChatPane.ServerSaid)
+    def _server_said(self, event: ChatPane.ServerSaid) -> None:
+        """A send found the server away or without the model: the panel says what it found.
+        It answered: what the panel and the guide say of it follows, if they said it was away."""
+        if not event.answered:
+            self.check_ollama()
+        elif self.ollama.usable is not True and not self._checking_server:
+            self._checking_server = True
+            self.check_ollama()
+
+    @on(ChatPane.ToolsChanged)
+    def _tools_changed(self) -> None:
+        self.refresh_tools()
+
+    @on(MemoryChanged)
+    def _memory_changed(self, event: MemoryChanged) -> None:
         """Show the session again with its new memory, if it is still the one open (another
         opened meanwhile stays on screen)."""
         if event.session_id == self.session_id:
             self.open_session(event.session_id, keep_status=True)  # what it did stays said
 
-    # -- sessions -----------------------------------------------------------------------------
+    @on(SessionsChanged)
+    def _sessions_changed(self, event: SessionsChanged) -> None:
+        event.stop()
+        self.load_sessions(open_newest=event.open_newest, select=event.select)
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
-        if self._sending is None:
+        if not self.sending:
             self.open_session(event.session_id, keep_status=True)  # what it did stays said
+            self.query_one(Composer).focus()
+
+    @on(SessionList.DeleteRequested)
+    def _delete_requested(self, event: SessionList.DeleteRequested) -> None:
+        self.session_actions.delete(event.session_id)
+
+    @on(ChatLog.EarlierRequested)
+    def _earlier_requested(self) -> None:
+        self.chat.load_earlier(self.session_id)
+
+    @on(ContextPanel.CompactPressed)
+    def _compact_pressed(self) -> None:
+        self.memory_actions.compact()
+
+    @on(ContextPanel.ModeChosen)
+    def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
+        self.memory_actions.choose_mode(event.mode)
+
+    @on(ContextGauge.Changed)
+    def _gauge_changed(self, event: ContextGauge.Changed) -> None:
+        self.query_one(Composer).border_title = event.summary
+
+    # -- the keys (main_bindings) -------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "interrupt_reply":
+            return self.sending
+        return True
+
+    def action_interrupt_reply(self) -> None:
+        """ctrl+c while a reply streams: stop it, keeping what arrived (marked interrupted)."""
+        self.chat.interrupt()
+
+    def action_cancel_reply(self) -> None:
+        """Esc: stop the streaming reply; with none, back to the composer. (Always offered in
+        the footer: showing it only mid-reply would lay the footer out at every send.)"""
+        if not self.chat.interrupt():
+            self.query_one(Composer).focus()
+
+    def action_retry(self) -> None:
+        if self.session_id is not None:
+            self.chat.retry(self.session_id)
+        elif self.sending:
+            self.status.say(t("status.still_streaming", self.lang), error=True)
+
+    def action_new_session(self) -> None:
+        if not self.sending:
+            self.open_session(None)
             self.query_one(Composer).focus()
 
     def action_search(self) -> None:
@@ -309,49 +421,10 @@ class MainScreen(ChatActions, Panes):
         from oncall_tui.tui.screens.search import SearchScreen
 
         def chosen(hit: SearchHit | None) -> None:
-            if hit is not None and self._sending is None:
+            if hit is not None and not self.sending:
                 self.open_session(hit.session_id, keep_status=True, at=hit.position)
 
         self.app.push_screen(SearchScreen(self.services), chosen)
-
-    def action_new_session(self) -> None:
-        if self._sending is None:
-            self.open_session(None)
-            self.query_one(Composer).focus()
-
-    def action_load_earlier(self) -> None:
-        self._load_earlier()
-
-    @on(ChatLog.EarlierRequested)
-    def _load_earlier(self) -> None:
-        session_id, before = self.session_id, self._oldest_loaded
-        if session_id is None or before is None or before == 0:
-            return
-
-        def fetch() -> tuple[list[MessageView], int]:
-            owner = self.services.owner
-            page = self.services.sessions.messages(
-                owner, session_id, before=before, limit=PAGE_SIZE
-            )
-            return page, self.services.sessions.get(owner, session_id).compacted_message_count
-
-        def show(result: tuple[list[MessageView], int]) -> None:
-            page, boundary = result
-            if page:
-                self._oldest_loaded = page[0].position
-                self.query_one(ChatLog).prepend_page(
-                    page, earlier=page[0].position, boundary=boundary
-                )
-
-        self._in_thread(fetch, show)
-
-    def action_page_chat(self, pages: int) -> None:
-        """PgUp/PgDn in the composer: the chat scrolls by a page, the focus stays."""
-        log = self.query_one(ChatLog)
-        if pages < 0:
-            log.scroll_page_up(animate=False)
-        else:
-            log.scroll_page_down(animate=False)
 
     def action_keys(self) -> None:
         """F1: the keys help; Enter there runs the action it highlights."""
@@ -362,57 +435,49 @@ class MainScreen(ChatActions, Panes):
                 self.call_after_refresh(self.run_action, action)
 
         keymap = dict(self.services.settings.keymap)
-        self.app.push_screen(KeysScreen(self.services.settings.lang, keymap), chosen)
+        self.app.push_screen(KeysScreen(self.lang, keymap), chosen)
 
-    # -- copying ------------------------------------------------------------------------------
+    def action_rename_session(self) -> None:
+        self.session_actions.rename(self.session_id)
 
-    def _target_message(self) -> MessageBlock | None:
-        """What copying acts on: the message selected in the log, else the newest one."""
-        log = self.query_one(ChatLog)
-        messages = log.messages
-        return log.selected or (messages[-1] if messages else None)
+    def action_delete_session(self) -> None:
+        self.session_actions.delete(self.session_id)
+
+    def action_export(self) -> None:
+        self.session_actions.export(self.session_id)
+
+    def action_find_session(self) -> None:
+        self.sessions.action_filter()
+
+    def action_compact(self) -> None:
+        self.memory_actions.compact()
+
+    def action_cycle_mode(self) -> None:
+        self.memory_actions.cycle_mode()
+
+    def action_show_summary(self) -> None:
+        self.memory_actions.show_summary()
+
+    def action_load_earlier(self) -> None:
+        self.chat.load_earlier(self.session_id)
+
+    def action_page_chat(self, pages: int) -> None:
+        self.chat.scroll_page(pages)
 
     def action_copy_message(self) -> None:
-        message = self._target_message()
-        if message is None:
-            self.notify(t("copy.nothing", self.lang), timeout=3)
-            return
-        self.app.copy_to_clipboard(message.copy_text())
-        self.notify(t("copy.message_done", self.lang), timeout=2)
+        self.chat.copy_message()
 
     def action_copy_code(self) -> None:
-        """Copy a code block of the selected message (else the newest reply): at once when it
-        has one, else the blocks are listed by number."""
-        from oncall_tui.core.code_blocks import code_blocks  # markdown-it: not at start-up
-        from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
+        self.chat.copy_code()
 
-        log = self.query_one(ChatLog)
-        replies = [m for m in log.messages if m.role == "assistant"]
-        message = log.selected or (replies[-1] if replies else None)
-        blocks = [] if message is None else code_blocks(message.content)
-        if not blocks:
-            self.notify(t("code.none", self.lang), timeout=3)
-            return
+    def on_resize(self, event: events.Resize) -> None:
+        self.panes.fit(event.size.width)
 
-        def chosen(block: CodeBlock | None) -> None:
-            if block is not None:
-                self.app.copy_to_clipboard(block.code)
-                self.notify(t("code.copied", self.lang, lines=block.line_count), timeout=2)
+    def action_toggle_panel(self) -> None:
+        self.panes.toggle_panel()
 
-        if len(blocks) == 1:
-            chosen(blocks[0])
-        else:
-            self.app.push_screen(CodeBlockPicker(blocks, self.lang), chosen)
-
-    @on(ChatLog.EmptyChanged)
-    def _log_emptied(self, event: ChatLog.EmptyChanged) -> None:
-        """An empty session shows the welcome; the log keeps its width (a reply about to
-        stream is laid out to it) at no height."""
-        self.query_one("#centre").set_class(event.empty, "-empty")
-
-    @on(ContextGauge.Changed)
-    def _gauge_changed(self, event: ContextGauge.Changed) -> None:
-        self.query_one(Composer).border_title = event.summary
+    def action_toggle_sessions(self) -> None:
+        self.panes.toggle_sessions()
 
 
 def _not_found(provider: str, url: str, model: str) -> OncallError:

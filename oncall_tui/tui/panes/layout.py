@@ -10,13 +10,10 @@ the sessions pane (alt+1) is shown again only by its key or by filtering the ses
 
 from __future__ import annotations
 
-from textual import events
+from textual.screen import Screen
 from textual.widget import Widget
 
-from oncall_tui.tui.screens.background import BackgroundScreen
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.context_panel import ContextPanel
-from oncall_tui.tui.widgets.session_list import SessionList
 
 NARROW = 120
 """Below this many columns the context panel is folded away, and opens over the chat."""
@@ -26,40 +23,39 @@ SESSIONS_SHARE = 0.4
 """At most this share of the width goes to the sessions pane: the chat keeps the rest."""
 
 
-class Panes(BackgroundScreen):
-    """Fits the panes to the width, and shows or hides them as the user asks."""
+class PaneLayout:
+    """Fits ``screen``'s panes to its width, and shows or hides them as the user asks."""
 
-    panel_hidden = False
-    """The user hid the context panel where it is a column (ctrl+b): kept through resizes."""
+    def __init__(self, screen: Screen[None], sessions: Widget, panel: Widget) -> None:
+        self._screen = screen
+        self._sessions = sessions
+        self._panel = panel
+        self.panel_hidden = False
+        """The user hid the panel where it is a column (ctrl+b): kept through resizes."""
 
-    def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.width)
-
-    def _fit(self, width: int) -> None:
+    def fit(self, width: int) -> None:
         """Wide, the panel is a column of its own unless the user hid it; narrow, it is folded
         away (an overlay, opened with ctrl+b) and the gauge's figures stay in sight on the
         composer's border. The sessions pane gives the chat its share at any width."""
-        self.query_one(SessionList).styles.width = min(SESSIONS_WIDTH, int(width * SESSIONS_SHARE))
+        self._sessions.styles.width = min(SESSIONS_WIDTH, int(width * SESSIONS_SHARE))
         narrow = width < NARROW
-        if narrow != self.has_class("-narrow"):
-            self.set_class(narrow, "-narrow")
-            self._show(self.query_one(ContextPanel), not narrow and not self.panel_hidden)
+        if narrow != self._screen.has_class("-narrow"):
+            self._screen.set_class(narrow, "-narrow")
+            self._show(self._panel, not narrow and not self.panel_hidden)
 
-    def action_toggle_panel(self) -> None:
-        panel = self.query_one(ContextPanel)
-        shown = not panel.display
-        if not self.has_class("-narrow"):  # over the chat, opening and closing is for now
+    def toggle_panel(self) -> None:
+        shown = not self._panel.display
+        if not self._screen.has_class("-narrow"):  # over the chat, opening and closing is for now
             self.panel_hidden = not shown
-        self._show(panel, shown)
+        self._show(self._panel, shown)
 
-    def action_toggle_sessions(self) -> None:
+    def toggle_sessions(self) -> None:
         """alt+1: the sessions pane, hidden or shown; the chat takes its width."""
-        sessions = self.query_one(SessionList)
-        self._show(sessions, not sessions.display)
+        self._show(self._sessions, not self._sessions.display)
 
     def _show(self, pane: Widget, shown: bool) -> None:
         """Show or hide ``pane``; the focus leaves a pane that goes, for the composer."""
         pane.display = shown
-        focused = self.focused
+        focused = self._screen.focused
         if not shown and focused is not None and pane in focused.ancestors_with_self:
-            self.query_one(Composer).focus()
+            self._screen.query_one(Composer).focus()

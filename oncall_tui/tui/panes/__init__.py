@@ -1,0 +1,1 @@
+"""The main screen's panes, and what their keys do."""

@@ -1,0 +1,303 @@
+"""The chat pane: the welcome, the chat log, the status line and the composer, and what is done
+there: a send or a retry drawn as it comes (see :mod:`.replies`), Esc to stop it, a page of a
+session shown, earlier messages read, copying.
+
+A send is an async worker on the app's event loop that iterates the chat service's events (the
+service keeps its database work off the loop). Esc cancels the worker; the service then stores
+what arrived, marked interrupted. Quitting (ctrl+q, SIGTERM, SIGHUP) does the same and waits for
+the partial reply to be stored before the app goes. What the rest of the screen must know (a
+session started, the send ended, the context's size, the server answered) goes up as messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, Sequence
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
+
+from oncall_tui.core.examples import skills_examples_path
+from oncall_tui.errors import OncallError
+from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.panes.replies import Replies, full_collections_deferred
+from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.status_line import StatusLine
+from oncall_tui.tui.widgets.welcome import Welcome
+
+if TYPE_CHECKING:
+    from oncall_tui.core.code_blocks import CodeBlock
+    from oncall_tui.core.events import ChatEvent, ToolConfirmation
+    from oncall_tui.services.container import Services
+    from oncall_tui.services.views import MessageView
+
+PAGE_SIZE = 40
+"""Messages shown when a session opens, and read each time earlier ones are asked for."""
+STOP_SECONDS = 5.0
+"""How long quitting waits for a cancelled send to store its partial reply."""
+
+
+class ChatPane(Vertical):
+    """The centre of the main screen; at most one send at a time."""
+
+    class SessionStarted(Message):
+        """A send stored the first message of a new session."""
+
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
+
+    class SendEnded(Message):
+        """A send or retry ended, however: the rest of the screen reads what it changed."""
+
+    class UsageReported(Message):
+        """The model server's count of the context, after a reply."""
+
+        def __init__(self, tokens: int, window: int) -> None:
+            super().__init__()
+            self.tokens = tokens
+            self.window = window
+
+    class ServerSaid(Message):
+        """The model server answered this send (``answered``), or a send found it away or
+        without the model: what the screen says of the server should be checked again."""
+
+        def __init__(self, *, answered: bool) -> None:
+            super().__init__()
+            self.answered = answered
+
+    class ToolsChanged(Message):
+        """A tool server failed during a send: its state should be read again."""
+
+    def __init__(self, services: Services, status: StatusLine, draft: str = "") -> None:
+        super().__init__(id="centre", classes="-empty")
+        self._services = services
+        self.status = status
+        self._calls = ServiceCalls(self, status.report)
+        self._draft = draft
+        self._sending: Worker[None] | None = None
+        self._replies: Replies | None = None
+        self._quitting = False
+        """The app is going: the pane's widgets are, too."""
+        self._oldest_loaded: int | None = None
+
+    def compose(self) -> ComposeResult:
+        keymap = dict(self._services.settings.keymap)
+        examples = skills_examples_path()
+        yield Welcome(ui_lang(self), examples, keymap, reading_sessions=True, id="welcome")
+        yield ChatLog(id="chat-log")
+        yield self.status
+        yield Composer(id="composer")
+
+    def on_mount(self) -> None:
+        composer = self.query_one(Composer)
+        if self._draft:
+            composer.text = self._draft
+            composer.move_cursor(composer.document.end)
+
+    @property
+    def sending(self) -> bool:
+        """A send or a retry is in progress."""
+        return self._sending is not None
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def send(self, session_id: int | None, text: str | None) -> None:
+        """Send ``text`` (``None``: retry the session's unanswered message)."""
+        self._sending = self._send(session_id, text)
+
+    def retry(self, session_id: int) -> None:
+        """Answer the session's last message again; the service says if there is none."""
+        if self._sending is not None:
+            self.status.say(t("status.still_streaming", ui_lang(self)), error=True)
+        else:
+            self.status.say(t("status.retrying", ui_lang(self)))
+            self.send(session_id, None)
+
+    def interrupt(self) -> bool:
+        """Stop the streaming reply, keeping what arrived (marked interrupted); ``False`` if
+        none streams."""
+        if self._sending is None:
+            return False
+        self._sending.cancel()
+        return True
+
+    @work(exclusive=True, group="chat", exit_on_error=False)
+    async def _send(self, session_id: int | None, text: str | None) -> None:
+        """The send's events, drawn as they come. Nothing raised here ends the app: the chat
+        service itself is built inside (a database that fails as it opens is a refused send,
+        the typed text kept), and any other fault ends the reply with a message."""
+        replies = self._replies = Replies(self, self.query_one(ChatLog), self.status)
+        try:
+            events = await self._events(session_id, text)
+            with full_collections_deferred():
+                async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
+                    async for event in events:
+                        replies.apply(event)
+        except OncallError as error:  # refused before anything was stored
+            if not self._quitting:
+                self.status.show_error(error)
+                if error.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+                    self.post_message(self.ServerSaid(answered=False))
+        except asyncio.CancelledError:
+            replies.interrupted(said=not self._quitting)  # quitting: the widgets are going
+            raise
+        except Exception as exc:  # a fault must still end the reply, or it streams for ever
+            problem = f"{type(exc).__name__}: {exc}"[:200]
+            fault = OncallError("STREAM_FAILED", "engine_error", problem=problem)
+            if not self._quitting:
+                self.status.show_error(fault)
+            replies.failed(fault.message(ui_lang(self)))
+        finally:
+            self._sending = None
+            self._replies = None
+            if not self._quitting:
+                self.query_one(Composer).send_ended()
+                self.post_message(self.SendEnded())
+
+    async def _events(
+        self, session_id: int | None, text: str | None
+    ) -> AsyncGenerator[ChatEvent, None]:
+        """The chat service's events for this send. The service is built off the loop: the
+        first send may be what opens the database (a team's server across the network)."""
+        services = self._services
+        chat, owner = await asyncio.to_thread(lambda: services.chat), services.owner
+        if text is not None:
+            return chat.send(owner, session_id, text, confirm=self._confirm_tool)
+        if session_id is None:  # a retry answers a stored message again
+            raise ValueError("a retry needs a session")
+        return chat.retry(owner, session_id, confirm=self._confirm_tool)
+
+    async def _confirm_tool(self, request: ToolConfirmation) -> bool:
+        """Before a ``confirm`` tool runs: its server, tool and arguments in a dialog that
+        takes only a deliberate answer (``ToolConfirmDialog``: keys typed as it opens go back
+        to the composer, in order); y runs it, n or Esc (or Enter, which starts on "Don't
+        run") returns "the user declined" to the model. A send cancelled meanwhile
+        (quitting) takes the dialog with it."""
+        from oncall_tui.tui.widgets.tool_dialog import ToolConfirmDialog
+
+        lang = ui_lang(self)
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        dialog = ToolConfirmDialog(request, self.query_one(Composer).type_key, lang)
+
+        def decided(yes: bool | None) -> None:
+            if not answer.done():
+                answer.set_result(bool(yes))
+
+        self.status.say(t("tools.confirm.waiting", lang, name=request.name))
+        self.app.push_screen(dialog, decided)
+        try:
+            return await answer
+        finally:
+            if dialog.is_attached and not answer.done():
+                dialog.dismiss(False)
+
+    async def on_unmount(self) -> None:
+        """Quitting mid-reply keeps it, marked interrupted: the service stores it as the
+        worker winds down, and the app waits for that (a few seconds at most)."""
+        self._quitting = True
+        sending = self._sending
+        if sending is not None:
+            sending.cancel()
+            # Cancelled, or failed (its own handler said why): either way it has ended, and
+            # nothing it raised may stop the app from going.
+            with contextlib.suppress(WorkerCancelled, WorkerFailed, TimeoutError):
+                await asyncio.wait_for(sending.wait(), STOP_SECONDS)
+
+    # -- a session's messages ---------------------------------------------------------------
+
+    def show_page(
+        self, page: Sequence[MessageView], *, earlier: int, boundary: int, recall: list[str]
+    ) -> None:
+        """Show a session's page (its newest messages, ``earlier`` before them)."""
+        self._oldest_loaded = page[0].position if page else None
+        self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
+        self.query_one(Welcome).loaded()
+        self.query_one(Composer).remember(recall)
+
+    def select_found(self, position: int, count: int) -> None:
+        """Select the message a search hit is on, if the page reaches it."""
+        log = self.query_one(ChatLog)
+        if log.select_position(position):
+            log.focus()
+        else:
+            self.status.say(t("search.far_back", ui_lang(self), count=count - position))
+
+    def load_earlier(self, session_id: int | None) -> None:
+        """The page before the oldest message shown, read and put above it."""
+        before = self._oldest_loaded
+        if session_id is None or before is None or before == 0:
+            return
+        sessions, owner = self._services.sessions, self._services.owner
+
+        def fetch() -> tuple[list[MessageView], int]:
+            page = sessions.messages(owner, session_id, before=before, limit=PAGE_SIZE)
+            return page, sessions.get(owner, session_id).compacted_message_count
+
+        def show(result: tuple[list[MessageView], int]) -> None:
+            page, boundary = result
+            if page:
+                self._oldest_loaded = page[0].position
+                log = self.query_one(ChatLog)
+                log.prepend_page(page, earlier=page[0].position, boundary=boundary)
+
+        self._calls.start(fetch, show)
+
+    def scroll_page(self, pages: int) -> None:
+        """PgUp/PgDn in the composer: the chat scrolls by a page, the focus stays."""
+        log = self.query_one(ChatLog)
+        if pages < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
+
+    @on(ChatLog.EmptyChanged)
+    def _log_emptied(self, event: ChatLog.EmptyChanged) -> None:
+        """An empty session shows the welcome; the log keeps its width (a reply about to
+        stream is laid out to it) at no height."""
+        self.set_class(event.empty, "-empty")
+
+    # -- copying ----------------------------------------------------------------------------
+
+    def copy_message(self) -> None:
+        """Copy the message selected in the log, else the newest one."""
+        log, lang = self.query_one(ChatLog), ui_lang(self)
+        messages = log.messages
+        message = log.selected or (messages[-1] if messages else None)
+        if message is None:
+            self.notify(t("copy.nothing", lang), timeout=3)
+            return
+        self.app.copy_to_clipboard(message.copy_text())
+        self.notify(t("copy.message_done", lang), timeout=2)
+
+    def copy_code(self) -> None:
+        """Copy a code block of the selected message (else the newest reply): at once when it
+        has one, else the blocks are listed by number."""
+        from oncall_tui.core.code_blocks import code_blocks  # markdown-it: not at start-up
+        from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
+
+        log, lang = self.query_one(ChatLog), ui_lang(self)
+        replies = [m for m in log.messages if m.role == "assistant"]
+        message: MessageBlock | None = log.selected or (replies[-1] if replies else None)
+        blocks = [] if message is None else code_blocks(message.content)
+        if not blocks:
+            self.notify(t("code.none", lang), timeout=3)
+            return
+
+        def chosen(block: CodeBlock | None) -> None:
+            if block is not None:
+                self.app.copy_to_clipboard(block.code)
+                self.notify(t("code.copied", lang, lines=block.line_count), timeout=2)
+
+        if len(blocks) == 1:
+            chosen(blocks[0])
+        else:
+            self.app.push_screen(CodeBlockPicker(blocks, lang), chosen)

@@ -1,0 +1,138 @@
+"""The open session's memory, as the context panel acts on it: compact now, change the mode,
+read the summary. Left alone while a reply streams; one change at a time (a compaction is a
+model call)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import Worker
+
+from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.errors import OncallError
+from oncall_tui.texts import text as t
+from oncall_tui.tui.panes.replies import compacting_status
+from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+_MODES = list(MemoryMode)
+
+
+class MemoryChanged(Message):
+    """The memory of ``session_id`` changed: the screen shows the session again."""
+
+    def __init__(self, session_id: int) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
+class SessionMemory:
+    """The memory actions of the main screen's panel (``panel``), said on ``status``.
+
+    ``streaming`` tells whether a reply streams (memory is left alone then). The memory shown is
+    :attr:`state`, set by the screen each time it reads the open session's."""
+
+    def __init__(
+        self,
+        services: Services,
+        panel: ContextPanel,
+        status: StatusLine,
+        streaming: Callable[[], bool],
+    ) -> None:
+        self._services = services
+        self._panel = panel
+        self._status = status
+        self._streaming = streaming
+        self.state: MemoryState | None = None
+        self._work: Worker[None] | None = None
+
+    def compact(self) -> None:
+        session_id, lang = self._status.open_session, ui_lang(self._panel)
+        if session_id is None:
+            self._panel.notify(t("memory.nothing_to_compact", lang))
+            return
+        owner = self._services.owner
+        self._call(
+            lambda sid: self._services.memory.compact(owner, sid),
+            compacting_status(None, lang),
+            t("memory.compacted_done", lang),
+        )
+
+    def choose_mode(self, mode: MemoryMode) -> None:
+        """The panel's mode choice: saved unless it is the mode already."""
+        if self.state is None or mode is not self.state.memory_mode:
+            self.set_mode(mode)
+
+    def cycle_mode(self) -> None:
+        if self.state is not None:
+            self.set_mode(_MODES[(_MODES.index(self.state.memory_mode) + 1) % len(_MODES)])
+
+    def set_mode(self, mode: MemoryMode) -> None:
+        """Save the mode; ``manual`` compacts first (a model call), so it asks before."""
+        owner, lang = self._services.owner, ui_lang(self._panel)
+
+        def save(sid: int) -> Awaitable[MemoryState]:
+            return self._services.memory.set_mode(owner, sid, mode)
+
+        done = t("memory.mode_done", lang, mode=mode_label(mode, lang))
+        if mode is not MemoryMode.MANUAL or not (self.state and self.state.can_compact):
+            self._call(save, t("memory.saving_mode", lang), done)
+            return
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._call(save, compacting_status(None, lang), done)
+            else:  # the panel's mode choice goes back to what it is
+                self._panel.show_memory(self.state)
+
+        dialog = ConfirmDialog(t("memory.manual.title", lang), t("memory.manual.question", lang))
+        self._panel.app.push_screen(dialog, decided)
+
+    def show_summary(self) -> None:
+        from oncall_tui.tui.screens.summary import SummaryScreen
+
+        self._panel.app.push_screen(SummaryScreen(self.state))
+
+    def _call(self, call: Callable[[int], Awaitable[MemoryState]], working: str, done: str) -> None:
+        """Run ``call`` on the open session, saying ``working`` meanwhile and ``done`` after
+        (or the error); not while a reply streams, and not twice at once."""
+        session_id, lang = self._status.open_session, ui_lang(self._panel)
+        if session_id is None:  # nothing stored yet: the mode is chosen with the first message
+            return
+        if self._streaming():
+            self._status.say(t("memory.busy_streaming", lang), True)
+            return
+        if self._work is not None and not self._work.is_finished:
+            self._status.say(t("memory.busy_changing", lang), True)
+            return
+        self._status.say(working)
+        self._work = self._panel.run_worker(
+            self._run(self._panel, session_id, call, done), group="memory", exit_on_error=False
+        )
+
+    async def _run(
+        self,
+        node: Widget,
+        session_id: int,
+        call: Callable[[int], Awaitable[MemoryState]],
+        done: str,
+    ) -> None:
+        try:
+            await call(session_id)
+        except OncallError as error:
+            if session_id == self._status.open_session or error.code.startswith("DATABASE"):
+                self._status.show_error(error)
+            else:  # another session is open now: its status line is not for this one
+                message = error.message(ui_lang(node))
+                self._status.say_about(session_id, message, error=True)
+            return
+        self._status.say_about(session_id, done)
+        node.post_message(MemoryChanged(session_id))

@@ -1,0 +1,147 @@
+"""What the sessions pane's keys do: rename (a session not started yet is created with its
+title), delete (asking, with the title and message count), export for the postmortem. Each
+change is followed by :class:`~oncall_tui.tui.messages.SessionsChanged` from the pane, upon which
+the screen reads the sessions again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from oncall_tui.texts import text
+from oncall_tui.tui.key_order import hold_keys_for
+from oncall_tui.tui.messages import SessionsChanged
+from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.session_list import SessionList
+from oncall_tui.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+    from oncall_tui.services.export import ExportFormat
+    from oncall_tui.services.views import SessionView
+
+
+class SessionActions:
+    """The actions on the sessions of ``listing`` (the pane), said on ``status``."""
+
+    def __init__(self, services: Services, listing: SessionList, status: StatusLine) -> None:
+        self._services = services
+        self._listing = listing
+        self._status = status
+        self._calls = ServiceCalls(listing, status.report)
+
+    def delete(self, session_id: int | None) -> None:
+        """Ask, naming the session and its messages; Yes deletes it (the newest opens if it was
+        the one open)."""
+        lang = ui_lang(self._listing)
+        if session_id is None:
+            self._listing.notify(text("delete.nothing", lang))
+            return
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        services = self._services
+
+        def decided(yes: bool | None) -> None:
+            if yes:
+                self._calls.start(
+                    lambda: services.sessions.delete(services.owner, session_id),
+                    lambda _: self._changed(open_newest=self._status.open_session == session_id),
+                )
+
+        listed = self._listed(session_id)
+        question = (
+            text("delete.ask_id", lang, id=session_id)
+            if listed is None
+            else text(
+                "delete.ask",
+                lang,
+                title=listed.title or text("sessions.new", lang),
+                count=f"{listed.message_count:,}",
+            )
+        )
+        dialog = ConfirmDialog(
+            text("delete.title", lang),
+            question,
+            yes_label=text("delete.yes", lang),
+            destructive=True,
+        )
+        self._listing.app.push_screen(dialog, decided)
+
+    def rename(self, session_id: int | None) -> None:
+        """Rename the session, the dialog showing its title; a session not started yet is
+        created with the title (the incident is named before the first message)."""
+        from oncall_tui.tui.widgets.dialogs import TextDialog
+
+        services, owner = self._services, self._services.owner
+        shown = self._listed(session_id)
+
+        def renamed(title: str | None) -> None:
+            if not title or (shown is not None and title == shown.title):
+                return
+            if session_id is None:
+                self._calls.start(
+                    lambda: services.sessions.create(owner, title),
+                    lambda view: self._changed(select=view.id),
+                )
+            else:
+                self._calls.start(
+                    lambda: services.sessions.rename(owner, session_id, title),
+                    lambda _: self._changed(),
+                )
+
+        current = "" if shown is None else shown.title
+        lang = ui_lang(self._listing)
+        dialog = TextDialog(text("rename.title", lang), text("rename.prompt", lang), value=current)
+        self._listing.app.push_screen(dialog, renamed)
+
+    def export(self, session_id: int | None) -> None:
+        """Write the session to a file for the postmortem: the dialog shows the path (the
+        current directory, a name with the session and the time), Enter writes it; a path
+        ending in ``.json`` gets the JSON document instead of Markdown."""
+        from oncall_tui.tui.widgets.dialogs import TextDialog
+
+        services, owner = self._services, self._services.owner
+        lang = ui_lang(self._listing)
+        if session_id is None:
+            self._listing.notify(text("export.nothing", lang), timeout=3)
+            return
+
+        def write(path: str | None) -> None:
+            if not path or not path.strip():
+                return
+            target = Path(path.strip()).expanduser()
+            fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
+            self._calls.start(
+                lambda: services.export.write(owner, session_id, fmt, target),
+                lambda written: self._status.say_about(
+                    session_id, text("export.done", lang, path=str(written))
+                ),
+            )
+
+        def ask(name: str) -> None:
+            dialog = TextDialog(
+                text("export.title", lang), text("export.prompt", lang), value=str(_here() / name)
+            )
+            self._listing.app.push_screen(dialog, write)
+
+        named = self._calls.start(
+            lambda: services.export.default_filename(owner, session_id, "md"), ask
+        )
+        hold_keys_for(self._listing.app, named)  # what is typed behind ctrl+s goes to the dialog
+
+    def _listed(self, session_id: int | None) -> SessionView | None:
+        """The session as the sessions list last read it."""
+        return next((s for s in self._listing.sessions if s.id == session_id), None)
+
+    def _changed(self, *, select: int | None = None, open_newest: bool = False) -> None:
+        self._listing.post_message(SessionsChanged(select, open_newest=open_newest))
+
+
+def _here() -> Path:
+    """Where the export is offered: the directory the app was started in (where the engineer
+    works), else the home directory if that one has gone."""
+    try:
+        return Path.cwd()
+    except OSError:
+        return Path.home()

@@ -1,0 +1,104 @@
+"""The main screen's status line: one line under the chat, of the open session or of the app.
+
+What is said of a session (a reply failed, memory compacted, exported to a file) goes when
+another session opens, and what a session's work says once that session is no longer open is a
+notification instead (:meth:`StatusLine.say_about`). What concerns the app (a database away,
+the model missing, the settings file's problems) is said whatever session is open
+(``app_wide``). Every pane of the main screen is handed this one line, and reports its catalog
+errors here (:meth:`StatusLine.report`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import OncallError, note
+from oncall_tui.tui.messages import CannotGoOn
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.plain_text import PlainText
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+
+class StatusLine(PlainText):
+    """The line, and what it speaks of."""
+
+    def __init__(self, services: Services, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._services = services
+        self.open_session: int | None = None
+        """The session open on the screen (``None``: a new one, not stored yet)."""
+        self.database_away = False
+        """The line says the database is away (until a call reaches it again)."""
+        self._about: int | None = None
+        """The session the line speaks of, unless it speaks of the app."""
+        self._app_wide = True
+        """The line says something of the app (or nothing)."""
+
+    @property
+    def is_error(self) -> bool:
+        return self.has_class("-error")
+
+    def say(self, text: str, error: bool = False, *, app_wide: bool = False) -> None:
+        """Say ``text``, of the open session unless ``app_wide``."""
+        self.show(terminal_safe(text))
+        self.set_class(error, "-error")
+        self._about = self.open_session
+        self._app_wide = app_wide or not text
+
+    def clear_unless_error(self) -> None:
+        """Clear a progress text ("Sending…"); an error said since stays."""
+        if not self.is_error:
+            self.say("")
+
+    def report(self, error: OncallError) -> None:
+        """A service call's catalog error: a database that cannot be opened at all ends the app
+        (nothing works without it: it says why); anything else is said here, and what was typed
+        is kept for a later try."""
+        if error.code == "DATABASE_UNAVAILABLE" and not self._services.database_opened:
+            self.app.post_message(CannotGoOn(error))
+        else:
+            self.show_error(error)
+
+    def show_error(self, error: OncallError) -> None:
+        """The error; a database that is away says too that the answers it did not take are
+        kept (this line is the one place sure to be seen)."""
+        lang = ui_lang(self)
+        message = error.message(lang)
+        database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
+        if database:
+            self.database_away = True
+            if self._services.has_held():
+                message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
+        self.say(message, error=True, app_wide=database)
+
+    def show_warning(self, text: str) -> None:
+        self.say(text, error=True, app_wide=True)
+
+    def database_answered(self) -> None:
+        """A call reached the database: a line that says it is away is said no more."""
+        if self.database_away:
+            self.database_away = False
+            self.say("")
+
+    def say_about(self, session_id: int | None, text: str, *, error: bool = False) -> None:
+        """Say ``text`` of session ``session_id``: here while it is open, else as a
+        notification, which names no other session's work on this one's line."""
+        if session_id == self.open_session:
+            self.say(text, error)
+        else:
+            shown = terminal_safe(text)
+            self.app.notify(
+                shown, severity="error" if error else "information", markup=False, timeout=8
+            )
+
+    def session_opened(self, session_id: int | None, *, keep: bool) -> None:
+        """A session opens: the line stops speaking of any other, and of this one too unless
+        ``keep`` (a reopening that keeps what an action said of it)."""
+        self.open_session = session_id
+        if self._app_wide:
+            return
+        if not keep or self._about != session_id:
+            self.say("")
