@@ -15,6 +15,7 @@ import oncall_tui.tui
 from oncall_tui.services.views import MessageView, ToolCallView
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import GUTTER
+from oncall_tui.tui.chat_log.log import FLUSH_SECONDS
 from oncall_tui.tui.chat_log.markdown import (
     SEGMENT_CHARS,
     MarkdownLines,
@@ -116,17 +117,17 @@ async def test_a_streamed_long_reply_is_kept_whole_and_copied_whole() -> None:
     app.copy_to_clipboard = copy_to_clipboard  # type: ignore[method-assign]  # no terminal here
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = log.add_message("assistant", "", status="streaming")
+        block = log.add_reply()
         for start in range(0, len(text), 37):  # odd-sized pieces cut words and fences anywhere
             block.append(text[start : start + 37])
             if start % 3700 == 0:
-                log.flush_now()  # what the flush timer does now and then
+                await pilot.pause(2 * FLUSH_SECONDS)  # the flush timer fires now and then
         block.finish("complete")
         await wait_until(pilot, lambda: block.status == "complete")  # the backlog is drawn first
         assert block.content == text
         body = markdown(block)
         assert body.tail == ""  # finished: drawn like a stored message
-        assert body.text == block.shown_text == text
+        assert body.text == block.body.text == text
         assert len(body.segments) > 1  # finished paragraph by paragraph, as flushes came
         for i in range(1, len(body.segments) + 1):
             assert not _fence_open("".join(body.segments[:i]))
@@ -142,7 +143,7 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = log.add_message("assistant", "", status="streaming")
+        block = log.add_reply()
         body = markdown(block)
         widgets = set(app.screen.query("*"))
         tails: list[int] = []
@@ -150,7 +151,7 @@ async def test_a_streaming_reply_keeps_a_short_tail_and_mounts_nothing() -> None
             block.append(text[start : start + 400])
 
             def drawn(end: int = start + 400) -> bool:
-                return block.shown_text == text[:end]
+                return block.body.text == text[:end]
 
             await wait_until(pilot, drawn)
             tails.append(len(body.tail))
@@ -167,12 +168,12 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ChatLog)
-        block = log.add_message("assistant", "", status="streaming")
+        block = log.add_reply()
         block.append("partial answer")  # still buffered: the flush timer has not run
         block.finish("failed", note="model went away")
-        await wait_until(pilot, lambda: "model went away" in block.shown_text)
+        await wait_until(pilot, lambda: "model went away" in block.body.text)
         assert block.content == "partial answer"  # the note is shown, not stored
-        assert block.shown_text.startswith("partial answer")
+        assert block.body.text.startswith("partial answer")
         drawn = texts(lines_of(log, block))
         assert drawn[0] == "assistant · ✗ failed · 14:03"
         assert "model went away" in "\n".join(drawn)
@@ -221,9 +222,9 @@ async def test_an_unlabelled_fence_is_not_guessed(monkeypatch: pytest.MonkeyPatc
     async with app.run_test(size=(60, 20)) as pilot:
         log = app.query_one(ChatLog)
         log.show_page(page(("assistant", "```sql\nSELECT 1;\n```")), earlier=0, boundary=0)
-        streaming = log.add_message("assistant", "", status="streaming")
+        streaming = log.add_reply()
         streaming.append("```\nkubectl get pods\nSELECT 1;\n")
-        await wait_until(pilot, lambda: "SELECT 1;" in streaming.shown_text)
+        await wait_until(pilot, lambda: "SELECT 1;" in streaming.body.text)
         streaming.finish("complete")
         await pilot.pause()
         sql_block, plain_block = log.messages
@@ -354,10 +355,10 @@ async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reo
     async with app.run_test(size=(80, 40)) as pilot:
         log = app.query_one(ChatLog)
         log.show_page(page(("assistant", text)), earlier=0, boundary=0)
-        streamed = log.add_message("assistant", "", status="streaming")
+        streamed = log.add_reply()
         for paragraph in text.split("\n\n"):  # a flush at every paragraph: the most segments
             streamed.append(paragraph + "\n\n")
-            await wait_until(pilot, lambda: streamed.shown_text == streamed.content)
+            await wait_until(pilot, lambda: streamed.body.text == streamed.content)
         streamed.finish("complete")
         await wait_until(pilot, lambda: streamed.status == "complete")
         stored = log.messages[0]

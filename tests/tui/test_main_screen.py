@@ -386,6 +386,6 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
         reply = blocks(screen)[3]
         await wait_until(pilot, lambda: reply.status == "failed")
         assert reply.content == "Checking the pods"
-        assert "RuntimeError" in reply.shown_text  # the catalogued message, as a note
+        assert "RuntimeError" in reply.body.text  # the catalogued message, as a note
         assert "RuntimeError" in status_text(screen)
         await wait_until(pilot, lambda: not screen.sending)  # the stream is over

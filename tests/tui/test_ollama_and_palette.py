@@ -99,7 +99,7 @@ async def test_esc_keeps_the_partial_reply_and_the_next_send_works(tmp_path: Pat
 
 def reply_text(screen: MainScreen) -> str:
     blocks = screen.query_one(ChatLog).messages
-    return blocks[-1].shown_text if blocks and blocks[-1].role == "assistant" else ""
+    return blocks[-1].body.text if blocks and blocks[-1].role == "assistant" else ""
 
 
 async def test_the_model_picker_lists_ollama_models_and_switches(tmp_path: Path) -> None:

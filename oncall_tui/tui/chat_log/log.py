@@ -137,9 +137,6 @@ class ChatLog(ScrollView, can_focus=True):
         """The compaction boundary shown, if any."""
         return next((e.count for e in self.entries if isinstance(e, Divider)), None)
 
-    def clear_log(self) -> None:
-        self._replace([Earlier(0, self.lang)])
-
     def show_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Replace the log with one page (the newest) of a session."""
         page = page_entries(messages, boundary, self.clock, self.lang)
@@ -161,11 +158,6 @@ class ChatLog(ScrollView, can_focus=True):
         self._relayout()
         if not self.is_vertical_scroll_end:
             self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
-
-    def add_message(self, role: str, content: str, status: str = "complete") -> MessageBlock:
-        return self._append(
-            [MessageBlock(role, content, status=status, clock=self.clock, lang=self.lang)]
-        )
 
     def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
@@ -243,12 +235,6 @@ class ChatLog(ScrollView, can_focus=True):
         for block in waiting:
             block.flush()
             self._redraw(block)
-
-    def flush_now(self) -> None:
-        """Draw whatever waits, now (a test, or a screen about to read what is shown)."""
-        if self._flush_timer is not None:
-            self._flush_timer.stop()
-        self._flush()
 
     def _redraw(self, block: MessageBlock) -> None:
         """Forget the lines of ``block`` that changed and those after them if it grew."""

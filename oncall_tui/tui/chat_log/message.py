@@ -185,11 +185,6 @@ class MessageBlock:
         """Whether text or an ending waits for the next flush."""
         return bool(self._pending) or self._ending is not None
 
-    @property
-    def shown_text(self) -> str:
-        """The message text on screen (with any note), which may lag ``content`` by a flush."""
-        return self.body.text
-
     # -- lines -----------------------------------------------------------------------------------
 
     def head_lines(self, width: int, palette: Palette) -> list[Strip]:
