@@ -129,3 +129,18 @@ def bulk_seed(app: OncallApp, messages: int, *, compacted: int = 0) -> int:
             (compacted, "Earlier: things happened." if compacted else None, session_id),
         )
     return session_id
+
+
+def screen_rows(app: App[Any]) -> list[str]:
+    """The text of each row of the screen on top, as the terminal would show it. (The one place
+    the tests read Textual's compositor.)"""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+def notifications(app: App[Any]) -> list[str]:
+    """The messages of the notifications on show, oldest first. (The one place the tests read
+    Textual's notification list.)"""
+    return [str(notification.message) for notification in app._notifications]

@@ -22,7 +22,7 @@ from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
-from tests.tui.harness import wait_until
+from tests.tui.harness import notifications, wait_until
 
 SIZE = (120, 40)
 ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
@@ -101,7 +101,7 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
             own_server.start()
             await wait_until(
                 pilot,
-                lambda: any("saved now" in str(n.message) for n in app._notifications),
+                lambda: any("saved now" in n for n in notifications(app)),
                 timeout=30,
             )
             assert not list((tmp_path / "spool").glob("*/*.json"))

@@ -14,6 +14,7 @@ import oncall_tui.tui.app
 from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.tui.screens.summary import SummaryScreen
 from tests.tui.conftest import wait_until
+from tests.tui.harness import screen_rows
 
 APP_CSS = Path(oncall_tui.tui.app.__file__).with_name("app.tcss")
 LONG_SUMMARY = "\n".join(
@@ -56,10 +57,7 @@ class SummaryHost(App[None]):
 def screen_text(app: App[None]) -> str:
     """What the terminal shows, the dialog's borders taken out and each run of blanks (line
     breaks included) made one space, so text wrapped over rows reads as one."""
-    rows = [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
+    rows = screen_rows(app)
     return " ".join(" ".join(rows).replace("█", " ").split())
 
 

@@ -11,7 +11,7 @@ from textual.widgets import Input
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.dialogs import TextDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import notifications, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)
 
@@ -89,4 +89,4 @@ async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> Non
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
-        assert any("Nothing to export" in n.message for n in app._notifications)
+        assert any("Nothing to export" in n for n in notifications(app))

@@ -22,7 +22,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.composer import Composer
-from tests.tui.harness import scripted_app, wait_until
+from tests.tui.harness import notifications, screen_rows, scripted_app, wait_until
 
 SIZE = (120, 36)
 TWO_BLOCKS = (
@@ -173,7 +173,7 @@ async def test_a_message_without_code_says_so_and_copies_nothing(tmp_path: Path)
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         await pilot.press("alt+y")
         expected = text("code.none", "en")
-        await wait_until(pilot, lambda: any(n.message == expected for n in app._notifications))
+        await wait_until(pilot, lambda: expected in notifications(app))
         assert app.clipboard == ""
 
 
@@ -189,14 +189,6 @@ async def test_copy_message_from_the_palette_copies_the_newest_with_its_time(
         chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Copy message")
         chosen.callback()
         await wait_until(pilot, lambda: app.clipboard.endswith("assistant\nIt is the disk."))
-
-
-def screen_rows(app: OncallApp) -> list[str]:
-    """The terminal's rows as text."""
-    return [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
 
 
 @pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])

@@ -15,7 +15,7 @@ import oncall_tui.tui.chat_log.rich_markdown as markdown_module
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.chat_log.rich_markdown import code_lexer, rich_markdown
 from oncall_tui.tui.screens.main import MainScreen
-from tests.tui.harness import scripted_app, spy, wait_until
+from tests.tui.harness import screen_rows, scripted_app, spy, wait_until
 from tests.tui.test_keys import seed_reply
 
 FENCES = (
@@ -92,10 +92,7 @@ async def test_in_the_chat_a_long_command_keeps_its_line_and_copies_whole(
         screen.open_session(seed_reply(app, LONG_LINE))
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         await pilot.pause()
-        rows = [
-            "".join(segment.text for segment in strip).rstrip()
-            for strip in app.screen._compositor.render_strips()
-        ]
+        rows = [row.rstrip() for row in screen_rows(app)]
         code = [row for row in rows if "kubectl -n payments" in row]
         assert len(code) == 1, rows
         assert code[0].endswith("…")

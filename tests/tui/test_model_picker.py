@@ -24,7 +24,7 @@ from oncall_tui.tui.screens.models import (
     token_count,
 )
 from tests.fakes.ollama_server import DEFAULT_MODELS, FakeModel, FakeOllama
-from tests.tui.harness import spy, wait_until
+from tests.tui.harness import screen_rows, spy, wait_until
 
 QWEN_FACTS = "8.2B qwen3 · Q4_K_M · 5.2 GB · 40k ctx, uses 8k"
 GEMMA_FACTS = "2.5B gemma · Q4_K_M · 1.7 GB · 8k ctx · no tools"
@@ -44,10 +44,7 @@ def app_on(server_url: str, tmp_path: Path, model: str = "qwen3:8b") -> OncallAp
 
 def rows(app: OncallApp) -> list[str]:
     """The terminal's rows as text."""
-    return [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
+    return screen_rows(app)
 
 
 def picker(app: OncallApp) -> ModelPicker:

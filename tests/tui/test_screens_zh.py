@@ -23,7 +23,7 @@ from oncall_tui.tui.widgets.dialogs import ConfirmDialog, UnsavedChangesDialog
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import scripted_app, wait_until
+from tests.tui.harness import notifications, scripted_app, wait_until
 from tests.tui.test_memory_visible import opened, status
 
 SIZE = (120, 36)
@@ -194,7 +194,7 @@ def title(screen: PromptEditorScreen) -> object:
 
 
 def notes(app: OncallApp) -> list[str]:
-    return [str(notification.message) for notification in app._notifications]
+    return notifications(app)
 
 
 async def test_the_skill_library_speaks_chinese(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.tool_dialog import ToolConfirmDialog
 from tests.fakes.ollama_server import FakeOllama, Reply
-from tests.tui.harness import wait_until
+from tests.tui.harness import notifications, wait_until
 
 OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
 SIZE = (120, 40)
@@ -133,7 +133,7 @@ async def test_a_server_that_does_not_start_is_said_and_the_chat_goes_on(
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(ollama.chat_requests) == 2, timeout=30)
         await app.workers.wait_for_complete()
-        warnings = [n.message for n in app._notifications if "gone" in n.message]
+        warnings = [n for n in notifications(app) if "gone" in n]
         assert len(warnings) == 1  # said once, not at every send
         assert "tools" not in ollama.chat_requests[1] or all(
             "gone" not in tool["function"]["name"] for tool in ollama.chat_requests[1]["tools"]

@@ -72,7 +72,7 @@ class Composer(InOrderBindings, TextArea):
         self._sent: str | None = None
         """The text on its way to being stored, while the composer still shows it."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         # ↑/↓ recall before the cursor's bindings; every other binding of the composer (Enter,
         # the newline keys, ctrl+a, ctrl+k, Backspace…) runs next, in order with the
         # characters around it (:class:`InOrderBindings`); then the TextArea types the rest.

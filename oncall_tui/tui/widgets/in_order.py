@@ -26,8 +26,8 @@ else:  # not a widget class itself: Textual takes a widget's CSS from its first 
 class InOrderBindings(_Mixin):
     """Mixed in before a Textual widget class: its own bindings run in its key handler."""
 
-    async def _on_key(self, event: events.Key) -> None:
-        # Textual calls each class's ``_on_key`` in turn, most derived first, until one
+    async def on_key(self, event: events.Key) -> None:
+        # Textual calls each class's key handler in turn, most derived first, until one
         # prevents the default: the widget's own (text insertion) comes after this one.
         for binding in self._bindings.key_to_bindings.get(event.key, ()):
             if binding.priority:  # the app tried it before the key came here
