@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line, pad
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import find_named_file, id_type, read_file, read_text_file
+from oncall_tui.inputs import id_type, read_text_file
 from oncall_tui.settings.values import masked_url
 from oncall_tui.texts import text
 
@@ -165,12 +165,7 @@ def _print_skill(skill: SkillView, lang: Language) -> None:
 
 
 def skills_add(ctx: Services, args: argparse.Namespace) -> int:
-    from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
-
-    path = find_named_file(args.path, SKILL_FILENAME)
-    upload = read_file(path, MAX_SKILL_BYTES)
-    check_upload_size(path.name, upload.size)
-    skill = ctx.configuration.add_skill(ctx.owner, path.name, upload.data)
+    skill = ctx.configuration.add_skill_file(ctx.owner, args.path)
     if args.json:
         emit_json(skill.to_json())
     else:

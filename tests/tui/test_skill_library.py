@@ -9,9 +9,10 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
+from oncall_tui.services.configuration import read_skill_file
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import SkillView
-from oncall_tui.tui.screens.skills import SkillLibraryScreen, read_skill_file
+from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, TextViewerDialog
 from oncall_tui.tui.widgets.path_input import complete_path
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until

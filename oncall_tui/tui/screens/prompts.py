@@ -1,13 +1,12 @@
 """The prompt editor: the user's system prompts, one edited at a time.
 
-Every service call runs in a worker thread (``asyncio.to_thread`` inside an async worker),
-so the screen stays responsive over a slow disk. Edits are never dropped silently: anything
+Every service call runs in a worker thread (the flows of :mod:`.assets`), so the screen stays
+responsive over a slow disk. Edits are never dropped silently: anything
 that would replace unsaved text (another prompt, a new one, leaving) asks first.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -24,8 +23,8 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
-from oncall_tui.tui.screens.flows import FlowScreen
-from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
+from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
+from oncall_tui.tui.widgets.dialogs import ErrorText, UnsavedChangesDialog
 from oncall_tui.tui.widgets.in_order import InOrderBindings, InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings
 
@@ -53,7 +52,7 @@ class PromptContent(InOrderBindings, TextArea):
         translate_bindings(self, {"select_all": "composer.key.select_all"})
 
 
-class PromptEditorScreen(FlowScreen):
+class PromptEditorScreen(AssetScreen):
     """List, create, edit, delete and activate the user's system prompts."""
 
     CSS_PATH = "prompts.tcss"
@@ -62,27 +61,13 @@ class PromptEditorScreen(FlowScreen):
         Binding("ctrl+s", "save", "Save", id="prompts.save"),
         Binding("ctrl+n", "new", "New", id="prompts.new"),
         Binding("ctrl+t", "activate", "Use as active", id="prompts.activate"),
-        # ctrl+d also means "delete right" in text fields; here it always means "delete this
-        # prompt", which is safe because it asks first.
-        Binding("ctrl+d", "delete", "Delete", id="prompts.delete", priority=True),
-        Binding("delete", "delete", "Delete", show=False),
+        *delete_bindings("prompts"),
         Binding("escape", "back", "Back", id="prompts.back"),
     ]
 
-    ERROR_TEXT_ID = "prompt-error"
-
     def __init__(self, services: Services) -> None:
         super().__init__(services)
-        translate_bindings(
-            self,
-            {
-                "prompts.save": "prompts.key.save",
-                "prompts.new": "prompts.key.new",
-                "prompts.activate": "prompts.key.activate",
-                "delete": "prompts.key.delete",
-                "prompts.back": "prompts.key.back",
-            },
-        )
+        translate_bindings(self, key_texts(self.BINDINGS, "prompts"))
         self._prompts: dict[int, PromptView] = {}
         self._active_id: int | None = None
         self._editing_id: int | None = None
@@ -154,7 +139,8 @@ class PromptEditorScreen(FlowScreen):
         self._sync_highlight()
         self._update_title()
 
-    def _apply(self, view: ConfigurationView) -> None:
+    def _apply(self, view: ConfigurationView, focus_id: int | None = None) -> None:
+        """The list follows the editor: ``focus_id`` plays no part here."""
         self._prompts = {prompt.id: prompt for prompt in view.prompts}
         self._active_id = view.system_prompt_id
         options = [Option(self._option_prompt(p), id=str(p.id)) for p in view.prompts]
@@ -214,7 +200,7 @@ class PromptEditorScreen(FlowScreen):
         if current is None or current.id != event.option_id:
             return  # a stale event from an earlier (programmatic) highlight change
         target = None if event.option_id is None else int(event.option_id)
-        if target is None or target == self._editing_id or self._busy or not self._ready:
+        if target is None or target == self._editing_id or self.busy or not self._ready:
             return
         if self.is_dirty:
             self._start(lambda: self._switch_to(target))
@@ -232,7 +218,7 @@ class PromptEditorScreen(FlowScreen):
         self._start(self._save_flow)
 
     def action_new(self) -> None:
-        if self._busy or self.is_dirty:
+        if self.busy or self.is_dirty:
             self._start(self._new_flow)  # asks about the edits first (or rings the bell)
         else:  # at once: the keys typed behind ctrl+n go to the new prompt's label
             self._new_prompt()
@@ -243,51 +229,28 @@ class PromptEditorScreen(FlowScreen):
     def action_delete(self) -> None:
         self._start(self._delete_flow)
 
-    def action_back(self) -> None:
-        self._when_idle(lambda: self._start(self._back_flow))  # asks about unsaved edits
-
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
     def _flow_finished(self) -> None:
         if self._ready and self.app.screen is self:
             self._sync_highlight()  # undo list moves made while the flow ran
 
-    async def _fetch(self) -> ConfigurationView:
-        return await asyncio.to_thread(
-            self._services.configuration.get_configuration, self._services.owner
-        )
-
     async def _initial_load(self) -> None:
-        try:
-            view = await self._fetch()
-        except OncallError as error:
-            self._show_error(error)
-            return
+        view = await self._fetch()
         self._apply(view)
         self._load_into_editor(view.active_prompt)
         self._ready = True
-
-    async def _reload(self) -> None:
-        try:
-            self._apply(await self._fetch())
-        except OncallError as error:
-            self._show_error(error)
 
     async def _save(self) -> bool:
         """Save the editor; on a validation error show it inline and save nothing."""
         label, content = sent = self._editor_text()
         configuration = self._services.configuration
-        owner = self._services.owner
         try:
             if self._editing_id is None:
-                saved = await asyncio.to_thread(configuration.create_prompt, owner, label, content)
+                saved = await self._call(configuration.create_prompt, label, content)
             else:
-                saved = await asyncio.to_thread(
-                    configuration.update_prompt,
-                    owner,
-                    self._editing_id,
-                    label=label,
-                    content=content,
+                saved = await self._call(
+                    configuration.update_prompt, self._editing_id, label=label, content=content
                 )
         except OncallError as error:
             self._show_error(error)
@@ -299,11 +262,7 @@ class PromptEditorScreen(FlowScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self.notify(
-            terminal_safe(t("prompts.saved", self._lang, label=saved.label)),
-            timeout=3,
-            markup=False,
-        )
+        self._notify_done(t("prompts.saved", self._lang, label=saved.label))
         return True
 
     async def _resolve_unsaved(self) -> bool:
@@ -334,6 +293,9 @@ class PromptEditorScreen(FlowScreen):
         self._load_into_editor(None)
         self.query_one("#prompt-label", Input).focus()
 
+    def _leave(self) -> None:
+        self._start(self._back_flow)  # asks about unsaved edits
+
     async def _back_flow(self) -> None:
         if await self._resolve_unsaved():
             self.dismiss(None)
@@ -346,23 +308,14 @@ class PromptEditorScreen(FlowScreen):
         if prompt_id == self._active_id:
             self.notify(t("prompts.already_active", self._lang), timeout=3)
             return
-        try:
-            view = await asyncio.to_thread(
-                self._services.configuration.save_configuration,
-                self._services.owner,
-                system_prompt_id=prompt_id,
-            )
-        except OncallError as error:
-            self._show_error(error)
-            await self._reload()
-            return
-        self._apply(view)
+        configuration = self._services.configuration
+        saving = self._call(configuration.save_configuration, system_prompt_id=prompt_id)
+        self._apply(await self._or_reload(saving))
         self.app.post_message(ConfigurationChanged())
         lang = self._lang
         note = t("prompts.active_unsaved_note", lang) if self.is_dirty else ""
         label = self._prompts[prompt_id].label
-        active = t("prompts.now_active", lang, label=label) + note
-        self.notify(terminal_safe(active), markup=False)
+        self._notify_done(t("prompts.now_active", lang, label=label) + note, timeout=None)
 
     async def _delete_flow(self) -> None:
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
@@ -378,33 +331,12 @@ class PromptEditorScreen(FlowScreen):
             details.append(t("prompts.delete.active", lang))
         if self.is_dirty:
             details.append(t("prompts.delete.unsaved", lang))
-        confirmed = await self.app.push_screen_wait(
-            ConfirmDialog(
-                t("prompts.delete.title", lang),
-                " ".join(details),
-                yes_label=t("prompts.key.delete", lang),
-                destructive=True,
-            )
-        )
-        if not confirmed:
+        title, yes = t("prompts.delete.title", lang), t("prompts.key.delete", lang)
+        if not await self._confirm_delete(title, " ".join(details), yes):
             return
-        try:
-            await asyncio.to_thread(
-                self._services.configuration.delete_prompt, self._services.owner, prompt.id
-            )
-        except OncallError as error:
-            self._show_error(error)
-            return
+        await self._call(self._services.configuration.delete_prompt, prompt.id)
         self.app.post_message(ConfigurationChanged())
-        try:
-            view = await self._fetch()
-        except OncallError as error:
-            self._show_error(error)
-            return
+        view = await self._fetch()  # a catalog error here, as above, is shown by the flow
         self._apply(view)
         self._load_into_editor(view.active_prompt)
-        self.notify(
-            terminal_safe(t("prompts.deleted", self._lang, label=prompt.label)),
-            timeout=3,
-            markup=False,
-        )
+        self._notify_done(t("prompts.deleted", lang, label=prompt.label))

@@ -3,11 +3,10 @@ the message found. The query runs off the UI's loop, a moment after the typing s
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,9 +16,10 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language, OncallError
+from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.chat_log.times import local_now
+from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.in_order import InOrderInput
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
         self.query_text = query
         self.hits: list[SearchHit] = []
         self._timer: Timer | None = None
+        self._calls = ServiceCalls(self, lambda error: self._show([], error.message(self.lang)))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog"):
@@ -92,26 +93,27 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
         results.highlighted = 0
         results.focus()
 
-    @work(exclusive=True, group="search", exit_on_error=False)
-    async def run_search(self, query: str, open_first: bool = False) -> None:
-        if not query.strip():
-            self._show([], text("search.hint", self.lang))
-            return
-        owner = self.services.owner
-        try:
-            hits = await asyncio.to_thread(self.services.search.search, owner, query, limit=RESULTS)
-        except OncallError as error:
-            self._show([], error.message(self.lang))
-            return
-        if not hits:
-            note = text("search.none", self.lang)
-        elif len(hits) == RESULTS:
-            note = text("search.many", self.lang, count=RESULTS)
-        else:
-            note = text("search.count", self.lang, count=len(hits))
-        self._show(hits, note)
-        if open_first and hits:
-            self.dismiss(hits[0])
+    def run_search(self, query: str, open_first: bool = False) -> None:
+        """Search for ``query`` off the UI's loop; a newer search replaces one still running."""
+        search, owner = self.services.search, self.services.owner
+
+        def hits() -> list[SearchHit]:
+            return search.search(owner, query, limit=RESULTS) if query.strip() else []
+
+        def found(hits: list[SearchHit]) -> None:
+            if not query.strip():
+                note = text("search.hint", self.lang)
+            elif not hits:
+                note = text("search.none", self.lang)
+            elif len(hits) == RESULTS:
+                note = text("search.many", self.lang, count=RESULTS)
+            else:
+                note = text("search.count", self.lang, count=len(hits))
+            self._show(hits, note)
+            if open_first and hits:
+                self.dismiss(hits[0])
+
+        self._calls.start(hits, found, group="search", exclusive=True)
 
     def _show(self, hits: list[SearchHit], note: str) -> None:
         self.hits = hits

@@ -7,7 +7,6 @@ naming the rule that was broken.
 
 from __future__ import annotations
 
-import asyncio
 from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -19,20 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Input, Static
 
-from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import find_named_file, read_file
+from oncall_tui.errors import OncallError
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
-from oncall_tui.tui.screens.flows import FlowScreen
-from oncall_tui.tui.widgets.dialogs import (
-    ConfirmDialog,
-    ErrorText,
-    FileBrowserDialog,
-    TextViewerDialog,
-)
+from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
+from oncall_tui.tui.widgets.dialogs import ErrorText, FileBrowserDialog, TextViewerDialog
 from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
@@ -43,19 +35,6 @@ if TYPE_CHECKING:
 MIN_DESCRIPTION_CELLS = 16
 """The table clips descriptions to the screen's width (never below this); the pane below
 shows the highlighted one whole."""
-
-
-def read_skill_file(raw: str) -> tuple[str, bytes]:
-    """Read the file the user named: its base name and bytes, for ``add_skill``.
-
-    ``~`` is expanded and a directory means the ``SKILL.md`` inside it. A huge file is not
-    read whole: its real size is reported with the catalog's size rule. A named pipe or a
-    device is refused without being waited on (see :mod:`oncall_tui.inputs`).
-    """
-    path = find_named_file(raw.strip(), SKILL_FILENAME)
-    upload = read_file(path, MAX_SKILL_BYTES)
-    check_upload_size(path.name, upload.size)
-    return path.name, upload.data
 
 
 def _clipped(text: str, cells: int) -> Text:
@@ -69,7 +48,7 @@ def format_size(size: int) -> str:
     return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KiB"
 
 
-class SkillLibraryScreen(FlowScreen):
+class SkillLibraryScreen(AssetScreen):
     """List, add, view, delete, select and deselect the user's skills.
 
     It opens in the path field, so whatever is typed first lands there: a space typed into a
@@ -88,8 +67,6 @@ class SkillLibraryScreen(FlowScreen):
     }
     """
     AUTO_FOCUS = "#skill-path"
-    TABLE_ACTIONS = frozenset({"toggle_use", "view", "add"})
-    """Actions of the list's own keys: offered only while the list has the focus."""
     BINDINGS: ClassVar[list[BindingType]] = [
         # First, so a narrow footer never cuts it off.
         Binding("escape", "back", "Back", id="skills.back"),
@@ -98,29 +75,15 @@ class SkillLibraryScreen(FlowScreen):
         # Tab reaches the path field as well; the placeholder there says what it is for.
         Binding("a", "add", "Add", id="skills.add", show=False),
         Binding("ctrl+o", "browse", "Browse", id="skills.browse"),
-        # Safe everywhere because it asks first (in the path field it replaces "delete right").
-        Binding("ctrl+d", "delete", "Delete", id="skills.delete", priority=True),
-        Binding("delete", "delete", "Delete", show=False),
+        *delete_bindings("skills"),
         Binding("ctrl+r", "reload", "Reload", id="skills.reload"),
     ]
-
-    ERROR_TEXT_ID = "skill-error"
+    TABLE_ACTIONS = frozenset({"toggle_use", "view", "add"})
+    """Actions of the list's own keys: offered only while the list has the focus."""
 
     def __init__(self, services: Services) -> None:
         super().__init__(services)
-        self.lang: Language = services.settings.lang
-        translate_bindings(
-            self,
-            {
-                "skills.back": "skills.key.back",
-                "skills.toggle": "skills.key.toggle",
-                "skills.view": "skills.key.view",
-                "skills.add": "skills.key.add",
-                "skills.browse": "skills.key.browse",
-                "delete": "skills.key.delete",
-                "skills.reload": "skills.key.reload",
-            },
-        )
+        translate_bindings(self, key_texts(self.BINDINGS, "skills"))
         self._skills: dict[int, SkillView] = {}
         self._selected: tuple[int, ...] = ()
         self._configuration: ConfigurationView | None = None
@@ -129,9 +92,9 @@ class SkillLibraryScreen(FlowScreen):
         """Skills to toggle, in the order Space was pressed on them (while the toggles run)."""
 
     def compose(self) -> ComposeResult:
-        yield Static(t("skills.title", self.lang), id="skills-title")
+        yield Static(t("skills.title", self._lang), id="skills-title")
         yield PathInput(
-            id="skill-path", placeholder=t("skills.placeholder", self.lang, key=COMPLETE_KEY)
+            id="skill-path", placeholder=t("skills.placeholder", self._lang, key=COMPLETE_KEY)
         )
         yield ErrorText(id="skill-error")
         table: DataTable[Text] = DataTable(id="skill-table", cursor_type="row")
@@ -200,7 +163,7 @@ class SkillLibraryScreen(FlowScreen):
         self._render_table(focus_id)
         count, used = len(self._skills), len(self._selected)
         self.query_one("#skills-title", Static).update(
-            t("skills.title_counts", self.lang, count=count, used=used)
+            t("skills.title_counts", self._lang, count=count, used=used)
         )
         self._describe()
 
@@ -214,7 +177,7 @@ class SkillLibraryScreen(FlowScreen):
         # Margins and scrollbar, then the use and size columns, then each column's padding.
         cells = max(MIN_DESCRIPTION_CELLS, self.size.width - 4 - 3 - name_cells - 8 - 4 * 2)
         table.clear(columns=True)
-        lang = self.lang
+        lang = self._lang
         table.add_column(t("skills.column.use", lang), key="use", width=3)
         table.add_column(t("skills.column.name", lang), key="name", width=max(name_cells, 4))
         table.add_column(t("skills.column.size", lang), key="size", width=8)
@@ -237,7 +200,7 @@ class SkillLibraryScreen(FlowScreen):
     @on(DataTable.RowHighlighted, "#skill-table")
     def _describe(self) -> None:
         skill = self._current()
-        text = t("skills.none", self.lang) if not self._skills else ""
+        text = t("skills.none", self._lang) if not self._skills else ""
         if skill is not None:
             text = f"{skill.name}: {' '.join(skill.description.split())}"
         self.query_one("#skill-description", Static).update(terminal_safe(text))
@@ -289,89 +252,53 @@ class SkillLibraryScreen(FlowScreen):
             self.query_one("#skill-path", PathInput).value = str(path)
             self._start(lambda: self._upload(str(path)))
 
-    def action_back(self) -> None:
-        def leave() -> None:  # dismissed, not awaited: this runs in the screen's own handler
-            self.dismiss(None)
-
-        self._when_idle(leave)  # an upload or save reports first
-
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
-    async def _reload(self, focus_id: int | None = None) -> None:
-        try:
-            view = await asyncio.to_thread(
-                self._services.configuration.get_configuration, self._services.owner
-            )
-        except OncallError as error:
-            self._show_error(error)
-            return
-        self._apply(view, focus_id)
-
     async def _upload(self, raw: str) -> None:
-        owner = self._services.owner
-        try:
-            filename, data = await asyncio.to_thread(read_skill_file, raw)
-            skill = await asyncio.to_thread(
-                self._services.configuration.add_skill, owner, filename, data
-            )
-        except OncallError as error:
-            self._show_error(error)
-            return
+        add_file = self._services.configuration.add_skill_file
+        skill = await self._call(add_file, raw.strip())
         self._show_error(None)
         path_input = self.query_one("#skill-path", PathInput)
         if path_input.value == raw:
             path_input.value = ""
         self.app.post_message(ConfigurationChanged())
         await self._reload(focus_id=skill.id)
-        added = t("skills.added", self.lang, name=skill.name, size=format_size(skill.size_bytes))
-        self.notify(terminal_safe(added), markup=False, timeout=3)
+        size = format_size(skill.size_bytes)
+        self._notify_done(t("skills.added", self._lang, name=skill.name, size=size))
 
     async def _toggle_each(self) -> None:
         try:
-            while self._toggles and await self._toggle(self._toggles[0]):
+            while self._toggles:
+                await self._toggle(self._toggles[0])
                 self._toggles.popleft()
         finally:
             self._toggles.clear()  # a failed save: the ones after it are not made either
 
-    async def _toggle(self, skill_id: int) -> bool:
-        """Select or unselect the skill; whether the selection was saved."""
+    async def _toggle(self, skill_id: int) -> None:
+        """Select or unselect the skill; a catalog error if the selection was not saved."""
         skill = self._skills.get(skill_id)
         if skill is None:  # deleted meanwhile (from another terminal)
-            return True
+            return
         if skill.id in self._selected:
             wanted = [i for i in self._selected if i != skill.id]
         else:
             wanted = [*self._selected, skill.id]
-        try:
-            view = await asyncio.to_thread(
-                self._services.configuration.save_configuration,
-                self._services.owner,
-                skill_ids=wanted,
-            )
-        except OncallError as error:
-            # Nothing was saved: show why, then show the selection as it really is.
-            await self._reload()
-            self._show_error(error)
-            return False
+        configuration = self._services.configuration
+        # Nothing saved: the selection is shown as it really is, and then why.
+        view = await self._or_reload(self._call(configuration.save_configuration, skill_ids=wanted))
         self._show_error(None)
         self._apply(view)
         done = "skills.selected" if skill.id in self._selected else "skills.unselected"
-        self._set_status(t(done, self.lang, name=skill.name))
+        self._set_status(t(done, self._lang, name=skill.name))
         self.app.post_message(ConfigurationChanged())
-        return True
 
     async def _show(self) -> None:
         skill = self._current()
         if skill is None:
             return
-        try:
-            detail = await asyncio.to_thread(
-                self._services.configuration.show_skill, self._services.owner, skill.id
-            )
-        except OncallError as error:
-            self._show_error(error)
-            await self._reload()
-            return
+        detail = await self._or_reload(
+            self._call(self._services.configuration.show_skill, skill.id)
+        )
         title = f"{detail.skill.name} · {detail.skill.filename} · {format_size(skill.size_bytes)}"
         self.app.push_screen(TextViewerDialog(title, detail.content))
 
@@ -379,30 +306,15 @@ class SkillLibraryScreen(FlowScreen):
         skill = self._current()
         if skill is None:
             return
-        in_use = skill.id in self._selected
-        question = t("skills.delete.ask", self.lang, name=skill.name)
-        if in_use:
-            question += t("skills.delete.in_use", self.lang)
-        confirmed = await self.app.push_screen_wait(
-            ConfirmDialog(
-                t("skills.delete.title", self.lang),
-                question,
-                yes_label=t("skills.delete.yes", self.lang),
-                destructive=True,
-            )
-        )
-        if not confirmed:
+        lang = self._lang
+        question = t("skills.delete.ask", lang, name=skill.name)
+        if skill.id in self._selected:
+            question += t("skills.delete.in_use", lang)
+        title, yes = t("skills.delete.title", lang), t("skills.delete.yes", lang)
+        if not await self._confirm_delete(title, question, yes):
             return
-        try:
-            await asyncio.to_thread(
-                self._services.configuration.delete_skill, self._services.owner, skill.id
-            )
-        except OncallError as error:
-            self._show_error(error)
-            await self._reload()
-            return
+        await self._or_reload(self._call(self._services.configuration.delete_skill, skill.id))
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        deleted = t("skills.deleted", self.lang, name=skill.name)
-        self.notify(terminal_safe(deleted), markup=False, timeout=3)
+        self._notify_done(t("skills.deleted", lang, name=skill.name))
