@@ -22,12 +22,16 @@ from textual.dom import DOMNode
 from textual.worker import Worker
 
 from oncall_tui.errors import OncallError
+from oncall_tui.texts import text
 from oncall_tui.tui.key_order import hold_keys_for
+from oncall_tui.tui.widgets.lang import ui_lang
 
 T = TypeVar("T")
 
 Report = Callable[[OncallError], object]
 """Where a catalog error is said."""
+Fault = Callable[[Exception], object]
+"""Where anything else a call raises is said (a bug: the app goes on)."""
 
 
 async def in_thread(call: Callable[[], T]) -> T:
@@ -36,11 +40,13 @@ async def in_thread(call: Callable[[], T]) -> T:
 
 
 class ServiceCalls:
-    """Service calls on behalf of ``node`` (a screen or a pane), catalog errors to ``report``."""
+    """Service calls on behalf of ``node`` (a screen or a pane), catalog errors to ``report``,
+    any other exception to ``fault`` (by default a notification that says it was unexpected)."""
 
-    def __init__(self, node: DOMNode, report: Report) -> None:
+    def __init__(self, node: DOMNode, report: Report, fault: Fault | None = None) -> None:
         self._node = node
         self._report = report
+        self._fault = fault or self._notify_fault
         self._flow: Worker[None] | None = None
         self._when_done: Callable[[], object] | None = None
 
@@ -59,14 +65,19 @@ class ServiceCalls:
         async def run() -> None:
             try:
                 result = await in_thread(call)
+                outcome = then(result)
+                if inspect.isawaitable(outcome):
+                    await outcome
             except OncallError as error:
                 self._report(error)
-                return
-            outcome = then(result)
-            if inspect.isawaitable(outcome):
-                await outcome
+            except Exception as exc:  # a bug: said, and the app goes on
+                self._fault(exc)
 
         return self._node.run_worker(run(), group=group, exclusive=exclusive, exit_on_error=False)
+
+    def _notify_fault(self, exc: Exception) -> None:
+        lang = ui_lang(self._node)
+        self._node.app.notify(text("status.unexpected", lang, error=exc), severity="error")
 
     # -- flows ----------------------------------------------------------------------------------
 
@@ -89,6 +100,8 @@ class ServiceCalls:
                 await steps()
             except OncallError as error:
                 self._report(error)
+            except Exception as exc:  # a bug: said, and the app goes on
+                self._fault(exc)
             finally:
                 self._flow = None
                 finished()

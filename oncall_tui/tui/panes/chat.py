@@ -81,7 +81,7 @@ class ChatPane(Vertical):
         super().__init__(id="centre", classes="-empty")
         self._services = services
         self.status = status
-        self._calls = ServiceCalls(self, status.report)
+        self._calls = ServiceCalls(self, status.report, status.show_fault)
         self._draft = draft
         self._sending: Worker[None] | None = None
         self._replies: Replies | None = None

@@ -134,5 +134,8 @@ class SessionMemory:
                 message = error.message(ui_lang(node))
                 self._status.say_about(session_id, message, error=True)
             return
+        except Exception as exc:  # a bug: said, and the app goes on
+            self._status.show_fault(exc)
+            return
         self._status.say_about(session_id, done)
         node.post_message(MemoryChanged(session_id))

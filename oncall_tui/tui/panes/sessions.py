@@ -29,7 +29,7 @@ class SessionActions:
         self._services = services
         self._listing = listing
         self._status = status
-        self._calls = ServiceCalls(listing, status.report)
+        self._calls = ServiceCalls(listing, status.report, status.show_fault)
 
     def delete(self, session_id: int | None) -> None:
         """Ask, naming the session and its messages; Yes deletes it (the newest opens if it was

@@ -70,7 +70,7 @@ class MainScreen(Screen[None]):
         self.memory_actions = SessionMemory(
             services, self.panel, self.status, lambda: self.chat.sending
         )
-        self._calls = ServiceCalls(self, self.status.report)
+        self._calls = ServiceCalls(self, self.status.report, self.status.show_fault)
         self.session_id: int | None = None
         """The open session (``None``: a new one, not stored yet)."""
         settings = services.settings

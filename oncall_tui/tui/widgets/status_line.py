@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, note
+from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -73,6 +74,10 @@ class StatusLine(PlainText):
             if self._services.has_held():
                 message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
         self.say(message, error=True, app_wide=database)
+
+    def show_fault(self, exc: Exception) -> None:
+        """Something no catalog entry names (a bug): said of the app; it goes on."""
+        self.say(t("status.unexpected", ui_lang(self), error=exc), error=True, app_wide=True)
 
     def show_warning(self, text: str) -> None:
         self.say(text, error=True, app_wide=True)
