@@ -45,7 +45,8 @@ from textual.widgets import Footer
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
-from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
+from oncall_tui.tui.panes.chat import PAGE_SIZE
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from tests.tui.harness import bulk_seed, wait_until
 
@@ -212,7 +213,7 @@ class Bench:
         def finished() -> bool:
             blocks = log.messages
             ended = blocks[-1].status != "streaming"
-            return len(blocks) >= before + 2 and ended and screen._sending is None
+            return len(blocks) >= before + 2 and ended and not screen.sending
 
         while not finished():  # a light poll: Pilot's waits would add work to the loop
             if time.monotonic() > deadline:

@@ -19,7 +19,8 @@ from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
-from oncall_tui.tui.screens.main import PAGE_SIZE, MainScreen
+from oncall_tui.tui.panes.chat import PAGE_SIZE
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.session_list import SessionList

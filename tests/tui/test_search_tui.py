@@ -10,7 +10,8 @@ from textual.widgets import Input, OptionList
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
-from oncall_tui.tui.screens.main import PAGE_SIZE, REACH_BACK, MainScreen
+from oncall_tui.tui.panes.chat import PAGE_SIZE
+from oncall_tui.tui.screens.main import REACH_BACK, MainScreen
 from oncall_tui.tui.screens.search import SearchScreen
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.tui.harness import bulk_seed, scripted_app, wait_until
