@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import sqlite3
 import statistics
+import sys
 import tempfile
 import threading
 import time
@@ -29,11 +30,14 @@ from typing import Any, NamedTuple
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from sqlalchemy import Engine, event
 
-from oncall_tui.core.events import TokenDelta
-from oncall_tui.llm.gateway import StaticGateway
-from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn
-from oncall_tui.services.container import Services
-from oncall_tui.settings import Settings
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the static gateway lives in tests/
+
+from oncall_tui.core.events import TokenDelta  # noqa: E402
+from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Turn  # noqa: E402
+from oncall_tui.services.container import Services  # noqa: E402
+from oncall_tui.settings import Settings  # noqa: E402
+from tests.fakes.gateway import StaticGateway  # noqa: E402
 
 OWNER = "bench"
 

@@ -26,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from oncall_tui.llm.gateway import gateway_for  # noqa: E402
 from oncall_tui.llm.ollama_api import OllamaApi  # noqa: E402
 from oncall_tui.services import models as catalog  # noqa: E402
 from oncall_tui.services.views import ModelInfo  # noqa: E402
@@ -55,13 +56,14 @@ def row(show_ms: float, count: int, runs: int) -> str:
     with FakeOllama(models=fakes) as server, tempfile.TemporaryDirectory() as scratch:
         database = Path(scratch) / "unused.db"
         settings = Settings(db_path=database, user="bench", ollama_url=server.url)
-        listed = catalog.list_models(settings)
-        listing = median_ms(lambda: catalog.list_models(settings), runs)
-        parallel = median_ms(lambda: catalog.describe_models(settings, listed), runs)
+        gateway = gateway_for(settings)
+        listed = catalog.list_models(gateway)
+        listing = median_ms(lambda: catalog.list_models(gateway), runs)
+        parallel = median_ms(lambda: catalog.describe_models(gateway, listed), runs)
         concurrency = catalog.SHOW_CONCURRENCY
         catalog.SHOW_CONCURRENCY = 1
         try:
-            serial = median_ms(lambda: catalog.describe_models(settings, listed), runs)
+            serial = median_ms(lambda: catalog.describe_models(gateway, listed), runs)
         finally:
             catalog.SHOW_CONCURRENCY = concurrency
         old = median_ms(lambda: one_client_per_request(settings, listed), runs)

@@ -13,13 +13,13 @@ import pytest
 
 from oncall_tui.cli import main
 from oncall_tui.core.events import ChatEvent
-from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
 from oncall_tui.store.opening import open_database
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.fakes.gateway import StaticGateway
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
 from tests.postgres import PostgresServer, running_server, unavailable_reason

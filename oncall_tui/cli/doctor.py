@@ -30,9 +30,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
-    from oncall_tui.services.diagnostics import diagnose
-
-    report = diagnose(ctx.settings)
+    report = ctx.diagnose()
     servers = ctx.tools.servers()  # each registered tool server started, its tools listed
     lang = ctx.settings.lang
     if args.json:
@@ -44,14 +42,14 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         value = text(key, lang, **fields) if key is not None else str(fields["value"])
         emit_line(f"{pad(text(label, lang), 9)} {value}")
 
-    if report.provider != "ollama":
+    if report.wording == "server":
         _server_rows(report, row)
-    elif report.ollama_reachable:
+    elif report.server_reachable:
         row(
             "cli.doctor.ollama",
             "cli.doctor.reachable",
-            url=report.ollama_url,
-            version=report.ollama_version,
+            url=report.server_url,
+            version=report.server_version,
         )
         if report.model_pulled:
             row("cli.doctor.model", "cli.doctor.pulled", model=report.model)
@@ -66,7 +64,7 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
             said = "tools_by_text" if report.recover_tool_calls else "tools_unavailable"
             emit_line(f"          {note(said, lang, model=report.model)}")
     else:
-        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.ollama_url)
+        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.server_url)
         row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)
     row(
         "cli.doctor.context",
@@ -114,18 +112,18 @@ def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
     refused = next((p for p in report.problems if p.reason == "openai_refused_key"), None)
     if refused is not None:  # it answers, but not to this key
         status = refused.params.get("status")
-        row("cli.doctor.server", "cli.doctor.key_refused", url=report.ollama_url, status=status)
+        row("cli.doctor.server", "cli.doctor.key_refused", url=report.server_url, status=status)
         row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
         return
-    if not report.ollama_reachable:
-        row("cli.doctor.server", "cli.doctor.unreachable", url=report.ollama_url)
+    if not report.server_reachable:
+        row("cli.doctor.server", "cli.doctor.unreachable", url=report.server_url)
         row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
         return
     row(
         "cli.doctor.server",
         "cli.doctor.reachable",
-        url=report.ollama_url,
-        version=report.ollama_version,
+        url=report.server_url,
+        version=report.server_version,
     )
     if report.model_pulled:
         row("cli.doctor.model", "cli.doctor.served", model=report.model)

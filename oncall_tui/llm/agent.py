@@ -33,10 +33,11 @@ from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.call_hold import CallHold
 from oncall_tui.llm.factory import read_timeout_of
-from oncall_tui.llm.failures import ended_early, map_model_error
+from oncall_tui.llm.failures import map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_cut, is_withheld, past_deadline
 from oncall_tui.llm.mcp_calls import outcome_of
 from oncall_tui.llm.recovery import CallRecovery, ToolsAsText, bound_tools, recovered_texts
+from oncall_tui.llm.server import OLLAMA, ServerKind
 from oncall_tui.llm.text_calls import Tools
 from oncall_tui.llm.tools import build_tools, tool_summary
 from oncall_tui.llm.turn import AgentStreamItem, ModelUsage, Summary, Turn
@@ -73,7 +74,7 @@ async def stream_agent(
     model_name: str = "",
     middleware: Sequence[AgentMiddleware[Any, Any, Any]] = (),
     tool_names: Mapping[str, str] | None = None,
-    provider: str = "ollama",
+    server: ServerKind = OLLAMA,
     recovering: Tools | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
     """Run one turn and yield what happens, in order.
@@ -86,7 +87,7 @@ async def stream_agent(
     whose stream ended without its end marker (:func:`end_marker`) is ``STREAM_FAILED``,
     after the text it did send.
     ``tool_names`` renames tools in the events (a server tool's model name -> its shown name).
-    ``provider`` (``ollama`` or ``openai``) names the server in a failure's message.
+    ``server`` (the gateway's kind of server) words a failure's message.
     ``recovering``: the tools whose calls :class:`~oncall_tui.llm.recovery.CallRecovery` reads
     from the text (one of ``middleware``); text that may be such a call is held back from the
     stream until the model call ends (:class:`~oncall_tui.llm.call_hold.CallHold`).
@@ -94,7 +95,7 @@ async def stream_agent(
     where = url or _model_url(model)
     name = model_name or _model_name(model)
     state: InputAgentState = {"messages": [*to_messages(history)]}
-    run = _RunState(tool_names or {}, end_marker(model), provider, recovering)
+    run = _RunState(tool_names or {}, end_marker(model), server, recovering)
     try:
         agent = create_agent(
             model, tools=list(tools), system_prompt=system_prompt, middleware=list(middleware)
@@ -113,7 +114,7 @@ async def stream_agent(
                 await stream.aclose()
     except Exception as exc:
         raise map_model_error(
-            exc, url=where, model=name, timeout=read_timeout_of(model), provider=provider
+            exc, url=where, model=name, timeout=read_timeout_of(model), server=server
         ) from exc
     yield run.usage()
 
@@ -125,7 +126,7 @@ def run_turn(
     url: str = "",
     model_name: str = "",
     deadline: float | None = None,
-    provider: str = "ollama",
+    server: ServerKind = OLLAMA,
     recover: bool = False,
     on_recovered: Callable[[], None] | None = None,
 ) -> AsyncGenerator[AgentStreamItem, None]:
@@ -155,7 +156,7 @@ def run_turn(
         model_name=model_name,
         middleware=guard,
         tool_names=turn.tool_names,
-        provider=provider,
+        server=server,
         recovering=recovering,
     )
 
@@ -167,12 +168,12 @@ class _RunState:
         self,
         tool_names: Mapping[str, str],
         marker: str | None,
-        provider: str,
+        server: ServerKind,
         recovering: Tools | None = None,
     ) -> None:
         self.names = tool_names
         self.marker = marker
-        self.provider = provider
+        self.server = server
         self.failure: OncallError | None = None
         """Set when a model call's stream ended without its end marker."""
         self.started: dict[str, tuple[str, float]] = {}
@@ -227,7 +228,7 @@ class _RunState:
         if held:
             events.append(TokenDelta(held))
         if self.marker is not None and not message.response_metadata.get(self.marker):
-            self.failure = ended_early(self.provider)  # after the text it did send
+            self.failure = self.server.ended_early()  # after the text it did send
             return events
         now = time.monotonic()
         for call in message.tool_calls:
@@ -276,7 +277,7 @@ async def summarize(
     *,
     deadline: float | None = None,
     url: str = "",
-    provider: str = "ollama",
+    server: ServerKind = OLLAMA,
 ) -> Summary:
     """One streamed call without tools; the reply text with any thinking removed.
 
@@ -304,10 +305,10 @@ async def summarize(
             url=url or _model_url(model),
             model=_model_name(model),
             timeout=read_timeout_of(model),
-            provider=provider,
+            server=server,
         ) from exc
     if not ended:
-        raise ended_early(provider)
+        raise server.ended_early()
     return Summary(strip_thinking("".join(parts)), truncated)
 
 

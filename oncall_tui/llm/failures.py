@@ -4,8 +4,9 @@ The stack is deep (langgraph -> langchain -> langchain-ollama -> ollama -> httpx
 langchain-openai -> openai -> httpx2, the same API under another name) and each layer leaks
 its own exception types; the quirks are pinned by tests/fakes/test_fakes.py.
 Clients only ever see three codes from a model call: ``MODEL_UNAVAILABLE`` (nothing
-answered), ``MODEL_NOT_FOUND`` (not pulled) and ``STREAM_FAILED`` (it started and broke).
-With ``provider="openai"`` the messages name the model server rather than Ollama.
+answered), ``MODEL_NOT_FOUND`` (not pulled) and ``STREAM_FAILED`` (it started and broke),
+each worded by the kind of server it came from (a gateway's
+:attr:`~oncall_tui.llm.gateway.ModelGateway.server`: Ollama, or "the model server").
 
 The ``openai`` SDK and ``httpx2`` are not imported here: they are looked up in
 ``sys.modules``, since an exception of theirs can only exist once they are loaded, and an
@@ -23,6 +24,7 @@ import ollama
 from langgraph.errors import GraphRecursionError
 
 from oncall_tui.errors import OncallError
+from oncall_tui.llm.server import OLLAMA, ServerKind
 from oncall_tui.redaction import redact
 
 DETAIL_LIMIT = 160
@@ -36,27 +38,27 @@ def map_model_error(
     url: str,
     model: str,
     timeout: float | None = None,
-    provider: str = "ollama",
+    server: ServerKind = OLLAMA,
 ) -> OncallError:
-    """The catalogued error for a failed model call; ``exc`` itself if it already is one."""
+    """The catalogued error for a failed model call, in ``server``'s words; ``exc`` itself if
+    it already is one."""
     chain = _chain(exc)
     for cause in chain:
-        mapped = _map_one(cause, url=url, model=model, timeout=timeout, provider=provider)
+        mapped = _map_one(cause, url=url, model=model, timeout=timeout, server=server)
         if mapped is not None:
             return mapped
     sdk = sys.modules.get("openai")
     if sdk is not None:  # the SDK's own wrappers, when no cause under them said more
         if any(isinstance(cause, sdk.APITimeoutError) for cause in chain):
-            return _silent(timeout, provider)
+            return server.silent(timeout)
         if any(isinstance(cause, sdk.APIConnectionError) for cause in chain):
             return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
     return OncallError("STREAM_FAILED", detail=_short(f"{type(exc).__name__}: {exc}"))
 
 
 def _map_one(
-    exc: BaseException, *, url: str, model: str, timeout: float | None, provider: str
+    exc: BaseException, *, url: str, model: str, timeout: float | None, server: ServerKind
 ) -> OncallError | None:
-    openai = provider == "openai"
     if isinstance(exc, OncallError):
         return exc
     if isinstance(exc, ollama.ResponseError):
@@ -67,27 +69,22 @@ def _map_one(
         return _status_error(exc, status, url=url, model=model)
     for http in _http_libraries():
         if isinstance(exc, http.ConnectError | http.ConnectTimeout | http.UnsupportedProtocol):
-            if openai:
-                return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
-            return OncallError("MODEL_UNAVAILABLE", url=url)
+            return server.unreachable(url)
         if isinstance(exc, http.TimeoutException):
-            return _silent(timeout, provider)
+            return server.silent(timeout)
         if isinstance(exc, http.TransportError):  # RemoteProtocolError, ReadError, WriteError
-            return _dropped(provider)
+            return server.dropped()
     if isinstance(exc, ConnectionResetError | ConnectionAbortedError | BrokenPipeError):
-        return _dropped(provider)
+        return server.dropped()
     if isinstance(exc, ConnectionError):
         # ollama's wrapper for httpx.ConnectError on non-streamed calls; refused connections.
-        if openai:
-            return OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
-        return OncallError("MODEL_UNAVAILABLE", url=url)
+        return server.unreachable(url)
     if isinstance(exc, json.JSONDecodeError):
-        reason = "server_stream_unreadable" if openai else "stream_unreadable"
-        return OncallError("STREAM_FAILED", reason)
+        return server.unreadable()
     if isinstance(exc, GraphRecursionError):
         return OncallError("STREAM_FAILED", "stream_too_many_steps")
     if isinstance(exc, ValueError) and str(exc) == _NO_GENERATIONS:
-        return ended_early(provider)  # the stream ended before its first chunk
+        return server.ended_early()  # the stream ended before its first chunk
     return None
 
 
@@ -128,25 +125,6 @@ def _server_said(exc: BaseException) -> str:
     if isinstance(body, str) and body:
         return body
     return str(getattr(exc, "message", None) or exc)
-
-
-def _silent(timeout: float | None, provider: str) -> OncallError:
-    prefix = "server_" if provider == "openai" else ""
-    if timeout is None:
-        return OncallError("STREAM_FAILED", f"{prefix}stream_silent")
-    return OncallError("STREAM_FAILED", f"{prefix}stream_silent_for", seconds=f"{timeout:g}")
-
-
-def ended_early(provider: str) -> OncallError:
-    """A stream that ended, cleanly as far as HTTP goes, without its end-of-reply marker
-    (Ollama's done record, the OpenAI API's ``finish_reason``): the reply is not whole."""
-    reason = "server_stream_ended_early" if provider == "openai" else "stream_ended_early"
-    return OncallError("STREAM_FAILED", reason)
-
-
-def _dropped(provider: str) -> OncallError:
-    reason = "server_stream_dropped" if provider == "openai" else "stream_dropped"
-    return OncallError("STREAM_FAILED", reason)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:

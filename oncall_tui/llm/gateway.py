@@ -1,9 +1,13 @@
-"""The seam services use to run a turn, get a chat model, and know the window they run with.
+"""The seam services use to run a turn, get a chat model, know the window they run with, and
+ask the model server what it has.
 
-Services never build models themselves: they ask a :class:`ModelGateway`. Production uses
-:class:`OllamaGateway`, or :class:`~oncall_tui.llm.openai_gateway.OpenAIGateway` for an
-OpenAI-compatible server, as :func:`gateway_for` picks by the provider setting; tests,
-benchmarks and screenshots use :class:`StaticGateway`.
+Services never build models or ask a server themselves: they ask a :class:`ModelGateway`.
+Production uses :class:`OllamaGateway`, or :class:`~oncall_tui.llm.openai_gateway.OpenAIGateway`
+for an OpenAI-compatible server, as :func:`gateway_for` picks by the provider setting (the one
+place it is read); both build on :class:`~oncall_tui.llm.server_gateway.ServerGateway`. Tests,
+benchmarks and screenshots use ``tests.fakes.StaticGateway``. What the two servers' clients
+say differently comes from the gateway's :attr:`~ModelGateway.server`
+(:class:`~oncall_tui.llm.server.ServerKind`).
 
 Importing this module loads no LangChain: the model client (``langchain-ollama``, through
 :mod:`oncall_tui.llm.factory`) and the agent are imported by the methods that use them
@@ -14,28 +18,47 @@ light.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
+import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, resolve_context_window
+from oncall_tui.llm.ollama_api import (
+    ModelDetails,
+    OllamaApi,
+    explain_context_window,
+    resolve_context_window,
+)
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
+from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport
+from oncall_tui.llm.server_gateway import ServerGateway, Window
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
+log = logging.getLogger(__name__)
+
 
 class ModelGateway(Protocol):
-    """Where a service gets its chat model and context window."""
+    """Where a service gets its chat model and context window, and what the server has."""
+
+    @property
+    def server(self) -> ServerKind:
+        """The kind of server: how clients speak of it, how its failures read."""
+        ...
 
     @property
     def model_name(self) -> str: ...
+
+    @property
+    def url(self) -> str:
+        """Where the server answers."""
+        ...
 
     def context_window(self) -> int:
         """The ``num_ctx`` sent with every request; stable for the gateway's lifetime."""
@@ -54,6 +77,10 @@ class ModelGateway(Protocol):
         few seconds; raises ``MODEL_UNAVAILABLE`` or ``MODEL_NOT_FOUND``."""
         ...
 
+    def model_not_found(self) -> OncallError:
+        """``MODEL_NOT_FOUND`` for the configured model, as this server says it."""
+        ...
+
     def tools_supported(self) -> bool:
         """What the last successful check said, without asking; ``True`` before any check."""
         ...
@@ -70,6 +97,24 @@ class ModelGateway(Protocol):
         server does not say the model calls tools natively, or a reply needed recovery."""
         ...
 
+    def list_models(self, *, timeout: float) -> list[ListedModel]:
+        """Blocking: the models the server lists, in its order (details as far as the listing
+        gives them); ``MODEL_UNAVAILABLE`` when it does not answer within ``timeout`` s."""
+        ...
+
+    def describe_models(
+        self, models: Sequence[ListedModel], *, timeout: float, concurrency: int
+    ) -> list[ListedModel]:
+        """Blocking: ``models`` in order, each with what the server says of it when asked
+        (``concurrency`` requests at a time, each within ``timeout`` s); a model whose details
+        do not come keeps its listing. Never raises a catalog error."""
+        ...
+
+    def report(self) -> ServerReport:
+        """Blocking: doctor's account of the server (version, models, the model, the window
+        and which rule gave it); never raises."""
+        ...
+
     def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
         """Run one turn (see :func:`oncall_tui.llm.agent.stream_agent`)."""
         ...
@@ -79,15 +124,17 @@ class ModelGateway(Protocol):
         ...
 
 
-class OllamaGateway:
+class OllamaGateway(ServerGateway):
     """Models from the configured Ollama server.
 
-    The window is discovered from the model's details (``/api/show``) and then fixed for the
-    gateway's life. Discovery never raises: when Ollama is down or the model is missing the
-    window falls back to the setting or the default cap, so the context gauge still works
-    offline; the send itself reports the error. A fallback holds only until the details are
-    first known (no request can have been sent with it: the server did not answer).
+    The window is discovered from the model's details (``/api/show``): the setting, else the
+    Modelfile's ``num_ctx``, else the trained length capped (see
+    :func:`~oncall_tui.llm.ollama_api.explain_context_window`). The capabilities say whether
+    the model calls tools natively.
     """
+
+    server = OLLAMA
+    says_native_tools = True
 
     def __init__(
         self,
@@ -95,186 +142,105 @@ class OllamaGateway:
         api: OllamaApi | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._settings = settings
+        super().__init__(settings, clock)
         self._api = api if api is not None else OllamaApi(settings.ollama_url)
-        self._clock = clock
-        self._window: int | None = None
-        self._window_known = False
-        """The window came from the setting or the model's details, not a fallback."""
-        self._details: ModelDetails | None = None
-        self._ready_at: float | None = None
-        self._lock = threading.Lock()
-        self._model: tuple[BaseChatModel, int, asyncio.AbstractEventLoop | None] | None = None
-        """The model built last, its window, and the event loop it belongs to (None: none yet)."""
-        self._recovered = False
-        """A reply of this process needed its tool calls read from its text."""
-
-    @property
-    def model_name(self) -> str:
-        return self._settings.model
 
     @property
     def url(self) -> str:
         return self._settings.ollama_url
 
-    @property
-    def request_timeout(self) -> float:
-        return self._settings.request_timeout
-
-    def context_window(self) -> int:
-        if self._window is None:
-            if self._settings.num_ctx is None:
-                with contextlib.suppress(OncallError):  # the fallback below until it answers
-                    self.check_ready()
-            with self._lock:
-                if self._window is None:
-                    self._window = resolve_context_window(self._settings.num_ctx, None)
-                    self._window_known = self._settings.num_ctx is not None
-        return self._window
-
-    def check_ready(self) -> ModelReadiness:
-        with self._lock:
-            fresh = self._ready_at is not None and self._clock() - self._ready_at < READY_SECONDS
-            if fresh and self._details is not None:
-                return ModelReadiness(tools=self._details.supports_tools)
-        details = self._api.show(self._settings.model)  # outside the lock: it may wait
-        with self._lock:
-            self._details, self._ready_at = details, self._clock()
-            if not self._window_known:
-                self._window = resolve_context_window(self._settings.num_ctx, details)
-                self._window_known = True
-        return ModelReadiness(tools=details.supports_tools)
-
-    def tools_supported(self) -> bool:
-        details = self._details
-        return details is None or details.supports_tools
-
     def server_version(self) -> str:
         return OllamaApi(self._settings.ollama_url, timeout=3.0).version()
 
-    def tools_by_text(self) -> bool:
-        return self._settings.recover_tool_calls and not self.tools_supported()
+    def _ask_ready(self, window_wanted: bool) -> tuple[ModelReadiness, Window | None]:
+        details = self._api.show(self._settings.model)
+        window = explain_context_window(self._settings.num_ctx, details)
+        return ModelReadiness(tools=details.supports_tools), window
 
-    def teaches_tool_form(self) -> bool:
-        """A model whose capabilities list tools is told the text form only once one of its
-        replies needed recovery; one without them always (its tools are offered as text)."""
-        return self._settings.recover_tool_calls and (self._recovered or self.tools_by_text())
+    def _fallback_window(self) -> Window:
+        return explain_context_window(self._settings.num_ctx, None)
 
-    def _noted_recovery(self) -> None:
-        self._recovered = True
+    def _model_window(self) -> int:
+        return self.context_window()
 
-    def chat_model(self) -> BaseChatModel:
-        """The model for the calling event loop, built once (its HTTP clients cost about 60 ms
-        to set up, for their TLS context): an async client belongs to the loop that first uses
-        it, so a model built off any loop (the TUI's warm-up) is taken by the first loop that
-        asks, and another loop gets one of its own. A new window builds a new one too."""
+    def _build_model(self, window: int | None) -> BaseChatModel:
         from oncall_tui.llm.factory import build_chat_model  # langchain-ollama, only now
 
-        loop = running_loop()
-        window = self.context_window()
-        with self._lock:
-            cached = self._model
-            if cached is not None and cached[1] == window and cached[2] in (None, loop):
-                self._model = (cached[0], window, cached[2] or loop)
-                return cached[0]
-        model = build_chat_model(
-            self._settings.ollama_url, self._settings.model, window, self.request_timeout
-        )
-        with self._lock:
-            self._model = (model, window, loop)
-        return model
+        num_ctx = self.context_window() if window is None else window  # it always has one
+        return build_chat_model(self.url, self.model_name, num_ctx, self.request_timeout)
 
-    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
-        from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
+    def list_models(self, *, timeout: float) -> list[ListedModel]:
+        """``/api/tags``: one request, however many models; no details yet."""
+        return [
+            ListedModel(
+                name=model.name,
+                size_bytes=model.size_bytes,
+                family=model.family,
+                parameter_size=model.parameter_size,
+                quantization_level=model.quantization_level,
+                modified_at=model.modified_at,
+            )
+            for model in OllamaApi(self.url, timeout=timeout).installed()
+        ]
 
-        return run_turn(
-            self.chat_model(),
-            turn,
-            url=self.url,
-            model_name=self.model_name,
-            deadline=self._settings.deadline,
-            recover=self._settings.recover_tool_calls,
-            on_recovered=self._noted_recovery,
-        )
+    def describe_models(
+        self, models: Sequence[ListedModel], *, timeout: float, concurrency: int
+    ) -> list[ListedModel]:
+        """``/api/show`` per model over one client, ``concurrency`` at a time: Ollama reads each
+        model's file header to answer. A timeout, an error or a model removed meanwhile leaves
+        that model's details unknown; the others are still described."""
+        num_ctx = self._settings.num_ctx
 
-    async def summarize(self, instructions: str, request: str) -> Summary:
-        from oncall_tui.llm.agent import summarize  # LangChain's stack, only now
+        def describe(api: OllamaApi, model: ListedModel) -> ListedModel:
+            try:
+                details = api.show(model.name)
+            except OncallError as error:
+                log.info("model details unavailable for %r: %s", model.name, error.code)
+                return model
+            return _described(model, details, resolve_context_window(num_ctx, details))
 
-        model = self.chat_model()
-        return await summarize(model, instructions, request, deadline=self._settings.deadline)
+        if not models:
+            return []
+        with (
+            OllamaApi(self.url, timeout=timeout) as api,
+            ThreadPoolExecutor(concurrency, thread_name_prefix="api-show") as pool,
+        ):
+            return list(pool.map(lambda model: describe(api, model), models))
 
-
-class StaticGateway:
-    """A fixed model and window, for tests, benchmarks and screenshots."""
-
-    def __init__(
-        self,
-        model: BaseChatModel,
-        window: int,
-        model_name: str = "scripted",
-        url: str = "",
-        *,
-        tools: bool = True,
-        recover: bool = True,
-        tool_form: bool | None = None,
-    ) -> None:
-        self._model = model
-        self._window = window
-        self._model_name = model_name
-        self._url = url
-        self._tools = tools
-        self._recover = recover
-        self._tool_form = tool_form
-        """Fixed, or ``None``: as Ollama does, once a reply needed recovery."""
-        self.recoveries = 0
-        """Replies whose tool calls were read from their text."""
-
-    @property
-    def model_name(self) -> str:
-        return self._model_name
-
-    def context_window(self) -> int:
-        return self._window
-
-    def chat_model(self) -> BaseChatModel:
-        return self._model
-
-    def server_version(self) -> str:
-        return f"static ({self._model_name})"
-
-    def check_ready(self) -> ModelReadiness:
-        return ModelReadiness(tools=self._tools)
-
-    def tools_supported(self) -> bool:
-        return self._tools
-
-    def tools_by_text(self) -> bool:
-        return self._recover and not self._tools
-
-    def teaches_tool_form(self) -> bool:
-        if self._tool_form is not None:
-            return self._recover and self._tool_form
-        return self._recover and (self.recoveries > 0 or not self._tools)
-
-    def _noted_recovery(self) -> None:
-        self.recoveries += 1
-
-    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
-        from oncall_tui.llm.agent import run_turn
-
-        return run_turn(
-            self._model,
-            turn,
-            url=self._url,
-            model_name=self._model_name,
-            recover=self._recover,
-            on_recovered=self._noted_recovery,
+    def report(self) -> ServerReport:
+        """Ollama's version, its installed models, and the model's details."""
+        problems: list[OncallError] = []
+        version: str | None = None
+        installed: tuple[str, ...] = ()
+        pulled: bool | None = None
+        tools: bool | None = None
+        try:
+            version = self._api.version()
+            installed = tuple(self._api.list_models())
+            tools = self.check_ready().tools
+            pulled = True
+        except OncallError as error:
+            problems.append(error)
+            if error.code == "MODEL_NOT_FOUND":
+                pulled = False
+        return self._report(
+            reachable=version is not None,
+            version=version,
+            models=installed,
+            present=pulled,
+            tools=tools,
+            problems=problems,
         )
 
-    async def summarize(self, instructions: str, request: str) -> Summary:
-        from oncall_tui.llm.agent import summarize
 
-        return await summarize(self._model, instructions, request)
+def _described(model: ListedModel, details: ModelDetails, window: int) -> ListedModel:
+    return replace(
+        model,
+        context_length=details.context_length,
+        window_tokens=window,
+        tools=details.tool_support,
+        described=True,
+    )
 
 
 def gateway_for(settings: Settings) -> ModelGateway:
@@ -291,7 +257,6 @@ __all__ = [
     "ModelGateway",
     "ModelReadiness",
     "OllamaGateway",
-    "StaticGateway",
     "gateway_for",
     "running_loop",
 ]

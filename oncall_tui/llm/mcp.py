@@ -19,7 +19,8 @@ error (``tool_server_not_mcp``). The SDK's own log records (a traceback per such
 app's log, never the terminal the TUI draws on.
 
 Two bounds: a server gets :data:`START_SECONDS` to start and list its tools; a call gets the
-tool timeout (``tool_timeout``, 30 s), and no shorter limit of the SDK's applies to it.
+tool timeout (:data:`TOOL_TIMEOUT`, 30 s), and no shorter limit of the SDK's applies to it.
+A result past :data:`TOOL_RESULT_CHARS` is cut, with a note of how much was kept.
 
 Every request carries the bound tools' schemas, so the model is sent a short form of each
 (:func:`for_the_model`): a server's long docstring becomes its first paragraph, at most
@@ -59,6 +60,10 @@ log = logging.getLogger(__name__)
 START_SECONDS = 20.0
 """How long a server may take to start and list its tools before it counts as failed (a call
 has the tool timeout instead)."""
+TOOL_TIMEOUT = 30.0
+"""Seconds one call of a tool server's tool may take: a hung server is a failed call."""
+TOOL_RESULT_CHARS = 20_000
+"""A tool server's result past this is cut, with a note of how much was kept."""
 CLOSE_SECONDS = 0.5
 """How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
 _WIND_DOWN = 0.25
@@ -116,13 +121,15 @@ class McpTools:
         self,
         servers: Sequence[McpServer],
         *,
-        timeout: float,
-        result_chars: int,
+        timeout: float | None = None,
+        result_chars: int | None = None,
         start_seconds: float = START_SECONDS,
     ) -> None:
+        """``timeout`` and ``result_chars`` default to :data:`TOOL_TIMEOUT` and
+        :data:`TOOL_RESULT_CHARS` as they are when the servers are built."""
         self._servers = tuple(servers)
-        self._timeout = timeout
-        self._result_chars = result_chars
+        self._timeout = TOOL_TIMEOUT if timeout is None else timeout
+        self._result_chars = TOOL_RESULT_CHARS if result_chars is None else result_chars
         self._start_seconds = start_seconds
         self._states = {server.name: ServerState(server) for server in self._servers}
         self._lock = threading.Lock()

@@ -48,7 +48,6 @@ from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryServ
 from oncall_tui.services.replies import StreamedReply, add_reply, held_from, save_held_reply
 from oncall_tui.services.spool import ReplySpool
 from oncall_tui.services.steps import completed_in_thread
-from oncall_tui.settings.values import DEFAULT_MAX_REPLY_CHARS
 from oncall_tui.store.engine import Database
 from oncall_tui.store.failures import database_failure
 from oncall_tui.store.ids import stored_id
@@ -62,6 +61,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 MAX_MESSAGE_CHARS = 100_000
+MAX_REPLY_CHARS = 200_000
+"""A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
+the database, and every later request, with one answer."""
 
 
 def validate_message(text: str) -> str:
@@ -83,7 +85,7 @@ class ChatService:
         gateway: ModelGateway,
         *,
         lang: Language = "en",
-        max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS,
+        max_reply_chars: int | None = None,
         server_tools: McpTools | None = None,
         spool: ReplySpool | None = None,
     ) -> None:
@@ -95,7 +97,7 @@ class ChatService:
         self._memory = memory
         self._gateway = gateway
         self._lang = lang
-        self._max_reply_chars = max_reply_chars
+        self._max_reply_chars = MAX_REPLY_CHARS if max_reply_chars is None else max_reply_chars
 
     async def send(
         self,

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from oncall_tui.llm.mcp import McpTools
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.configuration import ConfigurationService
+    from oncall_tui.services.diagnostics import Diagnosis
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
+    from oncall_tui.services.models import ServerView
     from oncall_tui.services.search import SearchService
     from oncall_tui.services.sessions import SessionService
     from oncall_tui.services.spool import ReplySpool
@@ -116,11 +118,7 @@ class Services:
             return None
         from oncall_tui.llm.mcp import McpTools  # the MCP SDK, only when servers are registered
 
-        return McpTools(
-            self.settings.mcp_servers,
-            timeout=self.settings.tool_timeout,
-            result_chars=self.settings.tool_result_chars,
-        )
+        return McpTools(self.settings.mcp_servers)
 
     @cached_property
     def tools(self) -> ToolsService:
@@ -149,7 +147,6 @@ class Services:
             self.memory,
             self.gateway,
             lang=self.settings.lang,
-            max_reply_chars=self.settings.max_reply_chars,
             server_tools=self.server_tools,
             spool=self.spool,
         )
@@ -193,34 +190,53 @@ class Services:
 
         return ExportService(self.sessions, self.memory, model=self.gateway.model_name)
 
+    @property
+    def server(self) -> ServerView:
+        """The configured model server as a client speaks of it (its address, and whether the
+        texts call it Ollama or a model server); asks it nothing."""
+        from oncall_tui.services.models import ServerView
+
+        return ServerView.of(self.gateway)
+
     def server_version(self) -> str:
         """The model server's version; ``MODEL_UNAVAILABLE`` when it does not answer."""
         return self.gateway.server_version()
 
     def check_model(self) -> None:
         """Whether the chat model can be used: ``MODEL_UNAVAILABLE`` when the server does not
-        answer, ``MODEL_NOT_FOUND`` when it has not pulled the model."""
+        answer, ``MODEL_NOT_FOUND`` when it does not have the model."""
         self.gateway.check_ready()
 
+    def model_not_found(self) -> OncallError:
+        """``MODEL_NOT_FOUND`` for the configured model, as its server says it (Ollama: pull
+        it; another server: pick one it serves)."""
+        return self.gateway.model_not_found()
+
+    def diagnose(self) -> Diagnosis:
+        """``doctor``'s account: the model server, the window, the database; never raises."""
+        from oncall_tui.services.diagnostics import diagnose
+
+        return diagnose(self.settings, self.gateway)
+
     def model_catalog(self) -> list[ModelInfo]:
-        """The models the Ollama server has pulled (``/api/tags``), each with its context length,
-        window and tool support (``/api/show``) where those came; ``MODEL_UNAVAILABLE`` only
-        when the listing fails (see :mod:`oncall_tui.services.models`)."""
+        """The models the server has (Ollama's pulled ones), each with its context length,
+        window and tool support where those came; ``MODEL_UNAVAILABLE`` only when the listing
+        fails (see :mod:`oncall_tui.services.models`)."""
         from oncall_tui.services.models import model_catalog
 
-        return model_catalog(self.settings)
+        return model_catalog(self.gateway)
 
     def installed_models(self) -> list[ModelInfo]:
         """The first half of :meth:`model_catalog`: the listing alone, one request."""
         from oncall_tui.services.models import list_models
 
-        return list_models(self.settings)
+        return list_models(self.gateway)
 
     def describe_models(self, models: Sequence[ModelInfo]) -> list[ModelInfo]:
-        """The second half of :meth:`model_catalog`: ``/api/show`` for each; never raises."""
+        """The second half of :meth:`model_catalog`: the details of each; never raises."""
         from oncall_tui.services.models import describe_models
 
-        return describe_models(self.settings, models)
+        return describe_models(self.gateway, models)
 
     def use_model(self, model: str) -> None:
         """Switch the chat model and keep the choice in the settings file; the engine is

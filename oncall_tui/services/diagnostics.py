@@ -1,37 +1,46 @@
 """Is everything in place to chat, and if not, what to do (``oncall-tui doctor``).
 
-For Ollama it asks Ollama's own API; for an OpenAI-compatible server (``--provider openai``)
-it asks what :class:`~oncall_tui.llm.openai_gateway.OpenAIGateway` asks, and says which rule
-gave the window (``flag``, ``llama.cpp /props``, ``vLLM /v1/models``, ``default``)."""
+The model server's part is the gateway's account (:meth:`ModelGateway.report
+<oncall_tui.llm.gateway.ModelGateway.report>`): what a send would ask it, and which rule gave
+the window (for Ollama: the flag, the Modelfile, the trained length; for an OpenAI-compatible
+server: ``flag``, ``llama.cpp /props``, ``vLLM /v1/models``, ``default``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.ollama_api import ModelDetails, OllamaApi, explain_context_window
+from oncall_tui.llm.server import ServerWording
 from oncall_tui.settings import Settings
+
+if TYPE_CHECKING:
+    from oncall_tui.llm.gateway import ModelGateway
 
 
 @dataclass(frozen=True, slots=True)
 class Diagnosis:
-    ollama_url: str
-    """The model server's address: Ollama's, or the OpenAI-compatible base URL."""
+    server_kind: str
+    """The kind of server (``doctor --json``'s ``provider``: ``ollama``, ``openai``)."""
+    wording: ServerWording
+    """How to speak of it: ``ollama`` (Ollama) or ``server`` (a model server)."""
+    server_url: str
     model: str
     user: str
     log_file: str | None
-    ollama_reachable: bool
-    ollama_version: str | None
+    server_reachable: bool
+    server_version: str | None
     installed_models: tuple[str, ...]
     model_pulled: bool | None
-    """``None`` when Ollama could not be asked."""
+    """``None`` when the server could not be asked, or does not say."""
     model_tools: bool | None
     """Can the model call tools? ``None`` when it could not be asked."""
+    pull_command: str | None
+    """The command that gets the model when it is missing, if one does."""
     context_window_tokens: int
     context_window_source: str
     database: dict[str, object]
     problems: tuple[OncallError, ...] = field(default=())
-    provider: str = "ollama"
     recover_tool_calls: bool = True
     """Are tool calls a model writes as text read from its reply (the settings file's
     ``recover_tool_calls``)?"""
@@ -40,26 +49,21 @@ class Diagnosis:
     def ok(self) -> bool:
         return not self.problems and self.database.get("error") is None
 
-    @property
-    def pull_command(self) -> str | None:
-        if self.provider != "ollama":
-            return None
-        return f"ollama pull {self.model}" if self.model_pulled is False else None
-
     def to_json(self) -> dict[str, object]:
         """Every key always; ``null`` for what could not be asked. The ``ollama_*`` keys are
-        ``null`` for another provider; ``server_*`` say the same of whichever server it is."""
-        ollama = self.provider == "ollama"
+        ``null`` for a server that is not Ollama; ``server_*`` say the same of whichever
+        server it is."""
+        ollama = self.wording == "ollama"
         return {
-            "provider": self.provider,
-            "server_url": self.ollama_url,
-            "server_reachable": self.ollama_reachable,
-            "server_version": self.ollama_version,
-            "ollama_url": self.ollama_url if ollama else None,
+            "provider": self.server_kind,
+            "server_url": self.server_url,
+            "server_reachable": self.server_reachable,
+            "server_version": self.server_version,
+            "ollama_url": self.server_url if ollama else None,
             "model": self.model,
-            "ollama_reachable": self.ollama_reachable if ollama else None,
-            "ollama_version": self.ollama_version if ollama else None,
-            "installed_models": list(self.installed_models) if self.ollama_reachable else None,
+            "ollama_reachable": self.server_reachable if ollama else None,
+            "ollama_version": self.server_version if ollama else None,
+            "installed_models": list(self.installed_models) if self.server_reachable else None,
             "model_pulled": self.model_pulled,
             "model_supports_tools": self.model_tools,
             "pull_command": self.pull_command,
@@ -73,41 +77,27 @@ class Diagnosis:
         }
 
 
-def diagnose(settings: Settings) -> Diagnosis:
-    """Ask the model server for its version, models and the model's details; never raises."""
-    if settings.provider == "openai":
-        return _diagnose_openai(settings)
-    api = OllamaApi(settings.ollama_url)
-    problems: list[OncallError] = []
-    version: str | None = None
-    installed: tuple[str, ...] = ()
-    details: ModelDetails | None = None
-    pulled: bool | None = None
-    try:
-        version = api.version()
-        installed = tuple(api.list_models())
-        details = api.show(settings.model)
-        pulled = True
-    except OncallError as error:
-        problems.append(error)
-        if error.code == "MODEL_NOT_FOUND":
-            pulled = False
-    window, source = explain_context_window(settings.num_ctx, details)
-    tools = None if details is None else details.supports_tools
+def diagnose(settings: Settings, gateway: ModelGateway) -> Diagnosis:
+    """Ask the model server, through ``gateway``, for its version, models and the model's
+    details, and describe the database; never raises."""
+    report = gateway.report()
     return Diagnosis(
-        ollama_url=settings.ollama_url,
-        model=settings.model,
+        server_kind=report.kind.name,
+        wording=report.kind.wording,
+        server_url=report.url,
+        model=report.model,
         user=settings.user,
         log_file=None if settings.log_path is None else str(settings.log_path),
-        ollama_reachable=version is not None,
-        ollama_version=version,
-        installed_models=installed,
-        model_pulled=pulled,
-        model_tools=tools,
-        context_window_tokens=window,
-        context_window_source=source,
+        server_reachable=report.reachable,
+        server_version=report.version,
+        installed_models=report.models,
+        model_pulled=report.model_present,
+        model_tools=report.model_tools,
+        pull_command=report.pull_command,
+        context_window_tokens=report.window,
+        context_window_source=report.window_source,
         database=_describe_store(settings),
-        problems=tuple(problems),
+        problems=report.problems,
         recover_tool_calls=settings.recover_tool_calls,
     )
 
@@ -121,41 +111,3 @@ def _describe_store(settings: Settings) -> dict[str, object]:
     from oncall_tui.store.sqlite import describe_database
 
     return describe_database(settings.db_path)
-
-
-def _diagnose_openai(settings: Settings) -> Diagnosis:
-    from oncall_tui.llm.openai_gateway import OpenAIGateway
-
-    gateway = OpenAIGateway(settings)
-    problems: list[OncallError] = []
-    version: str | None = None
-    served: tuple[str, ...] = ()
-    listed: bool | None = None
-    refused = False
-    try:
-        served = tuple(model.name for model in gateway.served_models())
-        version = gateway.server_version()
-        gateway.check_ready()
-        listed = True if served else None  # an empty list: the server does not say
-    except OncallError as error:
-        problems.append(error)
-        if error.code == "MODEL_NOT_FOUND":
-            listed = False
-        refused = error.reason == "openai_refused_key"  # it answered, and said no
-    return Diagnosis(
-        ollama_url=settings.base_url,
-        model=settings.model,
-        user=settings.user,
-        log_file=None if settings.log_path is None else str(settings.log_path),
-        ollama_reachable=version is not None or refused,
-        ollama_version=version,
-        installed_models=served,
-        model_pulled=listed,
-        model_tools=None,
-        context_window_tokens=gateway.context_window(),
-        context_window_source=gateway.window_source(),
-        database=_describe_store(settings),
-        problems=tuple(problems),
-        provider=settings.provider,
-        recover_tool_calls=settings.recover_tool_calls,
-    )

@@ -1,70 +1,117 @@
-"""The installed models with what Ollama says of each, for the model picker.
+"""The model server and its models, for the clients: how to speak of the server
+(:class:`ServerView`), and what it lists, for the model picker.
 
-Two steps, so a client can show the list before the details: :func:`list_models` asks
-``/api/tags`` once (one request, however many models); :func:`describe_models` asks
-``/api/show`` per model, a few at a time, each with a short timeout. A model whose details do
-not come (a timeout, an error, a model removed meanwhile) keeps them unknown; the others are
-still described. Blocking: clients call these off their event loop.
-
-An OpenAI-compatible server (``--provider openai``) has only ``/v1/models``: the list is what
-it serves, with vLLM's ``max_model_len`` as the window where it gives one and nothing else
-(no size, family or tool support), and there are no details to ask for afterwards.
+Two steps, so a client can show the list before the details: :func:`list_models` asks for the
+listing once (one request, however many models); :func:`describe_models` asks for each
+model's details, a few at a time, each with a short timeout. A model whose details do not come
+(a timeout, an error, a model removed meanwhile) keeps them unknown; the others are still
+described. Which requests those are is the gateway's business (Ollama: ``/api/tags`` then
+``/api/show``; an OpenAI-compatible server: ``/v1/models``, which says all there is at once).
+Blocking: clients call these off their event loop.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from oncall_tui.errors import OncallError
-from oncall_tui.llm.ollama_api import OllamaApi, resolve_context_window
-from oncall_tui.llm.openai_api import OpenAIApi
+from oncall_tui.llm.server import ListedModel, ServerWording, kind_named
 from oncall_tui.services.views import ModelInfo
-from oncall_tui.settings import Settings
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from oncall_tui.llm.gateway import ModelGateway
 
 LIST_TIMEOUT = 3.0
-"""Seconds for ``/api/tags``: the picker waits for it before showing anything."""
+"""Seconds for the listing: the picker waits for it before showing anything."""
 SHOW_TIMEOUT = 3.0
-"""Seconds for each ``/api/show``: a slow one leaves only that model's details unknown."""
+"""Seconds for each model's details: a slow one leaves only that model's details unknown."""
 SHOW_CONCURRENCY = 4
-"""``/api/show`` requests in flight at once: Ollama reads each model's file header to answer,
-so a few at a time finish sooner than one by one without crowding a busy server."""
+"""Details requests in flight at once: Ollama reads each model's file header to answer, so a
+few at a time finish sooner than one by one without crowding a busy server."""
 
 
-def list_models(settings: Settings) -> list[ModelInfo]:
-    """The installed models in the server's order, details unknown; ``MODEL_UNAVAILABLE`` when
-    the server does not answer."""
-    if settings.provider == "openai":
-        served = OpenAIApi(settings.base_url, settings.api_key, timeout=LIST_TIMEOUT).models()
-        return [ModelInfo.served(model.name, model.max_model_len) for model in served]
-    api = OllamaApi(settings.ollama_url, timeout=LIST_TIMEOUT)
-    return [ModelInfo.listed(model) for model in api.installed()]
+@dataclass(frozen=True, slots=True)
+class ServerView:
+    """The configured model server, as a client speaks of it."""
+
+    url: str
+    wording: ServerWording
+    """Which texts name it: ``ollama`` (Ollama, which pulls models: ``ollama pull``) or
+    ``server`` (a model server, which serves the models it was started with)."""
+
+    @classmethod
+    def of(cls, gateway: ModelGateway) -> ServerView:
+        return cls(url=gateway.url, wording=gateway.server.wording)
 
 
-def describe_models(settings: Settings, models: Sequence[ModelInfo]) -> list[ModelInfo]:
-    """``models``, in order, each with its ``/api/show`` details where they came; never raises
-    a catalog error."""
-
-    def describe(api: OllamaApi, model: ModelInfo) -> ModelInfo:
-        try:
-            details = api.show(model.name)
-        except OncallError as error:
-            log.info("model details unavailable for %r: %s", model.name, error.code)
-            return model
-        return model.with_details(details, resolve_context_window(settings.num_ctx, details))
-
-    if not models or settings.provider == "openai":  # nothing more to ask such a server
-        return list(models)
-    with (
-        OllamaApi(settings.ollama_url, timeout=SHOW_TIMEOUT) as api,
-        ThreadPoolExecutor(SHOW_CONCURRENCY, thread_name_prefix="api-show") as pool,
-    ):
-        return list(pool.map(lambda model: describe(api, model), models))
+def wording_of(name: str) -> ServerWording:
+    """Deprecated: the wording of the server kind named ``name`` (the provider setting's
+    value), for a client that still passes that setting instead of :class:`ServerView`'s
+    ``wording``; goes when none does."""
+    return kind_named(name).wording
 
 
-def model_catalog(settings: Settings) -> list[ModelInfo]:
+def list_models(gateway: ModelGateway) -> list[ModelInfo]:
+    """The models the server lists, in its order, with what the listing says; raises
+    ``MODEL_UNAVAILABLE`` when the server does not answer."""
+    return [_view(model) for model in gateway.list_models(timeout=LIST_TIMEOUT)]
+
+
+def describe_models(gateway: ModelGateway, models: Sequence[ModelInfo]) -> list[ModelInfo]:
+    """``models``, in order, each with its details where they came; never raises a catalog
+    error."""
+    if not models:
+        return []
+    described = gateway.describe_models(
+        [_listed(model) for model in models], timeout=SHOW_TIMEOUT, concurrency=SHOW_CONCURRENCY
+    )
+    return [_view(model) for model in described]
+
+
+def model_catalog(gateway: ModelGateway) -> list[ModelInfo]:
     """:func:`list_models`, then :func:`describe_models`."""
-    return describe_models(settings, list_models(settings))
+    return describe_models(gateway, list_models(gateway))
+
+
+def _view(model: ListedModel) -> ModelInfo:
+    return ModelInfo(
+        name=model.name,
+        size_bytes=model.size_bytes,
+        family=model.family,
+        parameter_size=model.parameter_size,
+        quantization_level=model.quantization_level,
+        modified_at=model.modified_at,
+        context_length=model.context_length,
+        window_tokens=model.window_tokens,
+        tools=model.tools,
+        described=model.described,
+    )
+
+
+def _listed(model: ModelInfo) -> ListedModel:
+    return ListedModel(
+        name=model.name,
+        size_bytes=model.size_bytes,
+        family=model.family,
+        parameter_size=model.parameter_size,
+        quantization_level=model.quantization_level,
+        modified_at=model.modified_at,
+        context_length=model.context_length,
+        window_tokens=model.window_tokens,
+        tools=model.tools,
+        described=model.described,
+    )
+
+
+__all__ = [
+    "LIST_TIMEOUT",
+    "SHOW_CONCURRENCY",
+    "SHOW_TIMEOUT",
+    "ServerView",
+    "ServerWording",
+    "describe_models",
+    "list_models",
+    "model_catalog",
+    "wording_of",
+]

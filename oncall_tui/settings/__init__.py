@@ -32,13 +32,10 @@ from oncall_tui.settings.values import (
     DEFAULT_BASE_URL,
     DEFAULT_DEADLINE,
     DEFAULT_LOG_LEVEL,
-    DEFAULT_MAX_REPLY_CHARS,
     DEFAULT_MODEL,
     DEFAULT_OLLAMA_URL,
     DEFAULT_PROVIDER,
     DEFAULT_REQUEST_TIMEOUT,
-    DEFAULT_TOOL_RESULT_CHARS,
-    DEFAULT_TOOL_TIMEOUT,
     DEFAULTS,
     LOG_LEVELS,
     NUM_CTX_MAX,
@@ -109,7 +106,6 @@ class Settings:
     """Tool calls a model writes as text are read from its reply and made
     (:mod:`oncall_tui.llm.recovery`); the settings file's ``recover_tool_calls = false`` stops
     it."""
-    max_reply_chars: int = DEFAULT_MAX_REPLY_CHARS
     log_path: Path | None = None
     """Where the log goes; ``None`` (tests, benches) logs nowhere."""
     spool_dir: Path | None = None
@@ -124,10 +120,6 @@ class Settings:
     mcp_servers: tuple[McpServer, ...] = ()
     """The tool servers the settings file registers (``[[mcp_servers]]``), ``${NAME}``
     expanded; none when the file has a problem."""
-    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
-    """Seconds one call of a server's tool may take before it is a failed call."""
-    tool_result_chars: int = DEFAULT_TOOL_RESULT_CHARS
-    """A server tool's result past this many characters is cut, with a note saying so."""
     config_path: Path | None = None
     """The settings file, which may not exist yet; ``None`` (tests, benches) keeps nothing."""
     config_ignored: tuple[str, ...] = ()
@@ -361,7 +353,6 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_DEADLINE",
     "DEFAULT_LOG_LEVEL",
-    "DEFAULT_MAX_REPLY_CHARS",
     "DEFAULT_MODEL",
     "DEFAULT_OLLAMA_URL",
     "DEFAULT_PROVIDER",

@@ -30,15 +30,8 @@ DEFAULT_MODEL = "llama3.1:8b"
 NUM_CTX_MIN = 512
 NUM_CTX_MAX = 1_048_576
 DEFAULT_REQUEST_TIMEOUT = 120.0
-DEFAULT_MAX_REPLY_CHARS = 200_000
-"""A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
-the database, and every later request, with one answer."""
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_LOG_LEVEL = "info"
-DEFAULT_TOOL_TIMEOUT = 30.0
-"""Seconds one call of a tool server's tool may take: a hung server is a failed call."""
-DEFAULT_TOOL_RESULT_CHARS = 20_000
-"""A tool server's result past this is cut, with a note of how much was kept."""
 DEFAULT_DEADLINE = 600.0
 """Seconds a single model call may take in all, however steadily its data trickles in."""
 DEFAULT_RECOVER_TOOL_CALLS = True

@@ -1,6 +1,8 @@
-"""Test doubles: a loopback fake Ollama server and a scripted LangChain chat model."""
+"""Test doubles: a loopback fake Ollama server, a scripted LangChain chat model and a gateway
+that hands it out (:class:`StaticGateway`)."""
 
 from .chat_model import ScriptedChatModel, ScriptExhaustedError, Turn, TurnLike
+from .gateway import StaticGateway
 from .ollama_server import (
     DEFAULT_MODELS,
     FakeModel,
@@ -19,6 +21,7 @@ __all__ = [
     "Responder",
     "ScriptExhaustedError",
     "ScriptedChatModel",
+    "StaticGateway",
     "Turn",
     "TurnLike",
 ]

@@ -14,6 +14,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import ModelUsage, Summary, stream_agent, summarize
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.openai_model import build_openai_chat_model
+from oncall_tui.llm.server import OLLAMA, OPENAI_COMPATIBLE, ServerKind
 from oncall_tui.llm.tools import build_tools
 from tests.conftest import FakeServer, both_providers, poll_until, server_name
 from tests.fakes import FakeOllama, Reply
@@ -35,8 +36,9 @@ def model_for(
     return build_chat_model(url, model, num_ctx=4096, timeout=timeout)
 
 
-def provider(server: FakeServer) -> str:
-    return "openai" if isinstance(server, FakeOpenAI) else "ollama"
+def kind_of(server: FakeServer) -> ServerKind:
+    """The kind of server its gateway would say it is: how its failures read."""
+    return OPENAI_COMPATIBLE if isinstance(server, FakeOpenAI) else OLLAMA
 
 
 async def test_tokens_stream_and_usage_comes_last(server: FakeOllama) -> None:
@@ -134,7 +136,7 @@ async def test_model_not_pulled_is_model_not_found(server: FakeOllama) -> None:
 async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeServer) -> None:
     server.script(Reply(text="one two three four", drop_after=2))
     stream = stream_agent(
-        model_for(server), "SYS", HISTORY, build_tools({}), provider=provider(server)
+        model_for(server), "SYS", HISTORY, build_tools({}), server=kind_of(server)
     )
     items, error = await collect_until_error(stream)
     assert text_of(items) == "one two "
@@ -149,7 +151,7 @@ async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeServer
 async def test_silent_server_fails_after_the_timeout(server: FakeServer) -> None:
     server.script(Reply(text="slow reply", delay_per_chunk=4.0))
     model = model_for(server, timeout=1.0)
-    stream = stream_agent(model, "SYS", HISTORY, [], provider=provider(server))
+    stream = stream_agent(model, "SYS", HISTORY, [], server=kind_of(server))
     _, error = await collect_until_error(stream)
     assert error.code == "STREAM_FAILED"
     assert (

@@ -10,7 +10,7 @@ import pytest
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import read_timeout_of
-from oncall_tui.llm.gateway import OllamaGateway, StaticGateway
+from oncall_tui.llm.gateway import OllamaGateway
 from oncall_tui.llm.ollama_api import (
     DEFAULT_WINDOW_CAP,
     InstalledModel,
@@ -21,7 +21,7 @@ from oncall_tui.llm.ollama_api import (
     resolve_context_window,
 )
 from oncall_tui.settings import Settings
-from tests.fakes import FakeModel, FakeOllama, ScriptedChatModel
+from tests.fakes import FakeModel, FakeOllama, ScriptedChatModel, StaticGateway
 
 
 def settings_for(url: str, model: str = "qwen3:8b", num_ctx: int | None = None) -> Settings:

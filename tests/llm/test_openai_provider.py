@@ -17,6 +17,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import READY_SECONDS, gateway_for
 from oncall_tui.llm.openai_gateway import OpenAIGateway
 from oncall_tui.services.container import Services
+from oncall_tui.services.models import ServerWording
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from tests.conftest import RunCli, collect, make_settings
 from tests.fakes.ollama_server import FakeModel, Reply
@@ -290,12 +291,41 @@ def test_the_model_picker_lists_what_the_server_serves(openai: FakeOpenAI, db_pa
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_status_texts_name_the_server_not_ollama(lang: str) -> None:
+def test_the_status_texts_name_the_server_not_ollama(lang: str, db_path: Path) -> None:
+    services = Services(
+        make_settings(db_path, provider="openai", base_url="http://gpu-box:8080/v1")
+    )
+    server = services.server
+    assert (server.url, server.wording) == ("http://gpu-box:8080/v1", "server")
     states = [
-        OllamaStatus("http://gpu-box:8080/v1", "m", reachable, "b6000", missing, "openai")
+        OllamaStatus(server.url, "m", reachable, "b6000", missing, wording=server.wording)
         for reachable, missing in ((True, False), (True, True), (False, False))
     ]
     for state in states:
         said = state.describe("zh" if lang == "zh" else "en")
         assert "Ollama" not in said
         assert "http://gpu-box:8080/v1" in said
+
+
+def test_a_status_given_the_provider_setting_still_names_the_server_as_its_kind() -> None:
+    """The deprecated ``provider=`` of a client not yet giving the wording: the same texts."""
+    kinds: list[tuple[str, ServerWording]] = [("openai", "server"), ("ollama", "ollama")]
+    for provider, wording in kinds:
+        given = OllamaStatus("http://gpu-box:8080/v1", "m", True, "b6000", provider=provider)
+        told = OllamaStatus("http://gpu-box:8080/v1", "m", True, "b6000", wording=wording)
+        assert given.wording == wording
+        assert given.describe() == told.describe()
+        assert given.describe("zh") == told.describe("zh")
+
+
+def test_a_model_the_server_lacks_is_said_as_this_server_says_it(
+    openai: FakeOpenAI, db_path: Path
+) -> None:
+    services = Services(make_settings(db_path, provider="openai", base_url=openai.url))
+    missing = services.model_not_found()
+    assert (missing.code, missing.reason) == ("MODEL_NOT_FOUND", "openai_model_refused")
+    assert missing.message() == (
+        f"The model server at {openai.url} has no model 'llama3.1:8b'. Pick one it serves with "
+        "--model."
+    )
+    assert "ollama pull" not in missing.message() + missing.message("zh")

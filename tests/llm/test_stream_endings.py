@@ -17,6 +17,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import summarize
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.openai_model import build_openai_chat_model
+from oncall_tui.llm.server import OLLAMA, OPENAI_COMPATIBLE
 from oncall_tui.services.container import Services
 from tests.conftest import FakeServer, both_providers, collect, server_name
 from tests.fakes.ollama_server import Reply
@@ -113,13 +114,13 @@ async def test_a_summary_whose_stream_just_stops_is_no_summary(server: FakeServe
     model: BaseChatModel
     if isinstance(server, FakeOpenAI):
         model = build_openai_chat_model(server.url, "qwen3:8b", 10.0)
-        provider = "openai"
+        kind = OPENAI_COMPATIBLE
     else:
         model = build_chat_model(server.url, "qwen3:8b", num_ctx=4096, timeout=10.0)
-        provider = "ollama"
+        kind = OLLAMA
     server.script(Reply("The user had a full disk on db-1", end_after=3))
     with pytest.raises(OncallError) as failed:
-        await summarize(model, "Summarise.", "User: disk full", provider=provider)
+        await summarize(model, "Summarise.", "User: disk full", server=kind)
     assert failed.value.code == "STREAM_FAILED"
     assert failed.value.message() == ended_early(server)
     assert server_name(server) in failed.value.message()

@@ -11,6 +11,7 @@ from oncall_tui.core.events import ReplyDone, ReplyFailed, TokenDelta
 from oncall_tui.core.memory import SUMMARY_INSTRUCTIONS, ContextUsage, MemoryMode
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.tokens import estimate_tokens
+from oncall_tui.services import chat as chat_service
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import FakeServer, both_providers, collect
@@ -68,9 +69,14 @@ async def test_a_summary_is_bounded_by_the_deadline_too(
 @pytest.mark.parametrize(("length", "status"), [(40, "complete"), (41, "truncated")])
 @both_providers
 async def test_a_reply_stops_at_its_size_limit(
-    on_ollama: OnOllama, server: FakeServer, length: int, status: str
+    on_ollama: OnOllama,
+    server: FakeServer,
+    length: int,
+    status: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    services = on_ollama(server, model="qwen3:8b", max_reply_chars=40)
+    monkeypatch.setattr(chat_service, "MAX_REPLY_CHARS", 40)
+    services = on_ollama(server, model="qwen3:8b")
     text = ("x" * 9 + " ") * 5
     server.script(Reply(text[:length], chunk_size=7))
     events = await collect(services.chat.send("alice", None, "talk"))

@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 
 from oncall_tui.core.events import TokenDelta, UserMessageStored
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.gateway import StaticGateway
+from oncall_tui.services import chat as chat_service
 from oncall_tui.services.container import Services
 from oncall_tui.services.export import ExportService
 from oncall_tui.services.transcript_markdown import closes_itself, fenced
@@ -27,6 +27,7 @@ from oncall_tui.services.views import MessageView
 from tests.cli.test_readme_contract import documented
 from tests.conftest import RunCli, collect, make_settings
 from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.fakes.gateway import StaticGateway
 
 Engine = Callable[..., Services]
 
@@ -191,15 +192,13 @@ async def test_a_reply_cut_off_inside_a_fence_is_fenced_and_marked_failed(engine
 
 
 async def test_interrupted_and_truncated_replies_are_marked(
-    db_path: Path, db_url: str | None, built: list[Services]
+    db_path: Path, db_url: str | None, built: list[Services], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = ScriptedChatModel(
         [Turn(text="one two three four five six", chunk_size=4, delay_per_chunk=0.1), "x" * 40]
     )
-    services = Services(
-        make_settings(db_path, db_url=db_url, max_reply_chars=20),
-        gateway=StaticGateway(model, 8192),
-    )
+    monkeypatch.setattr(chat_service, "MAX_REPLY_CHARS", 20)
+    services = Services(make_settings(db_path, db_url=db_url), gateway=StaticGateway(model, 8192))
     built.append(services)
     session_ids: list[int] = []
     first_token = asyncio.Event()

@@ -25,7 +25,6 @@ from oncall_tui.core.events import (
 from oncall_tui.llm import mcp as mcp_runtime
 from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
-from oncall_tui.settings.values import DEFAULT_TOOL_TIMEOUT
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import FakeServer, both_providers, collect, skill_text
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -49,9 +48,12 @@ Build = Callable[..., Services]
 
 
 @pytest.fixture
-def with_tools(on_ollama: Callable[..., Services], server: FakeServer) -> Build:
-    def build(*servers: McpServer, **overrides: object) -> Services:
-        values: dict[str, object] = {"mcp_servers": servers or (ops(),), "tool_timeout": 3.0}
+def with_tools(
+    on_ollama: Callable[..., Services], server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> Build:
+    def build(*servers: McpServer, tool_timeout: float = 3.0, **overrides: object) -> Services:
+        monkeypatch.setattr(mcp_runtime, "TOOL_TIMEOUT", tool_timeout)  # a call's bound
+        values: dict[str, object] = {"mcp_servers": servers or (ops(),)}
         values.update(overrides)
         return on_ollama(server, model="qwen3:8b", **values)
 
@@ -164,7 +166,7 @@ async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
 async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
     server: FakeOllama, with_tools: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The start-up limit (20 s) and the call's (``tool_timeout``, 30 s) are two bounds: a
+    """The start-up limit (20 s) and the call's (``TOOL_TIMEOUT``, 30 s) are two bounds: a
     call past the first and within the second answers. Both are made small here."""
     monkeypatch.setattr(mcp_runtime, "START_SECONDS", 0.2)
     services = with_tools(tool_timeout=5.0)
@@ -175,7 +177,7 @@ async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
 
 
 def test_the_call_timeout_is_the_one_the_tools_reference_promises() -> None:
-    assert DEFAULT_TOOL_TIMEOUT == 30.0
+    assert mcp_runtime.TOOL_TIMEOUT == 30.0
     assert mcp_runtime.START_SECONDS == 20.0
     tools = (Path(__file__).resolve().parents[2] / "docs" / "TOOLS.md").read_text("utf-8")
     assert "a call may take 30 s" in tools

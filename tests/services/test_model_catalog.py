@@ -11,7 +11,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services import models as catalog
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import ModelInfo
-from tests.fakes import FakeModel, FakeOllama
+from tests.fakes import FakeModel, FakeOllama, ScriptedChatModel
 
 Build = Callable[..., Services]
 
@@ -120,3 +120,22 @@ def test_a_server_that_does_not_answer_fails_the_catalog(closed_url: str, on_oll
     with pytest.raises(OncallError) as info:
         on_ollama(None, ollama_url=closed_url).model_catalog()
     assert info.value.code == "MODEL_UNAVAILABLE"
+
+
+def test_the_server_is_named_as_ollama_and_a_missing_model_is_pulled(
+    server: FakeOllama, on_ollama: Build
+) -> None:
+    services = on_ollama(server, model="mistral:7b")
+    assert (services.server.url, services.server.wording) == (server.url, "ollama")
+    missing = services.model_not_found()
+    assert (missing.code, missing.reason) == ("MODEL_NOT_FOUND", None)
+    assert missing.message() == (
+        "Model 'mistral:7b' is not available in Ollama. Run: ollama pull mistral:7b"
+    )
+    assert server.requests == []  # naming the server asks it nothing
+
+
+def test_a_listing_on_a_static_gateway_is_its_one_model(engine: Callable[..., Services]) -> None:
+    """The fake every TUI test runs on answers the picker too: its model, described."""
+    (model,) = engine(ScriptedChatModel(), window=4096).model_catalog()
+    assert (model.name, model.window_tokens, model.described) == ("scripted", 4096, True)

@@ -26,8 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from oncall_tui.core.events import ReplyDone
 from oncall_tui.core.prompts import SKILLS_HEADING
+from oncall_tui.llm import mcp
 from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
@@ -184,9 +187,10 @@ def first_difference(text: str, prefix: str) -> str:
 
 @both_providers
 async def test_every_request_starts_with_the_bytes_of_the_one_before(
-    on_ollama: OnOllama, server: FakeServer
+    on_ollama: OnOllama, server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    services = on_ollama(server, model="qwen3:8b", mcp_servers=(ops(),), tool_timeout=5.0)
+    monkeypatch.setattr(mcp, "TOOL_TIMEOUT", 5.0)
+    services = on_ollama(server, model="qwen3:8b", mcp_servers=(ops(),))
     select(services, SKILLS)
     per_turn = await converse(services, server, TURNS)
     requests = [body for turn in per_turn for body in turn]

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from oncall_tui.core.events import (
     ReplyDone,
     TokenDelta,
@@ -24,6 +26,7 @@ from oncall_tui.core.events import (
     ToolsUnavailable,
 )
 from oncall_tui.core.prompts import TOOL_FORM_INSTRUCTION
+from oncall_tui.llm import mcp
 from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -48,9 +51,15 @@ def ops_server() -> McpServer:
     )
 
 
+@pytest.fixture(autouse=True)
+def short_tool_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool call here answers at once or not at all: 3 s, not 30, to say so."""
+    monkeypatch.setattr(mcp, "TOOL_TIMEOUT", 3.0)
+
+
 def with_ops(on_ollama: Callable[..., Services], server: FakeServer) -> Build:
     def build(**overrides: object) -> Services:
-        values: dict[str, object] = {"mcp_servers": (ops_server(),), "tool_timeout": 3.0}
+        values: dict[str, object] = {"mcp_servers": (ops_server(),)}
         values.update(overrides)
         return on_ollama(server, model="qwen3:8b", **values)
 

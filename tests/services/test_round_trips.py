@@ -22,13 +22,13 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from oncall_tui.core.events import ReplyDone, TokenDelta, UserMessageStored
 from oncall_tui.core.memory import MemoryMode
-from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.llm.tokens import estimate_tokens
 from oncall_tui.llm.turn import AgentStreamItem, Turn
 from oncall_tui.services import context
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import collect, make_settings, skill_text
+from tests.fakes.gateway import StaticGateway
 from tests.services.test_bench_engine import load_bench
 
 BEFORE_MODEL_TRANSACTIONS = 2

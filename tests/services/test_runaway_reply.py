@@ -11,6 +11,7 @@ import pytest
 from oncall_tui.core.events import ContextLimitReached, ReplyDone, ReplyFailed
 from oncall_tui.core.memory import SENT_BACK_SHARE, sent_back
 from oncall_tui.core.tokens import estimate_text_tokens
+from oncall_tui.services import chat as chat_service
 from oncall_tui.services.container import Services
 from tests.conftest import collect
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -27,9 +28,12 @@ def runaway(chars: int) -> str:
     return (line * (chars // len(line) + 1))[:chars]
 
 
-async def test_after_a_reply_cut_at_the_limit_the_next_send_fits(on_ollama: OnOllama) -> None:
+async def test_after_a_reply_cut_at_the_limit_the_next_send_fits(
+    on_ollama: OnOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chat_service, "MAX_REPLY_CHARS", 50_000)
     with FakeOllama() as server:
-        services = on_ollama(server, model="qwen3:8b", max_reply_chars=50_000)
+        services = on_ollama(server, model="qwen3:8b")
         server.script(Reply(text=runaway(60_000), chunk_size=5_000), "Next answer.")
         first = await collect(services.chat.send("alice", None, "tail the logs"))
         done = first[-1]

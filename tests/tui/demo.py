@@ -14,12 +14,12 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from oncall_tui.core.memory import MemoryMode
-from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
+from tests.fakes.gateway import StaticGateway
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "skills-examples"
 DEMO_WINDOW = 8192

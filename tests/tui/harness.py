@@ -32,8 +32,8 @@ def scripted_app(
 ) -> tuple[OncallApp, ScriptedChatModel]:
     # Imported here: the stream bench uses this module too, and its process, like the app's,
     # holds no LangChain (the scripted model and the static gateway need it).
-    from oncall_tui.llm.gateway import StaticGateway
     from tests.fakes.chat_model import ScriptedChatModel
+    from tests.fakes.gateway import StaticGateway
 
     model = ScriptedChatModel(turns or [])
     settings = Settings(db_path=db_path, user="alice", lang=lang)

@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Select, Static
 from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
+from oncall_tui.llm.gateway import ModelReadiness
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
@@ -25,6 +25,7 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
+from tests.fakes.gateway import StaticGateway
 from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)

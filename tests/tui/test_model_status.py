@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.gateway import ModelReadiness, StaticGateway
+from oncall_tui.llm.gateway import ModelReadiness
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.screens.main import MainScreen
@@ -14,6 +14,7 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.chat_model import ScriptedChatModel, Turn
+from tests.fakes.gateway import StaticGateway
 from tests.tui.harness import wait_until
 
 SIZE = (120, 36)

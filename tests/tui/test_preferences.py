@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oncall_tui.llm.gateway import StaticGateway
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.keys import KeysScreen
@@ -13,6 +12,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.chat_model import ScriptedChatModel
+from tests.fakes.gateway import StaticGateway
 from tests.tui.harness import wait_until
 
 SIZE = (120, 36)

@@ -51,7 +51,6 @@ def tools_app(tmp_path: Path, ollama: FakeOllama, *servers: McpServer) -> Oncall
         ollama_url=ollama.url,
         model="qwen3:8b",
         mcp_servers=servers or (ops_server(),),
-        tool_timeout=10.0,
     )
     return build_app(settings)
 

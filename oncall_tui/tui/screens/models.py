@@ -31,12 +31,15 @@ from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.services.models import ServerWording
     from oncall_tui.services.views import ModelInfo
 
 CURRENT_MARK = "● "
 NO_MODELS = "Ollama has no models yet: run `ollama pull NAME`."
 READING_DETAILS = "Reading each model's details…"
 """The English of ``models.none`` and ``models.reading``, kept for the tests that read them."""
+_MISSING: dict[ServerWording, str] = {"ollama": "models.missing", "server": "models.missing_server"}
+"""What the note says of a configured model the server does not list: Ollama can pull it."""
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -92,8 +95,7 @@ class ModelPicker(ModalScreen[str | None]):
         current = next((i for i, m in enumerate(models) if same_model(m.name, self.current)), None)
         self._missing = ""
         if models and current is None:  # the configured model is not there: Enter picks another
-            ollama = self.services.settings.provider == "ollama"
-            key = "models.missing" if ollama else "models.missing_server"
+            key = _MISSING[self.services.server.wording]
             self._missing = t(key, self.lang, model=self.current)
         if models:
             options.highlighted = 0 if current is None else current

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from oncall_tui.services.models import ServerWording
     from oncall_tui.services.tools import ToolServerView
 
 from dataclasses import dataclass
@@ -39,17 +40,46 @@ def mode_label(mode: MemoryMode, lang: Language = "en") -> str:
     return t(f"panel.mode.{mode.value}", lang)
 
 
+_MISSING: dict[ServerWording, str] = {
+    "ollama": "panel.ollama.not_pulled",
+    "server": "panel.server.not_served",
+}
+_REACHABLE: dict[ServerWording, str] = {
+    "ollama": "panel.ollama.reachable",
+    "server": "panel.server.reachable",
+}
+_UNREACHABLE: dict[ServerWording, str] = {
+    "ollama": "panel.ollama.unreachable",
+    "server": "panel.server.unreachable",
+}
+"""The panel's lines for each way of naming the server (``Services.server.wording``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class OllamaStatus:
+    """What the model server said last (its address, the model, whether it answers and has
+    the model), and how the texts name it."""
+
     url: str
     model: str
     reachable: bool | None = None
     """``None`` while the first check is running."""
     version: str = ""
     model_missing: bool = False
-    """The server answered but has not pulled the model."""
-    provider: str = "ollama"
-    """``openai``: an OpenAI-compatible server, which the texts do not call Ollama."""
+    """The server answered but does not have the model."""
+    provider: str | None = None
+    """Deprecated: the provider setting's value, taken for the :attr:`wording` of its kind of
+    server; give ``wording`` instead (``services.server.wording``)."""
+    wording: ServerWording = "ollama"
+    """How the texts name the server: ``ollama`` (Ollama), or ``server`` (a model server, not
+    called Ollama), as :attr:`Services.server <oncall_tui.services.container.Services.server>`
+    says."""
+
+    def __post_init__(self) -> None:
+        if self.provider is not None:  # deprecated: until every caller gives the wording
+            from oncall_tui.services.models import wording_of
+
+            object.__setattr__(self, "wording", wording_of(self.provider))
 
     @property
     def usable(self) -> bool | None:
@@ -58,17 +88,13 @@ class OllamaStatus:
     def describe(self, lang: Language = "en") -> str:
         if self.reachable is None:
             return t("panel.ollama.checking", lang, url=self.url)
-        server = self.provider != "ollama"
+        said = {"url": self.url, "version": self.version}
         if self.model_missing:
             hint = t("panel.missing_model_hint", lang)
-            if server:
-                return t("panel.server.not_served", lang, url=self.url, hint=hint)
-            return t("panel.ollama.not_pulled", lang, version=self.version, hint=hint)
+            return t(_MISSING[self.wording], lang, hint=hint, **said)
         if self.reachable:
-            key = "panel.server.reachable" if server else "panel.ollama.reachable"
-            return t(key, lang, version=self.version, url=self.url)
-        key = "panel.server.unreachable" if server else "panel.ollama.unreachable"
-        return t(key, lang, url=self.url)
+            return t(_REACHABLE[self.wording], lang, **said)
+        return t(_UNREACHABLE[self.wording], lang, **said)
 
 
 class ContextPanel(VerticalScroll):

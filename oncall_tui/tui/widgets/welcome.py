@@ -7,6 +7,7 @@ to run when the server or the model is missing, before the first send fails."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.table import Table
@@ -18,6 +19,22 @@ from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, bound_keys
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
+
+if TYPE_CHECKING:
+    from oncall_tui.services.models import ServerWording
+
+_CHECKING: dict[ServerWording, str] = {
+    "ollama": "welcome.checking",
+    "server": "welcome.checking_server",
+}
+_DOWN: dict[ServerWording, str] = {"ollama": "welcome.ollama_down", "server": "welcome.server_down"}
+_UP: dict[ServerWording, str] = {"ollama": "welcome.ollama_up", "server": "welcome.server_up"}
+_MISSING: dict[ServerWording, str] = {
+    "ollama": "welcome.model_missing",
+    "server": "welcome.model_not_served",
+}
+"""The readiness lines for each way of naming the server (``OllamaStatus.wording``): Ollama
+says how to start it and pull a model; another server, where to point and what to pick."""
 
 
 class Welcome(Static):
@@ -99,20 +116,17 @@ class Welcome(Static):
 
     def _readiness(self) -> list[tuple[str, Text]]:
         lang, status = self.lang, self.ollama
-        server = status is not None and status.provider != "ollama"
         if status is None or status.reachable is None:
-            checking = text("welcome.checking_server" if server else "welcome.checking", lang)
-            return [("…", Text(checking, style="dim"))]
+            wording: ServerWording = "ollama" if status is None else status.wording
+            return [("…", Text(text(_CHECKING[wording], lang), style="dim"))]
         url, model = terminal_safe(status.url), terminal_safe(status.model)
         if not status.reachable:
-            down = text("welcome.server_down" if server else "welcome.ollama_down", lang, url=url)
+            down = text(_DOWN[status.wording], lang, url=url)
             return [("✗", Text(down, style="bold red"))]
         version = terminal_safe(status.version)
-        up_key = "welcome.server_up" if server else "welcome.ollama_up"
-        up = ("✓", Text(text(up_key, lang, version=version, url=url), style="green"))
+        up = ("✓", Text(text(_UP[status.wording], lang, version=version, url=url), style="green"))
         if status.model_missing:
-            missing_key = "welcome.model_not_served" if server else "welcome.model_missing"
-            missing = text(missing_key, lang, model=model)
+            missing = text(_MISSING[status.wording], lang, model=model)
             return [up, ("✗", Text(missing, style="bold red"))]
         return [up, ("✓", Text(text("welcome.model_ready", lang, model=model), style="green"))]
 
