@@ -673,7 +673,7 @@ class OncallError(Exception):
         self.params: dict[str, object] = dict(params)
         super().__init__(self.message("en"))
 
-    def message(self, lang: Language = "en") -> str:
+    def message(self, lang: Language) -> str:
         values: dict[str, object] = {
             key: _embedded(value.message(lang)) if isinstance(value, OncallError) else value
             for key, value in self.params.items()
@@ -689,11 +689,11 @@ class OncallError(Exception):
             values["detail"] = reason
         return redact(template.format_map(_Lenient(values)))  # no secret, whatever the params
 
-    def to_json(self, lang: Language = "en") -> dict[str, object]:
+    def to_json(self, lang: Language) -> dict[str, object]:
         return {"code": self.code, "message": self.message(lang), "reason": self.reason}
 
 
-def note(key: str, lang: Language = "en", **params: object) -> str:
+def note(key: str, lang: Language, **params: object) -> str:
     """A catalogued note (see :data:`NOTES`), filled with ``params``."""
     return redact(NOTES[key][lang].format_map(_Lenient(params)))
 

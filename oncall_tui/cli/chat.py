@@ -337,7 +337,7 @@ def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
 class _ChatOutput:
     """Writes one chat's events as they come and works out its exit status."""
 
-    def __init__(self, as_json: bool, session_id: int | None, lang: Language = "en") -> None:
+    def __init__(self, as_json: bool, session_id: int | None, lang: Language) -> None:
         self.as_json = as_json
         self.lang = lang
         self.session_id = session_id

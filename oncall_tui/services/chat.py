@@ -84,7 +84,7 @@ class ChatService:
         memory: MemoryService,
         gateway: ModelGateway,
         *,
-        lang: Language = "en",
+        lang: Language,
         max_reply_chars: int | None = None,
         server_tools: McpTools | None = None,
         spool: ReplySpool | None = None,
@@ -276,7 +276,7 @@ class ChatService:
                 )
             except _HeldError as held:
                 if held.event is not None:
-                    yield held.with_cause(error)
+                    yield held.with_cause(error, self._lang)
                 return
             yield ReplyFailed(
                 error.code, self._failure(error, message_id), prepared.session_id, message_id
@@ -448,11 +448,11 @@ class _HeldError(Exception):
         super().__init__()
         self.event = event
 
-    def with_cause(self, error: OncallError) -> ReplyHeld:
+    def with_cause(self, error: OncallError, lang: Language) -> ReplyHeld:
         """The held event of a reply that had failed already: both failures said."""
         if self.event is None:
             raise RuntimeError("nothing was held")
-        return replace(self.event, message=f"{error.message()} {self.event.message}")
+        return replace(self.event, message=f"{error.message(lang)} {self.event.message}")
 
 
 def _log_stored(prepared: PreparedSend, status: str, reply: StreamedReply) -> None:

@@ -107,7 +107,7 @@ def _describe_store(settings: Settings) -> dict[str, object]:
     if settings.db_url is not None:
         from oncall_tui.store.postgres import describe_server
 
-        return describe_server(settings.db_url)
+        return describe_server(settings.db_url, settings.lang)
     from oncall_tui.store.sqlite import describe_database
 
     return describe_database(settings.db_path)

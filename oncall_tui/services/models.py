@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from oncall_tui.llm.server import ListedModel, ServerWording, kind_named
+from oncall_tui.llm.server import ListedModel, ServerWording
 from oncall_tui.services.views import ModelInfo
 
 if TYPE_CHECKING:
@@ -43,13 +43,6 @@ class ServerView:
     @classmethod
     def of(cls, gateway: ModelGateway) -> ServerView:
         return cls(url=gateway.url, wording=gateway.server.wording)
-
-
-def wording_of(name: str) -> ServerWording:
-    """Deprecated: the wording of the server kind named ``name`` (the provider setting's
-    value), for a client that still passes that setting instead of :class:`ServerView`'s
-    ``wording``; goes when none does."""
-    return kind_named(name).wording
 
 
 def list_models(gateway: ModelGateway) -> list[ModelInfo]:
@@ -113,5 +106,4 @@ __all__ = [
     "describe_models",
     "list_models",
     "model_catalog",
-    "wording_of",
 ]

@@ -51,7 +51,7 @@ class ToolServerView:
     error: OncallError | None = None
     tools: tuple[ToolView, ...] = field(default=())
 
-    def to_json(self, lang: Language = "en") -> dict[str, object]:
+    def to_json(self, lang: Language) -> dict[str, object]:
         return {
             "name": self.name,
             "transport": self.transport,

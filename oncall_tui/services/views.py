@@ -9,7 +9,7 @@ Python): a client can hold views (the TUI from its first frame) before the datab
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,6 @@ from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
-    from oncall_tui.llm.ollama_api import InstalledModel, ModelDetails
     from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
 
 
@@ -296,39 +295,3 @@ class ModelInfo:
     older Ollama that reports no capabilities)."""
     described: bool = False
     """``/api/show`` answered for it."""
-
-    @classmethod
-    def listed(cls, model: InstalledModel) -> ModelInfo:
-        return cls(
-            name=model.name,
-            size_bytes=model.size_bytes,
-            family=model.family,
-            parameter_size=model.parameter_size,
-            quantization_level=model.quantization_level,
-            modified_at=model.modified_at,
-        )
-
-    @classmethod
-    def served(cls, name: str, window_tokens: int | None) -> ModelInfo:
-        """A model an OpenAI-compatible server lists: its name and, from vLLM, its window;
-        all it can say, so it counts as described."""
-        return cls(
-            name=name,
-            size_bytes=None,
-            family=None,
-            parameter_size=None,
-            quantization_level=None,
-            modified_at=None,
-            context_length=window_tokens,
-            window_tokens=window_tokens,
-            described=True,
-        )
-
-    def with_details(self, details: ModelDetails, window_tokens: int) -> ModelInfo:
-        return replace(
-            self,
-            context_length=details.context_length,
-            window_tokens=window_tokens,
-            tools=details.tool_support,
-            described=True,
-        )

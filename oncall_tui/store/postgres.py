@@ -29,7 +29,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.pool import NullPool
 from sqlmodel import create_engine
 
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.settings.values import masked_url
 from oncall_tui.store.engine import Database
 from oncall_tui.store.repositories import allows_user_override
@@ -143,7 +143,7 @@ def _first_line(error: BaseException | None) -> str:
     return lines[0] if lines else type(error).__name__
 
 
-def describe_server(url: str) -> dict[str, object]:
+def describe_server(url: str, lang: Language) -> dict[str, object]:
     """Facts about the database at ``url`` for ``doctor``, read without changing it: whether it
     answers, and its schema version (``None`` when it does not answer, with ``error`` saying
     why). The shape of :func:`oncall_tui.store.sqlite.describe_database`'s, plus those two."""
@@ -160,7 +160,7 @@ def describe_server(url: str) -> dict[str, object]:
             _parse(url), poolclass=NullPool, connect_args={"connect_timeout": CONNECT_TIMEOUT_S}
         )
     except (OncallError, ImportError) as exc:
-        info["error"] = exc.message() if isinstance(exc, OncallError) else str(exc)
+        info["error"] = exc.message(lang) if isinstance(exc, OncallError) else str(exc)
         return info
     try:
         with engine.connect() as connection:

@@ -240,7 +240,7 @@ def test_the_tui_refuses_a_named_pipe_typed_as_the_skill_path(fifo: Path) -> Non
     with pytest.raises(OncallError) as caught:
         read_skill_file(str(fifo))
     assert caught.value.reason == "not_regular_file"
-    assert str(fifo) in caught.value.message()
+    assert str(fifo) in caught.value.message("en")
 
 
 def test_the_tui_refuses_a_skill_linked_to_dev_zero(tmp_path: Path) -> None:

@@ -234,7 +234,7 @@ def test_frontmatter_nested_to_the_limit_is_accepted_and_one_deeper_refused() ->
     assert validate_skill_upload("SKILL.md", skill_with(nested(MAX_FRONTMATTER_DEPTH))).name
     error = refusal(skill_with(nested(MAX_FRONTMATTER_DEPTH + 1)))
     assert error.reason == "skill_frontmatter_too_deep"
-    assert error.message() == (
+    assert error.message("en") == (
         f"SKILL.md rejected: the frontmatter is nested more than {MAX_FRONTMATTER_DEPTH} "
         "levels deep (line 4)"
     )
@@ -254,7 +254,7 @@ def test_a_number_at_the_digit_limit_is_accepted_and_one_digit_more_refused() ->
     for number in ("7" * (MAX_NUMBER_DIGITS + 1), "-" + "1" * 5000, "1_0" * 2200):
         error = refusal(skill_with(f"n: {number}"))
         assert error.reason == "skill_frontmatter_number"
-        assert f"more than {MAX_NUMBER_DIGITS} digits (line 4)" in error.message()
+        assert f"more than {MAX_NUMBER_DIGITS} digits (line 4)" in error.message("en")
 
 
 def test_a_value_python_cannot_hold_is_a_catalog_error() -> None:
@@ -274,7 +274,7 @@ def test_a_value_python_cannot_hold_is_a_catalog_error() -> None:
 def test_a_field_given_twice_is_refused(extra: str, field: str, line: int) -> None:
     error = refusal(skill_with(extra))
     assert error.reason == "skill_frontmatter_duplicate_key"
-    assert error.message() == (
+    assert error.message("en") == (
         f"SKILL.md rejected: the frontmatter has the field '{field}' more than once (line {line})"
     )
     assert error.message("zh") == (

@@ -148,7 +148,7 @@ def test_every_event_type_is_listed_with_exactly_its_fields(
         kind = document.pop("type")
         assert isinstance(kind, str)
         printed[kind] = set(document)
-    _ChatOutput(as_json=True, session_id=7).interrupted()
+    _ChatOutput(as_json=True, session_id=7, lang="en").interrupted()
     interrupted = json.loads(capsys.readouterr().out)
     kind = interrupted.pop("type")
     printed[kind] = set(interrupted)

@@ -46,7 +46,7 @@ def test_valid_skill_yields_name_description_and_full_content() -> None:
 def test_file_name_must_be_exactly_skill_md(filename: str) -> None:
     error = rejected(filename, skill_text().encode())
     assert error.reason == "skill_filename"
-    assert "SKILL.md" in error.message()
+    assert "SKILL.md" in error.message("en")
 
 
 def test_empty_file_is_rejected() -> None:
@@ -71,8 +71,8 @@ def test_size_limit_accepts_exactly_64_kib() -> None:
 def test_size_limit_rejects_one_byte_more() -> None:
     error = rejected("SKILL.md", padded_to(MAX_SKILL_BYTES + 1))
     assert error.reason == "skill_too_large"
-    assert "65537" in error.message()
-    assert "65536" in error.message()
+    assert "65537" in error.message("en")
+    assert "65536" in error.message("en")
 
 
 def test_non_utf8_is_rejected_with_the_byte_offset() -> None:
@@ -121,7 +121,7 @@ def test_blank_lines_and_spaces_before_the_frontmatter_are_accepted(before: str)
 def test_a_yaml_error_after_leading_blank_lines_names_the_files_line() -> None:
     error = rejected("SKILL.md", b"\n\n---\nname: x\ndescription: [unclosed\n---\n")
     assert error.reason == "skill_frontmatter_yaml"
-    assert "at line 5" in error.message()  # the unclosed list, counting the blank lines
+    assert "at line 5" in error.message("en")  # the unclosed list, counting the blank lines
 
 
 def test_invalid_yaml_is_rejected() -> None:

@@ -129,7 +129,7 @@ async def test_model_not_pulled_is_model_not_found(server: FakeOllama) -> None:
     )
     assert items == []
     assert error.code == "MODEL_NOT_FOUND"
-    assert "ollama pull nope:7b" in error.message()
+    assert "ollama pull nope:7b" in error.message("en")
 
 
 @both_providers
@@ -142,7 +142,7 @@ async def test_dropped_connection_keeps_the_tokens_then_fails(server: FakeServer
     assert text_of(items) == "one two "
     assert not any(isinstance(i, ModelUsage) for i in items)
     assert error.code == "STREAM_FAILED"
-    assert error.message() == (
+    assert error.message("en") == (
         f"The model stream failed: the connection to {server_name(server)} dropped."
     )
 
@@ -155,7 +155,8 @@ async def test_silent_server_fails_after_the_timeout(server: FakeServer) -> None
     _, error = await collect_until_error(stream)
     assert error.code == "STREAM_FAILED"
     assert (
-        error.message() == f"The model stream failed: no data from {server_name(server)} for 1 s."
+        error.message("en")
+        == f"The model stream failed: no data from {server_name(server)} for 1 s."
     )
 
 
@@ -164,7 +165,7 @@ async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeSer
     server.script(Reply.failure(500, "llama runner process has terminated"))
     _, error = await collect_until_error(stream_agent(model_for(server), "SYS", HISTORY, []))
     assert error.code == "STREAM_FAILED"
-    assert "llama runner process has terminated" in error.message()
+    assert "llama runner process has terminated" in error.message("en")
 
 
 async def test_closing_the_stream_early_is_clean(server: FakeOllama) -> None:

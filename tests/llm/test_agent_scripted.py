@@ -102,7 +102,7 @@ async def test_error_mid_stream_keeps_tokens_and_is_stream_failed() -> None:
     items, error = await collect_until_error(stream_agent(model, "SYS", HISTORY, []))
     assert text_of(items) == "a b "
     assert error.code == "STREAM_FAILED"
-    assert "boom" in error.message()
+    assert "boom" in error.message("en")
     assert isinstance(error.__cause__, RuntimeError)
 
 
@@ -110,7 +110,7 @@ async def test_endless_tool_calls_stop_at_the_recursion_limit() -> None:
     model = ScriptedChatModel(responder=lambda _messages: [("get_current_time", {})])
     items, error = await collect_until_error(stream_agent(model, "SYS", HISTORY, build_tools({})))
     assert error.code == "STREAM_FAILED"
-    assert error.message() == (
+    assert error.message("en") == (
         "The model stream failed: the model kept calling tools without answering."
     )
     assert 10 <= len(model.calls) <= 13
@@ -193,7 +193,7 @@ def test_map_model_error(exc: BaseException, code: str, detail: str | None) -> N
     elif code == "MODEL_NOT_FOUND":
         assert error.params == {"model": "qwen3:8b"}
     else:
-        assert error.message() == f"The model stream failed: {detail}."
+        assert error.message("en") == f"The model stream failed: {detail}."
 
 
 def test_map_model_error_passes_catalogued_errors_through_and_reads_causes() -> None:
@@ -206,7 +206,7 @@ def test_map_model_error_passes_catalogued_errors_through_and_reads_causes() -> 
             raise RuntimeError("wrapped") from inner
     except RuntimeError as outer:
         error = map_model_error(outer, url=URL, model="m", timeout=None)
-    assert error.message() == "The model stream failed: no data from Ollama for too long."
+    assert error.message("en") == "The model stream failed: no data from Ollama for too long."
     assert error.message("zh") == "模型输出中断：Ollama 太久没有发送数据。"
 
 

@@ -142,7 +142,7 @@ async def test_a_request_at_the_window_is_never_sent() -> None:
     with pytest.raises(OncallError) as refused:
         await call_model(guard, MESSAGES)
     assert refused.value.code == "CHAT_CONTEXT_LIMIT_REACHED"
-    assert refused.value.message() == (
+    assert refused.value.message("en") == (
         f"The reply's next request to the model would bring the context to 100.0% of "
         f"{tokens:,} tokens, so it was not sent. Compact the session memory or start a new "
         "session."

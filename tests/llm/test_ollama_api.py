@@ -58,7 +58,7 @@ def test_show_unknown_model_is_model_not_found(server: FakeOllama) -> None:
     with pytest.raises(OncallError) as info:
         OllamaApi(server.url).show("nope:7b")
     assert info.value.code == "MODEL_NOT_FOUND"
-    assert "ollama pull nope:7b" in info.value.message()
+    assert "ollama pull nope:7b" in info.value.message("en")
 
 
 @pytest.mark.parametrize("call", ["version", "list_models", "show"])

@@ -17,7 +17,6 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import READY_SECONDS, gateway_for
 from oncall_tui.llm.openai_gateway import OpenAIGateway
 from oncall_tui.services.container import Services
-from oncall_tui.services.models import ServerWording
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from tests.conftest import RunCli, collect, make_settings
 from tests.fakes.ollama_server import FakeModel, Reply
@@ -88,7 +87,7 @@ def test_a_model_the_server_does_not_list_is_not_found_naming_what_it_serves(
     with pytest.raises(OncallError) as missing:
         gateway(openai, db_path, model="mistral:7b").check_ready()
     assert missing.value.code == "MODEL_NOT_FOUND"
-    assert missing.value.message() == (
+    assert missing.value.message("en") == (
         f"The model server at {openai.url} does not serve 'mistral:7b' (it serves: qwen3:8b, "
         "llama3.2:3b, tiny:2k, gemma:2b). Pick one of those with --model."
     )
@@ -127,8 +126,8 @@ def test_a_server_that_is_down_is_unavailable_in_its_own_words(
             make_settings(db_path, provider="openai", base_url=f"{closed_url}/v1")
         ).check_ready()
     assert down.value.code == "MODEL_UNAVAILABLE"
-    assert down.value.message().startswith(f"The model server is not reachable at {closed_url}")
-    assert "Ollama" not in down.value.message()
+    assert down.value.message("en").startswith(f"The model server is not reachable at {closed_url}")
+    assert "Ollama" not in down.value.message("en")
     assert "模型服务器" in down.value.message("zh")
 
 
@@ -159,11 +158,11 @@ async def test_a_server_that_refuses_the_key_says_so_and_stores_nothing(
         with pytest.raises(OncallError) as refused:
             await collect(services.chat.send("alice", None, "pod down"))
         assert refused.value.code == "MODEL_UNAVAILABLE"
-        assert refused.value.message() == (
+        assert refused.value.message("en") == (
             f"The model server at {server.url} refused the request (HTTP 401): set "
             "OPENAI_API_KEY to the key it expects."
         )
-        assert "sk-wrong-key" not in refused.value.message()
+        assert "sk-wrong-key" not in refused.value.message("en")
         assert services.sessions.list_sessions("alice") == []
 
 
@@ -307,25 +306,14 @@ def test_the_status_texts_name_the_server_not_ollama(lang: str, db_path: Path) -
         assert "http://gpu-box:8080/v1" in said
 
 
-def test_a_status_given_the_provider_setting_still_names_the_server_as_its_kind() -> None:
-    """The deprecated ``provider=`` of a client not yet giving the wording: the same texts."""
-    kinds: list[tuple[str, ServerWording]] = [("openai", "server"), ("ollama", "ollama")]
-    for provider, wording in kinds:
-        given = OllamaStatus("http://gpu-box:8080/v1", "m", True, "b6000", provider=provider)
-        told = OllamaStatus("http://gpu-box:8080/v1", "m", True, "b6000", wording=wording)
-        assert given.wording == wording
-        assert given.describe() == told.describe()
-        assert given.describe("zh") == told.describe("zh")
-
-
 def test_a_model_the_server_lacks_is_said_as_this_server_says_it(
     openai: FakeOpenAI, db_path: Path
 ) -> None:
     services = Services(make_settings(db_path, provider="openai", base_url=openai.url))
     missing = services.model_not_found()
     assert (missing.code, missing.reason) == ("MODEL_NOT_FOUND", "openai_model_refused")
-    assert missing.message() == (
+    assert missing.message("en") == (
         f"The model server at {openai.url} has no model 'llama3.1:8b'. Pick one it serves with "
         "--model."
     )
-    assert "ollama pull" not in missing.message() + missing.message("zh")
+    assert "ollama pull" not in missing.message("en") + missing.message("zh")

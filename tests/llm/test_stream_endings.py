@@ -122,5 +122,5 @@ async def test_a_summary_whose_stream_just_stops_is_no_summary(server: FakeServe
     with pytest.raises(OncallError) as failed:
         await summarize(model, "Summarise.", "User: disk full", server=kind)
     assert failed.value.code == "STREAM_FAILED"
-    assert failed.value.message() == ended_early(server)
-    assert server_name(server) in failed.value.message()
+    assert failed.value.message("en") == ended_early(server)
+    assert server_name(server) in failed.value.message("en")

@@ -62,7 +62,7 @@ async def test_a_summary_is_bounded_by_the_deadline_too(
     server.script(TRICKLE)
     with pytest.raises(OncallError) as failed:
         await services.memory.compact("alice", session_id)
-    assert "the model took longer than the 1 s deadline" in failed.value.message()
+    assert "the model took longer than the 1 s deadline" in failed.value.message("en")
     assert services.memory.state("alice", session_id).compacted_message_count == 0
 
 

@@ -207,7 +207,7 @@ async def test_another_owners_session_looks_missing_and_nothing_is_stored(engine
     with pytest.raises(OncallError) as absent:
         await collect(services.chat.send("alice", 99_999, "let me in"))
     assert caught.value.code == absent.value.code == "NOT_FOUND"
-    assert caught.value.message() == f"No session '{bobs.id}' found."
+    assert caught.value.message("en") == f"No session '{bobs.id}' found."
     assert services.sessions.messages("bob", bobs.id) == []
     for action in (
         lambda: services.sessions.messages("alice", bobs.id),

@@ -43,7 +43,7 @@ async def discarded(task: asyncio.Task[MemoryState]) -> str:
     with pytest.raises(OncallError) as failed:
         await task
     assert failed.value.code == "MEMORY_COMPACTION_FAILED"
-    return failed.value.message()
+    return failed.value.message("en")
 
 
 @both_providers

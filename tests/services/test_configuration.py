@@ -117,7 +117,7 @@ def test_duplicate_skill_name_for_one_owner_is_a_clear_error(
     with pytest.raises(OncallError) as caught:
         add_skill(configuration, "alice", "triage")
     assert caught.value.code == "SKILL_DUPLICATE_NAME"
-    assert "triage" in caught.value.message()
+    assert "triage" in caught.value.message("en")
     assert len(configuration.list_skills("alice")) == 1
 
 
@@ -188,7 +188,7 @@ class TestOwnerIsolation:
             with pytest.raises(OncallError) as caught:
                 configuration.show_skill("bob", ref)
             assert caught.value.code == "NOT_FOUND"
-            messages[ref] = caught.value.message().replace(str(ref), "REF")
+            messages[ref] = caught.value.message("en").replace(str(ref), "REF")
         # a foreign asset reads exactly like a missing one
         assert messages[skill_id] == messages[99_999]
         assert messages["alice-skill"] == messages["no-such-skill"]

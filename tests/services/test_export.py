@@ -354,7 +354,7 @@ def test_a_missing_directory_is_refused_and_nothing_is_created(
     services, session_id = chatted
     error = refused(exporter(services), tmp_path / "nope" / "incident.md", session_id)
     assert error.reason == "export_no_directory"
-    assert error.message() == (
+    assert error.message("en") == (
         f"The session was not exported: there is no directory '{tmp_path / 'nope'}' to write "
         "the file in. Nothing was written."
     )
@@ -459,8 +459,8 @@ def test_another_owners_session_answers_as_a_missing_one(
         with pytest.raises(OncallError) as absent:
             call("mallory", missing)
         assert theirs.value.code == absent.value.code == "NOT_FOUND"
-        assert theirs.value.message().replace(str(session_id), str(missing)) == (
-            absent.value.message()
+        assert theirs.value.message("en").replace(str(session_id), str(missing)) == (
+            absent.value.message("en")
         )
     assert not (tmp_path / "theirs.md").exists()
 

@@ -93,7 +93,7 @@ async def test_a_server_that_writes_a_banner_and_ends_is_failed_for_the_banner(
     (view, good) = services.tools.servers()
     assert (view.name, view.state) == ("noisy", "failed")
     assert view.error is not None
-    assert f"{NOT_MCP} ('starting up: step 0')" in view.error.message()
+    assert f"{NOT_MCP} ('starting up: step 0')" in view.error.message("en")
     assert good.state == "ready"
 
 
@@ -104,7 +104,7 @@ async def test_bytes_that_are_not_utf8_on_stdout_are_a_stray_line_too(
     (view, good) = services.tools.servers()
     assert view.state == "failed"
     assert view.error is not None
-    assert f"{NOT_MCP} ('\ufffd\ufffd banner')" in view.error.message()
+    assert f"{NOT_MCP} ('\ufffd\ufffd banner')" in view.error.message("en")
     assert good.state == "ready"
 
 

@@ -129,7 +129,7 @@ def test_the_server_is_named_as_ollama_and_a_missing_model_is_pulled(
     assert (services.server.url, services.server.wording) == (server.url, "ollama")
     missing = services.model_not_found()
     assert (missing.code, missing.reason) == ("MODEL_NOT_FOUND", None)
-    assert missing.message() == (
+    assert missing.message("en") == (
         "Model 'mistral:7b' is not available in Ollama. Run: ollama pull mistral:7b"
     )
     assert server.requests == []  # naming the server asks it nothing

@@ -128,7 +128,7 @@ async def test_nothing_to_retry_once_the_message_is_answered(
     before = stored(services, done.session_id)
     with pytest.raises(OncallError) as refused:
         await collect(services.chat.retry("alice", done.session_id))
-    assert refused.value.message() == (
+    assert refused.value.message("en") == (
         f"Invalid argument: session {done.session_id} has no unanswered message to retry"
     )
     assert stored(services, done.session_id) == before
@@ -207,7 +207,7 @@ async def test_mode_manual_with_ollama_down_changes_nothing_and_says_so(
     with pytest.raises(OncallError) as unchanged:
         await down.memory.set_mode("alice", done.session_id, MemoryMode.MANUAL)
     assert unchanged.value.code == "MEMORY_MODE_UNCHANGED"
-    message = unchanged.value.message()
+    message = unchanged.value.message("en")
     assert message.startswith(
         "The memory mode is still every_30_turns, because switching to manual compacts at "
         "once: Memory compaction failed: Ollama is not reachable at "
@@ -243,7 +243,7 @@ async def test_a_summary_chunk_later_than_the_timeout_fails_cleanly(
     with pytest.raises(OncallError) as failed:
         await services.memory.compact("alice", done.session_id)
     assert failed.value.code == "MEMORY_COMPACTION_FAILED"
-    assert f"no data from {server_name(server)} for 0.5 s" in failed.value.message()
+    assert f"no data from {server_name(server)} for 0.5 s" in failed.value.message("en")
 
 
 @both_providers

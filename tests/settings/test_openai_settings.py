@@ -97,7 +97,7 @@ def test_provider_names(raw: str, provider: str) -> None:
 def test_an_unknown_provider_is_refused(raw: str) -> None:
     with pytest.raises(OncallError) as refused:
         parse_provider(raw)
-    assert refused.value.message() == (
+    assert refused.value.message("en") == (
         f"Invalid argument: provider '{raw}' is not one of ollama, openai"
     )
     assert "提供方" in refused.value.message("zh")
@@ -118,7 +118,7 @@ def test_a_bad_value_in_the_file_is_its_problem_and_nothing_of_it_is_used(
     settings = Settings.resolve(config=str(private_config), environ={"USER": "x"})
     assert settings.provider == "ollama"
     assert settings.config_problem is not None
-    assert "base_url" in settings.config_problem.message()
+    assert "base_url" in settings.config_problem.message("en")
 
 
 def test_the_key_comes_from_the_environment_and_is_never_shown(

@@ -83,7 +83,7 @@ def test_a_database_from_a_newer_version_is_refused_and_left_as_it_was(
     with pytest.raises(OncallError) as refused:
         PostgresDatabase(url)
     assert refused.value.code == "DATABASE_UNAVAILABLE"
-    assert "newer than this program's" in refused.value.message()
+    assert "newer than this program's" in refused.value.message("en")
     assert postgres_server.fetch("SELECT version_num FROM alembic_version", name) == [("9999",)]
 
 
@@ -122,7 +122,7 @@ def test_without_the_driver_the_message_says_how_to_install_it(
     with pytest.raises(OncallError) as refused:
         PostgresDatabase("postgresql://oncall@127.0.0.1:5432/oncall")
     assert refused.value.reason == "postgres_driver_missing"
-    assert "pip install 'oncall-tui[postgres]'" in refused.value.message()
+    assert "pip install 'oncall-tui[postgres]'" in refused.value.message("en")
 
 
 class TestTheUserIsTheLogin:
@@ -142,7 +142,7 @@ class TestTheUserIsTheLogin:
             with pytest.raises(OncallError) as refused:
                 services.sessions.list_sessions("alice")
             assert refused.value.reason == "user_locked"
-            assert "(dana)" in refused.value.message()
+            assert "(dana)" in refused.value.message("en")
             services.close()
 
     def test_the_login_itself_always_works(

@@ -64,7 +64,7 @@ def test_a_file_that_is_not_sqlite_is_left_exactly_as_it_was(tmp_path: Path) -> 
     before = Snapshot.of(path)
     error = refused_by_database(path)
     assert error.reason == "database_not_sqlite"
-    assert str(path) in error.message()
+    assert str(path) in error.message("en")
     assert Snapshot.of(path) == before
 
 
@@ -86,7 +86,7 @@ def test_a_database_from_a_newer_version_is_refused_untouched(tmp_path: Path) ->
     aged(path, 0o644)
     before = Snapshot.of(path)
     error = refused_by_database(path)
-    assert "newer" in error.message()
+    assert "newer" in error.message("en")
     assert Snapshot.of(path) == before
     assert before.siblings == ("future.db",)  # no -wal, no -shm, no journal
     assert before.data[18:20] == b"\x01\x01"  # still in rollback-journal mode, not WAL

@@ -181,7 +181,7 @@ def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path) -> N
     with pytest.raises(OncallError) as caught:
         SqliteDatabase(path)
     assert caught.value.code == "DATABASE_UNAVAILABLE"
-    assert "newer" in caught.value.message()
+    assert "newer" in caught.value.message("en")
 
 
 def test_an_unusable_path_is_a_catalog_error(tmp_path: Path) -> None:

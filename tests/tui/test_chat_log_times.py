@@ -32,11 +32,14 @@ def stored(moment: datetime) -> datetime:
 
 
 def test_a_header_says_the_time_today_and_the_date_another_day() -> None:
-    assert short_time(NOW, NOW) == "00:20"
-    assert short_time(NOW.replace(hour=0, minute=0), NOW) == "00:00"  # today from midnight
-    assert short_time(NOW.replace(hour=0, minute=0) - timedelta(minutes=1), NOW) == "Nov 29 23:59"
-    assert short_time(datetime(2026, 1, 2, 9, 5).astimezone(), NOW) == "Jan 2 09:05"
-    assert short_time(datetime(2025, 11, 30, 9, 5).astimezone(), NOW) == "2025-11-30 09:05"
+    assert short_time(NOW, NOW, "en") == "00:20"
+    assert short_time(NOW.replace(hour=0, minute=0), NOW, "en") == "00:00"  # today from midnight
+    assert (
+        short_time(NOW.replace(hour=0, minute=0) - timedelta(minutes=1), NOW, "en")
+        == "Nov 29 23:59"
+    )
+    assert short_time(datetime(2026, 1, 2, 9, 5).astimezone(), NOW, "en") == "Jan 2 09:05"
+    assert short_time(datetime(2025, 11, 30, 9, 5).astimezone(), NOW, "en") == "2025-11-30 09:05"
     assert full_time(NOW) == "2026-11-30 00:20"  # always the date, for a pasted timeline
 
 
@@ -49,9 +52,9 @@ def test_a_chinese_header_writes_another_days_date_with_numbers() -> None:
 def test_stored_times_are_utc_when_naive_and_shown_in_local_time() -> None:
     naive = stored(NOW)
     assert naive.tzinfo is None
-    assert short_time(naive, NOW) == "00:20"
+    assert short_time(naive, NOW, "en") == "00:20"
     elsewhere = NOW.astimezone(timezone(timedelta(hours=-7)))  # the same moment, another zone
-    assert short_time(elsewhere, NOW) == "00:20"
+    assert short_time(elsewhere, NOW, "en") == "00:20"
     assert local(naive) == NOW
 
 
@@ -70,19 +73,24 @@ def kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def test_a_naive_stored_time_is_utc_whatever_the_zone(kolkata: None) -> None:
     said = datetime(2026, 11, 30, 0, 20)  # as the store keeps it: UTC, naive
     now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-    assert short_time(said, now) == "05:50"
+    assert short_time(said, now, "en") == "05:50"
     assert full_time(said) == "2026-11-30 05:50"
-    assert short_time(datetime(2026, 11, 29, 18, 29), now) == "Nov 29 23:59"  # local days
+    assert short_time(datetime(2026, 11, 29, 18, 29), now, "en") == "Nov 29 23:59"  # local days
 
 
 def test_a_message_block_is_dated_by_its_clock_unless_told_when_it_was_said() -> None:
     ticks = iter([NOW, NOW + timedelta(minutes=1)])
-    question = MessageBlock("user", "db-3 disk alert", clock=lambda: next(ticks))
+    question = MessageBlock("user", "db-3 disk alert", clock=lambda: next(ticks), lang="en")
     assert question.created_at == NOW  # a new message: now
     assert question.header == "you · 00:20"
     said = NOW - timedelta(hours=1)
     reply = MessageBlock(
-        "assistant", "Check the WAL.", status="failed", created_at=stored(said), clock=lambda: NOW
+        "assistant",
+        "Check the WAL.",
+        status="failed",
+        created_at=stored(said),
+        clock=lambda: NOW,
+        lang="en",
     )
     assert reply.header == "assistant · ✗ failed · Nov 29 23:20"
     assert reply.copy_text() == "[2026-11-29 23:20] assistant · ✗ failed\nCheck the WAL."

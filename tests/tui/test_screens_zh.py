@@ -47,9 +47,9 @@ def test_every_screens_key_is_in_both_languages_and_merged_into_the_catalog() ->
 
 def test_the_ollama_line_and_mode_names_speak_chinese() -> None:
     status = OllamaStatus("http://127.0.0.1:9", "qwen3:8b", reachable=False)
-    assert status.describe() == "Ollama unreachable at http://127.0.0.1:9"
+    assert status.describe("en") == "Ollama unreachable at http://127.0.0.1:9"
     assert status.describe("zh") == "无法连接 Ollama：http://127.0.0.1:9"
-    assert mode_label(MemoryMode.MANUAL) == "Manual only"
+    assert mode_label(MemoryMode.MANUAL, "en") == "Manual only"
     assert mode_label(MemoryMode.MANUAL, "zh") == "仅手动"
 
 
@@ -124,7 +124,7 @@ async def test_the_dialogs_speak_chinese_and_keep_given_labels(tmp_path: Path) -
 
 
 def test_the_model_picker_notes_speak_chinese() -> None:
-    assert details_note(2) == (
+    assert details_note(2, "en") == (
         "Ollama gave no details for 2 models: context and tool support unknown."
     )
     assert details_note(1, "zh") == "Ollama 未提供 1 个模型的详情：上下文长度与工具支持未知。"
@@ -162,10 +162,10 @@ async def test_the_chat_log_speaks_chinese(tmp_path: Path) -> None:
 
 
 def test_the_chat_log_keeps_its_english_by_default() -> None:
-    block = MessageBlock("assistant", "ok", status="failed")
+    block = MessageBlock("assistant", "ok", status="failed", lang="en")
     assert block.who == "assistant · ✗ failed"
-    assert MessageBlock("user", "hi").who == "you"
-    assert Earlier(2).text == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
+    assert MessageBlock("user", "hi", lang="en").who == "you"
+    assert Earlier(2, "en").text == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
 
 
 async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from textual.strip import Strip
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
-from oncall_tui.tui.chat_log.times import Clock, local_now
+from oncall_tui.tui.chat_log.times import Clock
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -45,7 +45,7 @@ class Earlier:
     """The line above the oldest message shown, while older ones are not loaded."""
 
     count: int
-    lang: Language = "en"
+    lang: Language
 
     @property
     def text(self) -> str:
@@ -57,7 +57,7 @@ class Divider:
     """Where the compaction boundary lies: everything above is summarised, and still here."""
 
     count: int
-    lang: Language = "en"
+    lang: Language
 
     @property
     def text(self) -> str:
@@ -75,8 +75,8 @@ def centred(text: str, width: int) -> list[str]:
 def page_entries(
     messages: Sequence[MessageView],
     boundary: int,
-    clock: Clock = local_now,
-    lang: Language = "en",
+    clock: Clock,
+    lang: Language,
 ) -> list[Entry]:
     """A page of stored messages as log entries, the divider above message ``boundary`` (or
     below the last, when it is the boundary);

@@ -120,7 +120,7 @@ class MessageBlock:
         tool_calls: Sequence[ToolCallView] = (),
         created_at: datetime | None = None,
         clock: Clock = local_now,
-        lang: Language = "en",
+        lang: Language,
     ) -> None:
         self.lang: Language = lang
         """The language of the header's words (role and status); the content is as written."""

@@ -29,7 +29,7 @@ def local(moment: datetime) -> datetime:
     return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).astimezone()
 
 
-def short_time(moment: datetime, now: datetime, lang: Language = "en") -> str:
+def short_time(moment: datetime, now: datetime, lang: Language) -> str:
     """``14:03`` today, ``Nov 30 14:03`` (``11月30日 14:03``) another day of this year,
     ``2025-11-30 14:03`` before: a header says no more than a reader of the day's messages
     needs."""

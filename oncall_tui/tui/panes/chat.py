@@ -300,4 +300,4 @@ class ChatPane(Vertical):
         if len(blocks) == 1:
             chosen(blocks[0])
         else:
-            self.app.push_screen(CodeBlockPicker(blocks, lang), chosen)
+            self.app.push_screen(CodeBlockPicker(blocks), chosen)

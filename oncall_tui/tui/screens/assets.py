@@ -60,7 +60,7 @@ class AssetScreen(Screen[None]):
     def __init__(self, services: Services) -> None:
         super().__init__()
         self._services = services
-        self._lang = services.settings.lang
+        self._lang = ui_lang(self)
         self._calls = ServiceCalls(self, self._show_error)
 
     @property

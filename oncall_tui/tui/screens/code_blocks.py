@@ -13,8 +13,8 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.code_blocks import CodeBlock
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language
 from oncall_tui.texts import text
+from oncall_tui.tui.widgets.lang import ui_lang
 
 
 class CodeBlockPicker(ModalScreen[CodeBlock | None]):
@@ -22,10 +22,10 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
 
     BINDINGS = [Binding("escape", "dismiss_none", show=False)]
 
-    def __init__(self, blocks: list[CodeBlock], lang: Language) -> None:
+    def __init__(self, blocks: list[CodeBlock]) -> None:
         super().__init__()
         self.blocks = blocks
-        self.lang: Language = lang
+        self.lang = ui_lang(self)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="code-dialog"):

@@ -17,9 +17,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
-from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
+from oncall_tui.tui.widgets.lang import ui_lang
 
 WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
@@ -63,9 +63,9 @@ class KeysScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape,f1,q", "close", show=False)]
 
-    def __init__(self, lang: Language, keymap: dict[str, str]) -> None:
+    def __init__(self, keymap: dict[str, str]) -> None:
         super().__init__()
-        self.lang: Language = lang
+        self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
         self._actions: dict[str, Command] = {}

@@ -34,6 +34,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
@@ -58,10 +59,10 @@ class MainScreen(Screen[None]):
         super().__init__()
         # Built here, in the user's language, rather than as a class-level BINDINGS list; added
         # to the screen's own (Tab and shift+Tab move the focus, as on every screen).
-        main = BindingsMap(main_bindings(services.settings.lang))
+        self.lang = ui_lang(self)
+        main = BindingsMap(main_bindings(self.lang))
         self._bindings = BindingsMap.merge([self._bindings, main])
         self.services = services
-        self.lang = services.settings.lang
         self.status = StatusLine(services, id="status")
         self.chat = ChatPane(services, self.status, draft)
         self.sessions = SessionList(id="sessions")
@@ -74,7 +75,8 @@ class MainScreen(Screen[None]):
         self.session_id: int | None = None
         """The open session (``None``: a new one, not stored yet)."""
         settings = services.settings
-        self.ollama = OllamaStatus(settings.server_url, settings.model, provider=settings.provider)
+        wording = services.server.wording
+        self.ollama = OllamaStatus(settings.server_url, settings.model, wording=wording)
         self._known_count: int | None = None
         """Messages in the open session as shown; None: take the next listing's count."""
         self._checking_server = False
@@ -273,20 +275,20 @@ class MainScreen(Screen[None]):
         def show(result: tuple[str | None, bool]) -> None:
             self._checking_server = False
             version, missing = result
-            settings = services.settings
+            server = services.server
             was_missing = self.ollama.model_missing
             self.ollama = OllamaStatus(
-                settings.server_url,
-                settings.model,
+                services.settings.server_url,
+                services.settings.model,
                 version is not None,
                 str(version or ""),
                 model_missing=missing,
-                provider=settings.provider,
+                wording=server.wording,
             )
             self._show_server()
             if missing:
-                error = _not_found(settings.provider, settings.server_url, settings.model)
-                message = f"{error.message(settings.lang)} ({MISSING_MODEL_HINT})"
+                error = services.model_not_found()
+                message = f"{error.message(self.lang)} ({MISSING_MODEL_HINT})"
                 self.status.say(message, True, app_wide=True)
             elif was_missing:  # pulled since, or another model picked: said no more
                 self.status.say("")
@@ -435,7 +437,7 @@ class MainScreen(Screen[None]):
                 self.call_after_refresh(self.run_action, action)
 
         keymap = dict(self.services.settings.keymap)
-        self.app.push_screen(KeysScreen(self.lang, keymap), chosen)
+        self.app.push_screen(KeysScreen(keymap), chosen)
 
     def action_rename_session(self) -> None:
         self.session_actions.rename(self.session_id)
@@ -478,10 +480,3 @@ class MainScreen(Screen[None]):
 
     def action_toggle_sessions(self) -> None:
         self.panes.toggle_sessions()
-
-
-def _not_found(provider: str, url: str, model: str) -> OncallError:
-    """The catalog's "no such model", as the provider's server would say it."""
-    if provider == "openai":
-        return OncallError("MODEL_NOT_FOUND", "openai_model_refused", url=url, model=model)
-    return OncallError("MODEL_NOT_FOUND", model=model)

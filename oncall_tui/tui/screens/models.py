@@ -128,7 +128,7 @@ class ModelPicker(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def details_note(undescribed: int, lang: Language = "en") -> str:
+def details_note(undescribed: int, lang: Language) -> str:
     """What the picker says when ``/api/show`` did not answer for some models."""
     if not undescribed:
         return ""

@@ -16,11 +16,11 @@ from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.chat_log.times import local_now
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.in_order import InOrderInput
+from oncall_tui.tui.widgets.lang import ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -45,7 +45,7 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
     def __init__(self, services: Services, query: str = "") -> None:
         super().__init__()
         self.services = services
-        self.lang: Language = services.settings.lang
+        self.lang = ui_lang(self)
         self.query_text = query
         self.hits: list[SearchHit] = []
         self._timer: Timer | None = None

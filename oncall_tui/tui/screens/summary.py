@@ -24,7 +24,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 
-def summary_header(memory: MemoryState, lang: Language = "en") -> list[str]:
+def summary_header(memory: MemoryState, lang: Language) -> list[str]:
     """The header's lines: what the summary covers, its status, and where the messages are."""
     count = memory.compacted_message_count
     when = memory.last_compacted_at

@@ -35,7 +35,7 @@ MISSING_MODEL_HINT = "f5 picks an installed model"
 """In English; ``t("panel.missing_model_hint", lang)`` in the user's language."""
 
 
-def mode_label(mode: MemoryMode, lang: Language = "en") -> str:
+def mode_label(mode: MemoryMode, lang: Language) -> str:
     """The memory mode's name as the panel's choice shows it."""
     return t(f"panel.mode.{mode.value}", lang)
 
@@ -67,25 +67,16 @@ class OllamaStatus:
     version: str = ""
     model_missing: bool = False
     """The server answered but does not have the model."""
-    provider: str | None = None
-    """Deprecated: the provider setting's value, taken for the :attr:`wording` of its kind of
-    server; give ``wording`` instead (``services.server.wording``)."""
     wording: ServerWording = "ollama"
     """How the texts name the server: ``ollama`` (Ollama), or ``server`` (a model server, not
     called Ollama), as :attr:`Services.server <oncall_tui.services.container.Services.server>`
     says."""
 
-    def __post_init__(self) -> None:
-        if self.provider is not None:  # deprecated: until every caller gives the wording
-            from oncall_tui.services.models import wording_of
-
-            object.__setattr__(self, "wording", wording_of(self.provider))
-
     @property
     def usable(self) -> bool | None:
         return None if self.reachable is None else self.reachable and not self.model_missing
 
-    def describe(self, lang: Language = "en") -> str:
+    def describe(self, lang: Language) -> str:
         if self.reachable is None:
             return t("panel.ollama.checking", lang, url=self.url)
         said = {"url": self.url, "version": self.version}
