@@ -43,7 +43,7 @@ QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 """``kill`` and a dropped SSH connection (or a closed terminal) quit the app as ctrl+q does."""
 KEEP_SECONDS = 5.0
 """How long past the exit deadline a partial reply still being stored may take (the wait of
-``ChatActions.on_unmount`` for it)."""
+``ChatPane.on_unmount`` for it)."""
 
 
 class OncallApp(KeyOrderApp):

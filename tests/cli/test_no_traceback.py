@@ -525,14 +525,19 @@ def test_a_listing_into_a_closed_pipe_is_quiet(tmp_path: Path, ollama: FakeOllam
 # -- Ctrl-C while the program is still starting --------------------------------------------
 
 
-def wait_until_loaded(pid: int, library: str, timeout: float = 10.0) -> None:
-    """Wait until process ``pid`` has mapped ``library`` (or has ended)."""
+def wait_until_loaded(
+    process: subprocess.Popen[bytes], library: str, timeout: float = 10.0
+) -> None:
+    """Wait until ``process`` has mapped ``library`` (or has ended: a process that ended and is
+    not reaped yet has empty maps, which a loaded machine may be all the poll ever sees)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            if library in Path(f"/proc/{pid}/maps").read_text():
+            if library in Path(f"/proc/{process.pid}/maps").read_text():
                 return
-        except OSError:  # ended already
+        except OSError:  # reaped already
+            return
+        if process.poll() is not None:
             return
         time.sleep(0.002)
     raise AssertionError(f"{library} not loaded within {timeout}s")
@@ -549,7 +554,7 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path: Path, de
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    wait_until_loaded(process.pid, "_sqlite3")
+    wait_until_loaded(process, "_sqlite3")
     time.sleep(delay)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
