@@ -196,7 +196,9 @@ class Services:
         texts call it Ollama or a model server); asks it nothing."""
         from oncall_tui.services.models import ServerView
 
-        return ServerView.of(self.gateway)
+        if self._gateway is None:  # not built yet: said from the settings, building nothing
+            return ServerView.configured(self.settings.provider, self.settings.server_url)
+        return ServerView.of(self._gateway)
 
     def server_version(self) -> str:
         """The model server's version; ``MODEL_UNAVAILABLE`` when it does not answer."""

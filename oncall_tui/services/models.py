@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from oncall_tui.llm.server import ListedModel, ServerWording
+from oncall_tui.llm.server import ListedModel, ServerWording, kind_named
 from oncall_tui.services.views import ModelInfo
 
 if TYPE_CHECKING:
@@ -43,6 +43,12 @@ class ServerView:
     @classmethod
     def of(cls, gateway: ModelGateway) -> ServerView:
         return cls(url=gateway.url, wording=gateway.server.wording)
+
+    @classmethod
+    def configured(cls, provider: str, url: str) -> ServerView:
+        """The server the settings name, before any gateway is built (the first frame waits
+        for no client library: the gateway's module loads httpx)."""
+        return cls(url=url, wording=kind_named(provider).wording)
 
 
 def list_models(gateway: ModelGateway) -> list[ModelInfo]:
