@@ -92,7 +92,7 @@ class ChatPane(Vertical):
     def compose(self) -> ComposeResult:
         keymap = dict(self._services.settings.keymap)
         examples = skills_examples_path()
-        yield Welcome(ui_lang(self), examples, keymap, reading_sessions=True, id="welcome")
+        yield Welcome(examples, keymap, reading_sessions=True, id="welcome")
         yield ChatLog(id="chat-log")
         yield self.status
         yield Composer(id="composer")

@@ -15,10 +15,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, bound_keys
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
+from oncall_tui.tui.widgets.lang import ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.models import ServerWording
@@ -42,7 +42,6 @@ class Welcome(Static):
 
     def __init__(
         self,
-        lang: Language,
         examples: Path | None,
         keymap: dict[str, str],
         *,
@@ -50,7 +49,7 @@ class Welcome(Static):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self.lang: Language = lang
+        self.lang = ui_lang(self)
         self.examples = examples
         self.keymap = keymap
         self.ollama: OllamaStatus | None = None
