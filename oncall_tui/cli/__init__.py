@@ -42,6 +42,7 @@ from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.settings import Settings
 
 Handler = Callable[["Services", argparse.Namespace], int]
 
@@ -168,16 +169,28 @@ def _run(arguments: list[str]) -> int:
 
     configure_logging(settings.log_path, settings.log_level)
     if handler is None:
-        from oncall_tui.tui.app import run_tui
+        return _run_tui(settings)
+    return _run_command(settings, handler, args, as_json)
 
-        failure, unsent = run_tui(settings)
-        if failure is None:
-            return 0
-        status = report_error(failure, settings.lang, as_json=False)
-        if unsent.strip():  # typed while the app was starting: given back, not lost
-            sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
-            sys.stderr.write(terminal_safe(unsent) + "\n")
-        return status
+
+def _run_tui(settings: Settings) -> int:
+    """The TUI, when no command is given; a failure to start is reported here."""
+    from oncall_tui.tui.app import run_tui
+
+    failure, unsent = run_tui(settings)
+    if failure is None:
+        return 0
+    status = report_error(failure, settings.lang, as_json=False)
+    if unsent.strip():  # typed while the app was starting: given back, not lost
+        sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
+        sys.stderr.write(terminal_safe(unsent) + "\n")
+    return status
+
+
+def _run_command(
+    settings: Settings, handler: Handler, args: argparse.Namespace, as_json: bool
+) -> int:
+    """A command on the services, its failures reported; the services closed after it."""
     from oncall_tui.services.container import Services
 
     context = Services(settings)

@@ -19,6 +19,7 @@ from oncall_tui.texts import text
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.services.views import ConfigurationView, PromptView, SkillView
+    from oncall_tui.settings import Settings
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -241,27 +242,8 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
     """Reads no data: it works with a database that cannot be opened, to find it."""
     settings = ctx.settings
     sources = settings.sources
-    files = {
-        "config_file": _file_entry(settings.config_path, sources.get("config")),
-        "db_file": _file_entry(settings.db_path, sources.get("db"))
-        if settings.db_url is None
-        else {"path": masked_url(settings.db_url), "exists": True, "source": sources.get("db")},
-        "log_file": _file_entry(settings.log_path, sources.get("log_file")),
-    }
-    values: dict[str, object] = {
-        "user": settings.user,
-        "lang": settings.lang,
-        "ollama_url": settings.ollama_url,
-        "provider": settings.provider,
-        "base_url": settings.base_url,
-        "model": settings.model,
-        "theme": settings.theme,
-        "num_ctx": settings.num_ctx,
-        "timeout": settings.request_timeout,
-        "deadline": settings.deadline,
-        "log_level": settings.log_level,
-        "keys": dict(settings.keymap),
-    }
+    files = _path_files(settings)
+    values = _setting_values(settings)
     problem = settings.config_problem
     if args.json:
         emit_json(
@@ -300,6 +282,36 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
     if problem is not None:
         emit_line(f"\n{problem.message(settings.lang)}")
     return 0
+
+
+def _path_files(settings: Settings) -> dict[str, dict[str, object]]:
+    """The settings file, the database (a file, or a server's masked URL) and the log."""
+    sources = settings.sources
+    return {
+        "config_file": _file_entry(settings.config_path, sources.get("config")),
+        "db_file": _file_entry(settings.db_path, sources.get("db"))
+        if settings.db_url is None
+        else {"path": masked_url(settings.db_url), "exists": True, "source": sources.get("db")},
+        "log_file": _file_entry(settings.log_path, sources.get("log_file")),
+    }
+
+
+def _setting_values(settings: Settings) -> dict[str, object]:
+    """The settings ``config paths`` shows, by the settings file's names, in its order."""
+    return {
+        "user": settings.user,
+        "lang": settings.lang,
+        "ollama_url": settings.ollama_url,
+        "provider": settings.provider,
+        "base_url": settings.base_url,
+        "model": settings.model,
+        "theme": settings.theme,
+        "num_ctx": settings.num_ctx,
+        "timeout": settings.request_timeout,
+        "deadline": settings.deadline,
+        "log_level": settings.log_level,
+        "keys": dict(settings.keymap),
+    }
 
 
 def _file_entry(path: Path | None, source: str | None) -> dict[str, object]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import (
@@ -14,12 +14,13 @@ from oncall_tui.cli.output import (
     emit_line,
     pad,
 )
-from oncall_tui.errors import note
+from oncall_tui.errors import Language, note
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.services.diagnostics import Diagnosis
+    from oncall_tui.services.tools import ToolServerView
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -44,62 +45,20 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
 
     if report.wording == "server":
         _server_rows(report, row)
-    elif report.server_reachable:
-        row(
-            "cli.doctor.ollama",
-            "cli.doctor.reachable",
-            url=report.server_url,
-            version=report.server_version,
-        )
-        if report.model_pulled:
-            row("cli.doctor.model", "cli.doctor.pulled", model=report.model)
-        else:
-            row(
-                "cli.doctor.model",
-                "cli.doctor.not_pulled",
-                model=report.model,
-                command=report.pull_command,
-            )
-        if report.model_tools is False:
-            said = "tools_by_text" if report.recover_tool_calls else "tools_unavailable"
-            emit_line(f"          {note(said, lang, model=report.model)}")
     else:
-        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.server_url)
-        row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)
+        _ollama_rows(report, row, lang)
     row(
         "cli.doctor.context",
         "cli.doctor.window",
         tokens=f"{report.context_window_tokens:,}",
         source=report.context_window_source,
     )
-    database = report.database
-    if database["engine"] == "postgresql":
-        if database["exists"]:
-            key, values = "cli.doctor.db_server", {"version": database["schema_version"]}
-        else:
-            key, values = "cli.doctor.db_unreachable", {"detail": database["error"]}
-        row("cli.doctor.database", key, path=database["path"], **values)
-    elif database["mode"] is None:
-        row("cli.doctor.database", "cli.doctor.db_new", path=database["path"])
-    else:
-        row(
-            "cli.doctor.database",
-            "cli.doctor.db_mode",
-            path=database["path"],
-            mode=database["mode"],
-        )
+    _database_row(report, row)
     row("cli.doctor.user", None, value=report.user)
     row("cli.doctor.log", None, value=report.log_file or text("cli.none", lang))
     recovery = "cli.doctor.recovery_on" if report.recover_tool_calls else "cli.doctor.recovery_off"
     row("cli.doctor.recovery", recovery)
-    for server in servers:
-        if server.error is None:
-            allowed = sum(1 for tool in server.tools if tool.allowed and tool.offered)
-            offered = sum(1 for tool in server.tools if tool.offered)
-            key = "cli.doctor.tools_ready"
-            row("cli.doctor.tools", key, server=server.name, count=allowed, offered=offered)
-        else:
-            row("cli.doctor.tools", "cli.doctor.tools_failed", server=server.name)
+    _tool_server_rows(servers, row)
     problems = [*report.problems, *(s.error for s in servers if s.error is not None)]
     for problem in problems:
         emit_line()
@@ -132,3 +91,61 @@ def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
     else:
         served = ", ".join(report.installed_models)
         row("cli.doctor.model", "cli.doctor.not_served", model=report.model, served=served)
+
+
+def _ollama_rows(report: Diagnosis, row: Callable[..., None], lang: Language) -> None:
+    """The server and model lines for Ollama."""
+    if not report.server_reachable:
+        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.server_url)
+        row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)
+        return
+    row(
+        "cli.doctor.ollama",
+        "cli.doctor.reachable",
+        url=report.server_url,
+        version=report.server_version,
+    )
+    if report.model_pulled:
+        row("cli.doctor.model", "cli.doctor.pulled", model=report.model)
+    else:
+        row(
+            "cli.doctor.model",
+            "cli.doctor.not_pulled",
+            model=report.model,
+            command=report.pull_command,
+        )
+    if report.model_tools is False:
+        said = "tools_by_text" if report.recover_tool_calls else "tools_unavailable"
+        emit_line(f"          {note(said, lang, model=report.model)}")
+
+
+def _database_row(report: Diagnosis, row: Callable[..., None]) -> None:
+    """The database line: the server's schema or why it is unreachable, or the file's mode."""
+    database = report.database
+    if database["engine"] == "postgresql":
+        if database["exists"]:
+            key, values = "cli.doctor.db_server", {"version": database["schema_version"]}
+        else:
+            key, values = "cli.doctor.db_unreachable", {"detail": database["error"]}
+        row("cli.doctor.database", key, path=database["path"], **values)
+    elif database["mode"] is None:
+        row("cli.doctor.database", "cli.doctor.db_new", path=database["path"])
+    else:
+        row(
+            "cli.doctor.database",
+            "cli.doctor.db_mode",
+            path=database["path"],
+            mode=database["mode"],
+        )
+
+
+def _tool_server_rows(servers: Sequence[ToolServerView], row: Callable[..., None]) -> None:
+    """One line per registered tool server: its tools allowed and offered, or that it failed."""
+    for server in servers:
+        if server.error is None:
+            allowed = sum(1 for tool in server.tools if tool.allowed and tool.offered)
+            offered = sum(1 for tool in server.tools if tool.offered)
+            key = "cli.doctor.tools_ready"
+            row("cli.doctor.tools", key, server=server.name, count=allowed, offered=offered)
+        else:
+            row("cli.doctor.tools", "cli.doctor.tools_failed", server=server.name)

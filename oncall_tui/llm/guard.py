@@ -189,7 +189,18 @@ def cut_to_fit(
     call = request.tool_call
     if call["name"] == LOAD_SKILL:
         return None
-    cuts = _Cut.of(call["name"], str(result.text), budget)
+    cut = _fitting_cut(call["name"], str(result.text), before=before, budget=budget)
+    if cut is None:
+        return None
+    return result.model_copy(
+        update={"content": cut, "response_metadata": {**result.response_metadata, CUT: True}}
+    )
+
+
+def _fitting_cut(name: str, content: str, *, before: int, budget: ContextBudget) -> str | None:
+    """The cut text, note included, of :func:`cut_to_fit`: at a line when it can be, else
+    inside one; ``None`` when too little of the result would be left."""
+    cuts = _Cut.of(name, content, budget)
     body = cuts.body
     ceiling = budget.limit_tokens - reply_room(budget.window)
 
@@ -209,9 +220,7 @@ def cut_to_fit(
             cut = candidate
             break
         line_end = body.rfind("\n", 0, line_end)
-    return result.model_copy(
-        update={"content": cut, "response_metadata": {**result.response_metadata, CUT: True}}
-    )
+    return cut
 
 
 def _longest(fits: Callable[[int], bool], high: int) -> int:

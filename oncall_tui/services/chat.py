@@ -44,7 +44,13 @@ from oncall_tui.core.memory import ContextUsage
 from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
-from oncall_tui.services.memory import Compacting, ContextLimitError, MemoryService, PreparedSend
+from oncall_tui.services.memory import (
+    Compacting,
+    ContextLimitError,
+    MemoryService,
+    PreparedSend,
+    Request,
+)
 from oncall_tui.services.replies import StreamedReply, add_reply, held_from, save_held_reply
 from oncall_tui.services.spool import ReplySpool
 from oncall_tui.services.steps import completed_in_thread
@@ -236,22 +242,8 @@ class ChatService:
     ) -> AsyncGenerator[ChatEvent, None]:
         """Run the turn for a prepared send and store what comes of it."""
         reply = StreamedReply()
-        request = prepared.request
         try:
-            assembly = request.assembly
-            runtime = self._server_tools
-            bind = runtime is not None and assembly.tools_enabled
-            turn = Turn(
-                assembly.system_prompt,
-                tuple(request.history),
-                assembly.skills,
-                tools=assembly.tools_enabled,
-                text_tools=assembly.tools_in_prompt,
-                budget=request.budget,
-                server_tools=tuple(runtime.tools(confirm)) if bind and runtime else (),
-                tool_names=runtime.display_names() if bind and runtime else {},
-            )
-            stream = self._gateway.stream_turn(turn)
+            stream = self._gateway.stream_turn(self._turn(prepared.request, confirm))
             async with aclosing(stream):  # leaving early (a cut) stops the model
                 async for event in stream:
                     if isinstance(event, ModelUsage):
@@ -299,6 +291,23 @@ class ChatService:
             return
         yield UsageReported(reading, usage.input_tokens, usage.output_tokens)
         yield ReplyDone(prepared.session_id, answer_id, status, self._sent_back_note(reply))
+
+    def _turn(self, request: Request, confirm: ConfirmHook | None) -> Turn:
+        """The model's turn for a request: its prompt, history and skills, and the tools it
+        may call (the tool servers' only when the assembly enables tools)."""
+        assembly = request.assembly
+        runtime = self._server_tools
+        bind = runtime is not None and assembly.tools_enabled
+        return Turn(
+            assembly.system_prompt,
+            tuple(request.history),
+            assembly.skills,
+            tools=assembly.tools_enabled,
+            text_tools=assembly.tools_in_prompt,
+            budget=request.budget,
+            server_tools=tuple(runtime.tools(confirm)) if bind and runtime else (),
+            tool_names=runtime.display_names() if bind and runtime else {},
+        )
 
     async def _stored(
         self,

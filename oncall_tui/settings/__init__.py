@@ -26,7 +26,7 @@ from platformdirs import user_config_path, user_data_path, user_log_path
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
 from oncall_tui.redaction import register_secret
-from oncall_tui.settings.file import EMPTY, FILE_KEYS, FileValue, read_config
+from oncall_tui.settings.file import EMPTY, FILE_KEYS, ConfigFile, FileValue, read_config
 from oncall_tui.settings.mcp import McpServer, expand_servers, secret_values
 from oncall_tui.settings.values import (
     DEFAULT_BASE_URL,
@@ -149,59 +149,22 @@ class Settings:
         environ: Mapping[str, str] | None = None,
     ) -> Settings:
         env = _Utf8Environ(os.environ if environ is None else environ)
-        sources: dict[str, Source] = {}
-
-        def given(name: str, flag: object, variable: str) -> object:
-            """The flag if given, else the environment variable if set, else ``None``."""
-            if flag is not None and flag != "":
-                sources[name] = "flag"
-                return flag
-            value = env.get(variable)
-            if value:
-                sources[name] = "env"
-                return value
-            sources[name] = "default"
-            return None
-
-        config_value = given("config", config, CONFIG_ENV)
+        look = _Lookup(env)
+        config_value = look.given("config", config, CONFIG_ENV)
         config_path = Path(str(config_value or _default_config_value())).expanduser()
-        db_file, db_url = parse_database(str(given("db", db, "ONCALL_TUI_DB") or ""))
-        user_value = str(given("user", user, "ONCALL_TUI_USER") or _os_login(env)).strip()
+        db_file, db_url = parse_database(str(look.given("db", db, "ONCALL_TUI_DB") or ""))
+        user_value = str(look.given("user", user, "ONCALL_TUI_USER") or _os_login(env)).strip()
         if not user_value:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
-        log_value = given("log_file", None, "ONCALL_TUI_LOG_FILE") or _default_log_value()
-        read = read_config(config_path)
-        problem = read.problem
-        file_values: dict[str, FileValue] = {}
-        for key, raw in read.values.items():
-            try:
-                file_values[key] = to_file_value(key, raw)
-            except OncallError as refused:
-                file_values, problem = {}, _file_value_problem(config_path, key, refused)
-                break
-        servers: tuple[McpServer, ...] = ()
-        if problem is None:
-            try:
-                servers = expand_servers(config_path, read.mcp_servers, env)
-            except OncallError as missing:
-                file_values, problem = {}, missing
-        keymap = read.keymap if problem is None else EMPTY
-        sources["keys"] = "file" if problem is None and read.has_keymap else "default"
-
-        def setting(name: str, flag: object, variable: str) -> object:
-            value = given(name, flag, variable)
-            if value is None and name in file_values:
-                sources[name] = "file"
-                return file_values[name]
-            return value
-
+        log_value = look.given("log_file", None, "ONCALL_TUI_LOG_FILE") or _default_log_value()
+        read, servers, problem = look.read_file(config_path)
         register_secret(  # from now on, no output or log line shows them
             env.get(API_KEY_ENV),
             (os.environ if environ is None else environ).get(PG_PASSWORD_ENV),
             *url_passwords(db_url or ""),
             *(secret_values(read.mcp_servers, env) if servers else ()),
         )
-        lang_value = setting("lang", lang, "ONCALL_TUI_LANG")
+        lang_value = look.setting("lang", lang, "ONCALL_TUI_LANG")
         return cls(
             db_path=Path(db_file or _default_db_value()).expanduser(),
             spool_dir=user_data_path(APP_NAME, appauthor=False) / "spool",
@@ -209,39 +172,23 @@ class Settings:
             db_url=db_url,
             login=_uid_login(),
             lang=parse_lang(lang_value) if lang_value else resolve_language(None, env),
-            ollama_url=normalize_ollama_url(
-                str(setting("ollama_url", ollama_url, "OLLAMA_HOST") or "")
-            ),
-            provider=parse_provider(_text(setting("provider", provider, "ONCALL_TUI_PROVIDER"))),
-            base_url=normalize_base_url(
-                str(setting("base_url", base_url, "ONCALL_TUI_BASE_URL") or "")
-            ),
-            api_key=env.get(API_KEY_ENV) or None,
-            model=str(setting("model", model, "ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
-            num_ctx=parse_num_ctx(whole_number(setting("num_ctx", num_ctx, "ONCALL_TUI_NUM_CTX"))),
-            request_timeout=parse_request_timeout(
-                seconds_value(setting("timeout", request_timeout, "ONCALL_TUI_TIMEOUT"))
-            ),
-            deadline=parse_seconds(
-                seconds_value(setting("deadline", deadline, "ONCALL_TUI_DEADLINE")),
-                "deadline",
-                DEFAULT_DEADLINE,
-            ),
-            recover_tool_calls=parse_switch(
-                setting("recover_tool_calls", None, "ONCALL_TUI_RECOVER_TOOL_CALLS"),
-                "recover_tool_calls",
+            **look.preferences(
+                ollama_url=ollama_url,
+                provider=provider,
+                base_url=base_url,
+                model=model,
+                num_ctx=num_ctx,
+                request_timeout=request_timeout,
+                deadline=deadline,
+                log_level=log_level,
             ),
             log_path=Path(str(log_value)).expanduser(),
-            log_level=parse_log_level(
-                _text(setting("log_level", log_level, "ONCALL_TUI_LOG_LEVEL"))
-            ),
-            theme=_text(setting("theme", None, "ONCALL_TUI_THEME")),
-            keymap=keymap,
+            keymap=read.keymap if problem is None else EMPTY,
             mcp_servers=servers,
             config_path=config_path,
             config_ignored=read.ignored if problem is None else (),
             config_problem=problem,
-            sources=MappingProxyType(sources),
+            sources=MappingProxyType(look.sources),
         )
 
     @property
@@ -326,6 +273,103 @@ def _uid_login() -> str | None:
         return pwd.getpwuid(os.getuid()).pw_name
     except (KeyError, OSError):
         return None
+
+
+class _Lookup:
+    """Where :meth:`Settings.resolve` finds each setting: the flag, then the environment
+    variable, then the settings file; :attr:`sources` records which one gave it."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.sources: dict[str, Source] = {}
+        self.file_values: dict[str, FileValue] = {}
+
+    def given(self, name: str, flag: object, variable: str) -> object:
+        """The flag if given, else the environment variable if set, else ``None``."""
+        if flag is not None and flag != "":
+            self.sources[name] = "flag"
+            return flag
+        value = self.env.get(variable)
+        if value:
+            self.sources[name] = "env"
+            return value
+        self.sources[name] = "default"
+        return None
+
+    def setting(self, name: str, flag: object, variable: str) -> object:
+        """:meth:`given`, else the settings file's value if it has one, else ``None``."""
+        value = self.given(name, flag, variable)
+        if value is None and name in self.file_values:
+            self.sources[name] = "file"
+            return self.file_values[name]
+        return value
+
+    def read_file(self, path: Path) -> tuple[ConfigFile, tuple[McpServer, ...], OncallError | None]:
+        """The settings file, its tool servers and its problem: each value is checked by its
+        flag's rule, and a file wrong anywhere gives no values, no servers and no keys."""
+        read = read_config(path)
+        problem = read.problem
+        file_values: dict[str, FileValue] = {}
+        for key, raw in read.values.items():
+            try:
+                file_values[key] = to_file_value(key, raw)
+            except OncallError as refused:
+                file_values, problem = {}, _file_value_problem(path, key, refused)
+                break
+        servers: tuple[McpServer, ...] = ()
+        if problem is None:
+            try:
+                servers = expand_servers(path, read.mcp_servers, self.env)
+            except OncallError as missing:
+                file_values, problem = {}, missing
+        self.file_values = file_values
+        self.sources["keys"] = "file" if problem is None and read.has_keymap else "default"
+        return read, servers, problem
+
+    def preferences(
+        self,
+        *,
+        ollama_url: str | None,
+        provider: str | None,
+        base_url: str | None,
+        model: str | None,
+        num_ctx: str | int | None,
+        request_timeout: str | float | None,
+        deadline: str | float | None,
+        log_level: str | None,
+    ) -> dict[str, Any]:
+        """The model server, the model, its limits, the log level and the theme, by field."""
+        setting = self.setting
+        return {
+            "ollama_url": normalize_ollama_url(
+                str(setting("ollama_url", ollama_url, "OLLAMA_HOST") or "")
+            ),
+            "provider": parse_provider(_text(setting("provider", provider, "ONCALL_TUI_PROVIDER"))),
+            "base_url": normalize_base_url(
+                str(setting("base_url", base_url, "ONCALL_TUI_BASE_URL") or "")
+            ),
+            "api_key": self.env.get(API_KEY_ENV) or None,
+            "model": str(setting("model", model, "ONCALL_TUI_MODEL") or DEFAULT_MODEL).strip(),
+            "num_ctx": parse_num_ctx(
+                whole_number(setting("num_ctx", num_ctx, "ONCALL_TUI_NUM_CTX"))
+            ),
+            "request_timeout": parse_request_timeout(
+                seconds_value(setting("timeout", request_timeout, "ONCALL_TUI_TIMEOUT"))
+            ),
+            "deadline": parse_seconds(
+                seconds_value(setting("deadline", deadline, "ONCALL_TUI_DEADLINE")),
+                "deadline",
+                DEFAULT_DEADLINE,
+            ),
+            "recover_tool_calls": parse_switch(
+                setting("recover_tool_calls", None, "ONCALL_TUI_RECOVER_TOOL_CALLS"),
+                "recover_tool_calls",
+            ),
+            "log_level": parse_log_level(
+                _text(setting("log_level", log_level, "ONCALL_TUI_LOG_LEVEL"))
+            ),
+            "theme": _text(setting("theme", None, "ONCALL_TUI_THEME")),
+        }
 
 
 class _Utf8Environ(Mapping[str, str]):
