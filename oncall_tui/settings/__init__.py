@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from platformdirs import user_config_path, user_data_path, user_log_path
 
@@ -337,7 +337,7 @@ class _Lookup:
         request_timeout: str | float | None,
         deadline: str | float | None,
         log_level: str | None,
-    ) -> dict[str, Any]:
+    ) -> _Preferences:
         """The model server, the model, its limits, the log level and the theme, by field."""
         setting = self.setting
         return {
@@ -370,6 +370,22 @@ class _Lookup:
             ),
             "theme": _text(setting("theme", None, "ONCALL_TUI_THEME")),
         }
+
+
+class _Preferences(TypedDict):
+    """:meth:`_Lookup.preferences`, typed as the :class:`Settings` fields they become."""
+
+    ollama_url: str
+    provider: str
+    base_url: str
+    api_key: str | None
+    model: str
+    num_ctx: int | None
+    request_timeout: float
+    deadline: float
+    recover_tool_calls: bool
+    log_level: str
+    theme: str | None
 
 
 class _Utf8Environ(Mapping[str, str]):
