@@ -10,11 +10,10 @@ the configured model is not on the server, and the note says so.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -27,7 +26,8 @@ from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
-from oncall_tui.tui.widgets.lang import translate_bindings
+from oncall_tui.tui.service_calls import ServiceCalls, in_thread
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -53,8 +53,9 @@ class ModelPicker(ModalScreen[str | None]):
         settings = services.settings
         self.url = settings.server_url
         self.current = settings.model
-        self.lang: Language = settings.lang
+        self.lang = ui_lang(self)
         translate_bindings(self, {"dismiss_none": "dialog.cancel"})
+        self._calls = ServiceCalls(self, self._refused)
         self.models: list[ModelInfo] = []
         """What is listed now: from ``/api/tags``, then with ``/api/show``'s details."""
         self._missing = ""
@@ -71,19 +72,23 @@ class ModelPicker(ModalScreen[str | None]):
         self.query_one(OptionList).focus()
         self.load_models()
 
-    @work(exclusive=True, exit_on_error=False)
-    async def load_models(self) -> None:
-        try:
-            listed = await asyncio.to_thread(self.services.installed_models)
-        except OncallError as error:
-            self._list([], error.message(self.lang))
-            return
+    def load_models(self) -> None:
+        """The list first, then each model's details: a server that does not answer is said
+        where the list would be."""
+        self._calls.start(
+            self.services.installed_models, self._listed, group="models", exclusive=True
+        )
+
+    async def _listed(self, listed: list[ModelInfo]) -> None:
         if not listed:
             self._list([], t("models.none", self.lang))
             return
         self._list(listed, t("models.reading", self.lang))
-        described = await asyncio.to_thread(self.services.describe_models, listed)
+        described = await in_thread(lambda: self.services.describe_models(listed))
         self._describe(described)
+
+    def _refused(self, error: OncallError) -> None:
+        self._list([], error.message(self.lang))
 
     def _list(self, models: list[ModelInfo], note: str) -> None:
         self.models = models
