@@ -27,7 +27,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.panes.replies import Replies, full_collections_deferred
-from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -169,7 +169,7 @@ class ChatPane(Vertical):
         """The chat service's events for this send. The service is built off the loop: the
         first send may be what opens the database (a team's server across the network)."""
         services = self._services
-        chat, owner = await asyncio.to_thread(lambda: services.chat), services.owner
+        chat, owner = await in_thread(lambda: services.chat), services.owner
         if text is not None:
             return chat.send(owner, session_id, text, confirm=self._confirm_tool)
         if session_id is None:  # a retry answers a stored message again
