@@ -14,6 +14,7 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.errors import Language
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
@@ -125,9 +126,11 @@ def build_demo(db_path: Path) -> int:
     return incident
 
 
-def demo_app(db_path: Path, turns: list[TurnLike] | None = None) -> OncallApp:
+def demo_app(
+    db_path: Path, turns: list[TurnLike] | None = None, *, lang: Language = "en"
+) -> OncallApp:
     model = ScriptedChatModel(turns or [])
-    settings = Settings(db_path=db_path, user="alice")
+    settings = Settings(db_path=db_path, user="alice", lang=lang)
     return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW))
 
 

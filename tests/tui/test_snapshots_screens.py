@@ -1,5 +1,6 @@
-"""A snapshot of every screen at 80x24 and 120x40: the main screen, the model picker, search,
-the keys help, the skill library, the prompt editor and the confirm dialog.
+"""A snapshot of every screen at 80x24 and 120x40: the main screen (at 80 columns, its narrow
+layout), the main screen in Chinese, the model picker, search, the keys help, the skill library,
+the prompt editor and the confirm dialog.
 
 Fixed data (the demo session, fixed models, the example skills), a fixed clock, and every load
 done before the picture; fields whose cursor blinks are held still, since whether a blink is
@@ -115,6 +116,16 @@ class TestMainScreen:
         self, snap_compare: SnapCompare, demo: OncallApp, size: tuple[int, int]
     ) -> None:
         assert snap_compare(demo, terminal_size=size, run_before=settle)
+
+
+class TestChinese:
+    def test_the_demo_session_in_chinese(
+        self, snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]
+    ) -> None:
+        """Every label of the main screen in Chinese; wide characters keep the panes aligned."""
+        build_demo(tmp_path / "demo.db")
+        app = demo_app(tmp_path / "demo.db", lang="zh")
+        assert snap_compare(app, terminal_size=size, run_before=settle)
 
 
 class TestModelPicker:
