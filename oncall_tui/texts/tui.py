@@ -234,13 +234,14 @@ COPYING: dict[str, dict[Language, str]] = {
         "zh": "按 1-9 或 Enter 复制 · Esc 取消",
     },
     "code.lines": {"en": "{count} lines", "zh": "{count} 行"},
+    "code.line": {"en": "1 line", "zh": "1 行"},
     "code.none": {
         "en": "The selected message has no code block (shift+tab selects messages).",
         "zh": "选中的消息中没有代码块（shift+tab 可选择消息）。",
     },
     "code.copied": {
-        "en": "Code block copied ({lines} lines)",
-        "zh": "代码块已复制（{lines} 行）",
+        "en": "Code block copied ({lines})",
+        "zh": "代码块已复制（{lines}）",
     },
 }
 

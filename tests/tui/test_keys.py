@@ -145,6 +145,7 @@ async def test_one_code_block_of_the_last_reply_is_copied_by_number(tmp_path: Pa
         await pilot.press("2")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.clipboard == "kubectl logs deploy/api --since=10m\ngrep -c 502"
+        assert "Code block copied (2 lines)" in notifications(app)
 
 
 async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(
@@ -162,6 +163,7 @@ async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(
         await pilot.press("b")
         await wait_until(pilot, lambda: app.clipboard == "systemctl restart api")
         assert isinstance(app.screen, MainScreen)
+        assert "Code block copied (1 line)" in notifications(app)  # one line, not "1 lines"
 
 
 async def test_a_message_without_code_says_so_and_copies_nothing(tmp_path: Path) -> None:

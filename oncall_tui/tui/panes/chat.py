@@ -282,7 +282,7 @@ class ChatPane(Vertical):
         """Copy a code block of the selected message (else the newest reply): at once when it
         has one, else the blocks are listed by number."""
         from oncall_tui.core.code_blocks import code_blocks  # markdown-it: not at start-up
-        from oncall_tui.tui.screens.code_blocks import CodeBlockPicker
+        from oncall_tui.tui.screens.code_blocks import CodeBlockPicker, line_count
 
         log, lang = self.query_one(ChatLog), ui_lang(self)
         replies = [m for m in log.messages if m.role == "assistant"]
@@ -295,7 +295,9 @@ class ChatPane(Vertical):
         def chosen(block: CodeBlock | None) -> None:
             if block is not None:
                 self.app.copy_to_clipboard(block.code)
-                self.notify(t("code.copied", lang, lines=block.line_count), timeout=2)
+                self.notify(
+                    t("code.copied", lang, lines=line_count(block.line_count, lang)), timeout=2
+                )
 
         if len(blocks) == 1:
             chosen(blocks[0])

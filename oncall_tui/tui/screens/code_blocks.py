@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.code_blocks import CodeBlock
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
 from oncall_tui.texts import text
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -40,7 +41,7 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
             yield Label(Text(text("code.keys", self.lang)), classes="dialog-keys")
 
     def _describe(self, number: int, block: CodeBlock) -> Text:
-        lines = text("code.lines", self.lang, count=block.line_count)
+        lines = line_count(block.line_count, self.lang)
         head = f"{number}  {block.language or '—'} · {lines}  "
         line = Text(head, style="bold")
         first = block.first_line.strip()
@@ -63,3 +64,8 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def line_count(count: int, lang: Language) -> str:
+    """``1 line``, ``12 lines``: how long a code block is, in the user's language."""
+    return text("code.line", lang) if count == 1 else text("code.lines", lang, count=count)
