@@ -12,6 +12,7 @@ from oncall_tui.cli.output import (
     add_json_flag,
     emit_json,
     emit_line,
+    exit_status,
     pad,
 )
 from oncall_tui.errors import Language, note
@@ -36,7 +37,7 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
     lang = ctx.settings.lang
     if args.json:
         emit_json({**report.to_json(), "tool_servers": [s.to_json(lang) for s in servers]})
-        return EXIT_OK if report.ok else EXIT_MODEL_ERROR
+        return _status(report, servers)
 
     def row(label: str, key: str | None, /, **fields: object) -> None:
         """One check: its label padded to a column, then the catalog's line (or the value)."""
@@ -63,7 +64,16 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
     for problem in problems:
         emit_line()
         emit_line(problem.message(lang))
-    return EXIT_OK if report.ok else EXIT_MODEL_ERROR
+    return _status(report, servers)
+
+
+def _status(report: Diagnosis, servers: list[ToolServerView]) -> int:
+    """4 when the model cannot be used; else, as ``tools list``, 2 when a registered tool
+    server cannot start (the chat would lack its tools); else 0."""
+    if not report.ok:
+        return EXIT_MODEL_ERROR
+    failed = next((server.error for server in servers if server.error is not None), None)
+    return EXIT_OK if failed is None else exit_status(failed.code)
 
 
 def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:

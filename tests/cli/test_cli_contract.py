@@ -142,6 +142,26 @@ def test_doctor_says_when_the_model_cannot_call_tools(
     assert "skills and the clock tool are unavailable" in human.out
 
 
+def test_doctor_exits_2_when_a_tool_server_cannot_start(
+    cli: RunCli, ollama: FakeOllama, private_config: Path
+) -> None:
+    """As ``tools list`` does: the model is fine, but the chat would lack the server's tools."""
+    args = ("--ollama-url", ollama.url, "--model", "qwen3:8b", "doctor")
+    assert cli(*args).code == 0
+    private_config.parent.mkdir(parents=True, exist_ok=True)
+    private_config.write_text(
+        '[[mcp_servers]]\nname = "gone"\ncommand = "/nonexistent/server"\nallow = ["x"]\n',
+        encoding="utf-8",
+    )
+    human = cli(*args)
+    assert human.code == 2, human.err
+    assert "gone" in human.out
+    report = cli(*args, "--json")
+    assert report.code == 2
+    (server,) = report.json_object()["tool_servers"]
+    assert server["error"]["code"] == "TOOL_SERVER_FAILED"
+
+
 @pytest.fixture
 def writes() -> Iterator[list[str]]:
     """Every statement that changes data, on any engine, while the test runs."""
