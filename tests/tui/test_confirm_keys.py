@@ -83,7 +83,7 @@ class ComposerHost(App[None]):
     def on_mount(self) -> None:
         request = ToolConfirmation("ops", "restart_service", {"service": "api"})
         composer = self.query_one(Composer)
-        self.push_screen(ToolConfirmDialog(request, composer.type_key, "en"), self.answers.append)
+        self.push_screen(ToolConfirmDialog(request, composer.type_key), self.answers.append)
 
     def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.submitted.append(event.text)

@@ -186,7 +186,7 @@ class ChatPane(Vertical):
 
         lang = ui_lang(self)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog = ToolConfirmDialog(request, self.query_one(Composer).type_key, lang)
+        dialog = ToolConfirmDialog(request, self.query_one(Composer).type_key)
 
         def decided(yes: bool | None) -> None:
             if not answer.done():

@@ -22,9 +22,9 @@ from textual.timer import Timer
 from textual.widgets import Button, Static
 
 from oncall_tui.core.events import ToolConfirmation
-from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+from oncall_tui.tui.widgets.lang import ui_lang
 
 GRACE_SECONDS = 1.5
 """How long the dialog is on screen before an answer counts (longer than a key-every-0.3 s
@@ -51,7 +51,8 @@ class ToolConfirmDialog(ConfirmDialog):
     """Run this tool? The server, the tool and the arguments, asked so that only a deliberate
     answer counts (see the module's description). Dismisses with ``True`` to run it."""
 
-    def __init__(self, request: ToolConfirmation, typed: Typed, lang: Language) -> None:
+    def __init__(self, request: ToolConfirmation, typed: Typed) -> None:
+        lang = ui_lang(self)  # the running app's, read before the texts the dialog is built of
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
         super().__init__(
             t("tools.confirm.title", lang, name=request.name),
