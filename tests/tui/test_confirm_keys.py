@@ -105,6 +105,17 @@ async def drawn(pilot: Any, app: ComposerHost) -> ToolConfirmDialog:
     return app.dialog
 
 
+async def test_the_dialog_speaks_the_app_s_language() -> None:
+    class ChineseHost(ComposerHost):
+        lang = "zh"
+
+    app = ChineseHost()
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ToolConfirmDialog))
+        shown = " ".join(str(label.render()) for label in app.screen.query(Static))
+        assert "运行 ops.restart_service？" in shown, shown
+
+
 async def test_answers_count_only_after_the_grace_period_and_a_quiet_gap_at_their_bounds(
     clock: Clock,
 ) -> None:
