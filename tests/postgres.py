@@ -5,9 +5,7 @@ PostgreSQL refuses to run as root. As root, the server runs in a user namespace 
 ``postgres`` account (``unshare --user --map-user=UID --map-group=GID``): inside it the process
 is that account, and outside it owns nothing it did not create. Every test database is a copy
 of a template migrated once (``CREATE DATABASE ... TEMPLATE``), so a test pays for a copy, not
-for the migrations; a copy of the template's files (``STRATEGY = FILE_COPY``, PostgreSQL 15 and
-later), about 0.1 s of the server's CPU where the default strategy, which writes every page of
-the template to the WAL, takes about 0.25 s.
+for the migrations.
 """
 
 from __future__ import annotations
@@ -62,8 +60,6 @@ class PostgresServer:
         self.port = _free_port()
         self._names = itertools.count(1)
         self._started = False
-        self._copy = ""
-        """What ``CREATE DATABASE`` adds to copy the template's files (PostgreSQL 15+)."""
 
     @property
     def admin_url(self) -> str:
@@ -121,8 +117,6 @@ class PostgresServer:
         policy letting the tests act as any user name (as they do on SQLite)."""
         from oncall_tui.store.postgres import PostgresDatabase
 
-        (version,) = self.fetch("SHOW server_version_num", "postgres")[0]
-        self._copy = " STRATEGY = FILE_COPY" if int(str(version)) >= 150000 else ""
         self.execute(f"CREATE DATABASE {TEMPLATE}")
         PostgresDatabase(self.url(TEMPLATE)).close()
         self.execute(
@@ -134,7 +128,7 @@ class PostgresServer:
         """A new database's URL: a copy of the template, or ``empty`` (not migrated)."""
         name = f"test_{next(self._names)}"
         source = "template0" if empty else TEMPLATE
-        self.execute(f"CREATE DATABASE {name} TEMPLATE {source}{self._copy}")
+        self.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
         return self.url(name)
 
     def _run(self, tool: str, *args: str) -> None:
