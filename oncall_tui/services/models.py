@@ -13,8 +13,8 @@ Blocking: clients call these off their event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
 
 from oncall_tui.llm.server import ListedModel, ServerWording, kind_named
 from oncall_tui.services.views import ModelInfo
@@ -74,33 +74,17 @@ def model_catalog(gateway: ModelGateway) -> list[ModelInfo]:
 
 
 def _view(model: ListedModel) -> ModelInfo:
-    return ModelInfo(
-        name=model.name,
-        size_bytes=model.size_bytes,
-        family=model.family,
-        parameter_size=model.parameter_size,
-        quantization_level=model.quantization_level,
-        modified_at=model.modified_at,
-        context_length=model.context_length,
-        window_tokens=model.window_tokens,
-        tools=model.tools,
-        described=model.described,
-    )
+    return ModelInfo(**_fields(model))
 
 
 def _listed(model: ModelInfo) -> ListedModel:
-    return ListedModel(
-        name=model.name,
-        size_bytes=model.size_bytes,
-        family=model.family,
-        parameter_size=model.parameter_size,
-        quantization_level=model.quantization_level,
-        modified_at=model.modified_at,
-        context_length=model.context_length,
-        window_tokens=model.window_tokens,
-        tools=model.tools,
-        described=model.described,
-    )
+    return ListedModel(**_fields(model))
+
+
+def _fields(model: ListedModel | ModelInfo) -> dict[str, Any]:
+    """A model's fields by name: the server's listing and the clients' record hold the same
+    ones, so either is made from the other."""
+    return {field.name: getattr(model, field.name) for field in fields(model)}
 
 
 __all__ = [
