@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from textual._compositor import LayoutUpdate
 from textual.pilot import Pilot
 
 from oncall_tui.core.text import terminal_safe
@@ -23,7 +22,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.dialogs import TextViewerDialog
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import screen_rows, scripted_app, seed_session, wait_until
 
 SIZE = (140, 44)
 OSC52 = "\x1b]52;c;SGVsbG8=\x07"
@@ -39,15 +38,7 @@ CONTROLS = (
 
 def rendered(pilot: Pilot[Any]) -> str:
     """Every character the app's current screen would write as text to the terminal."""
-    update = pilot.app.screen._compositor.render_update(full=True)
-    assert isinstance(update, LayoutUpdate)  # a full update is the whole screen's lines
-    return "".join(
-        segment.text
-        for line in update.strips
-        for strip in line
-        for segment in strip
-        if not segment.control
-    )
+    return "\n".join(screen_rows(pilot.app))
 
 
 def assert_safe(pilot: Pilot[Any], *visible: str) -> None:
