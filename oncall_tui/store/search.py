@@ -20,9 +20,10 @@ Query text never reaches FTS5's syntax: every term is a quoted string (quotes do
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 
 from sqlalchemy import DateTime, Integer, String, column, text
 from sqlmodel import Session
@@ -75,6 +76,21 @@ class TitleMatch:
     updated_at: datetime
 
 
+Match = TypeVar("Match", MessageMatch, TitleMatch)
+_COLUMNS = {MessageMatch: MESSAGE_COLUMNS, TitleMatch: TITLE_COLUMNS}
+"""What a query of each kind of match selects."""
+
+
+def matches(
+    session: Session, kind: type[Match], statement: str, values: Mapping[str, Any]
+) -> list[Match]:
+    """Runs a search's ``statement`` with ``values`` and makes a ``kind`` of each row it
+    selects (in the order of that kind's fields and columns)."""
+    typed = text(statement).columns(*_COLUMNS[kind])
+    rows = session.connection().execute(typed, values)
+    return [kind(*row) for row in rows]
+
+
 class SearchRepository:
     """Plain SQL, one statement per index: a search reads at most ``limit`` rows of each, and
     builds no ORM objects for them. ``CROSS JOIN`` keeps the index as the outer loop: left to
@@ -90,18 +106,16 @@ class SearchRepository:
         if expression is None:
             return []
         filters, params = _filters("m.content", query)
-        statement = text(
+        statement = (
             "SELECT m.id, m.session_id, c.title, m.position, m.role, m.content, m.created_at "
             "FROM message_search AS s "
             "CROSS JOIN message AS m ON m.id = s.rowid "
             "CROSS JOIN chat_session AS c ON c.id = m.session_id "
             f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY s.rowid DESC LIMIT :limit"
-        ).columns(*MESSAGE_COLUMNS)
-        rows = self._session.connection().execute(
-            statement, {"expression": expression, "owner": owner, "limit": limit, **params}
         )
-        return [MessageMatch(*row) for row in rows]
+        values = {"expression": expression, "owner": owner, "limit": limit, **params}
+        return matches(self._session, MessageMatch, statement, values)
 
     def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[TitleMatch]:
         """The owner's sessions whose title holds every term, latest updated first."""
@@ -109,16 +123,14 @@ class SearchRepository:
         if expression is None:
             return []
         filters, params = _filters("c.title", query)
-        statement = text(
+        statement = (
             "SELECT c.id, c.title, c.updated_at FROM session_title_search AS t "
             "CROSS JOIN chat_session AS c ON c.id = t.rowid "
             f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
-        ).columns(*TITLE_COLUMNS)
-        rows = self._session.connection().execute(
-            statement, {"expression": expression, "owner": owner, "limit": limit, **params}
         )
-        return [TitleMatch(*row) for row in rows]
+        values = {"expression": expression, "owner": owner, "limit": limit, **params}
+        return matches(self._session, TitleMatch, statement, values)
 
     def _match_expression(self, vocabulary: str, query: SearchQuery) -> str | None:
         """The FTS5 expression requiring every indexed term; ``None`` when a two-character term

@@ -12,11 +12,10 @@ Query text never reaches the pattern's syntax: ``%``, ``_`` and ``\\`` are escap
 
 from __future__ import annotations
 
-from sqlalchemy import text
 from sqlmodel import Session
 
 from oncall_tui.core.search import SearchQuery
-from oncall_tui.store.search import MESSAGE_COLUMNS, TITLE_COLUMNS, MessageMatch, TitleMatch
+from oncall_tui.store.search import MessageMatch, TitleMatch, matches
 
 
 class PostgresSearchRepository:
@@ -26,29 +25,25 @@ class PostgresSearchRepository:
     def messages(self, owner: str, query: SearchQuery, limit: int) -> list[MessageMatch]:
         """The owner's messages holding every term, newest first (by id), at most ``limit``."""
         filters, params = _patterns("m.content", query)
-        statement = text(
+        statement = (
             "SELECT m.id, m.session_id, c.title, m.position, m.role, m.content, m.created_at "
             "FROM message AS m JOIN chat_session AS c ON c.id = m.session_id "
             f"WHERE c.owner = :owner AND m.role IN ('user', 'assistant'){filters} "
             "ORDER BY m.id DESC LIMIT :limit"
-        ).columns(*MESSAGE_COLUMNS)
-        rows = self._session.connection().execute(
-            statement, {"owner": owner, "limit": limit, **params}
         )
-        return [MessageMatch(*row) for row in rows]
+        values = {"owner": owner, "limit": limit, **params}
+        return matches(self._session, MessageMatch, statement, values)
 
     def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[TitleMatch]:
         """The owner's sessions whose title holds every term, latest updated first."""
         filters, params = _patterns("c.title", query)
-        statement = text(
+        statement = (
             "SELECT c.id, c.title, c.updated_at FROM chat_session AS c "
             f"WHERE c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
-        ).columns(*TITLE_COLUMNS)
-        rows = self._session.connection().execute(
-            statement, {"owner": owner, "limit": limit, **params}
         )
-        return [TitleMatch(*row) for row in rows]
+        values = {"owner": owner, "limit": limit, **params}
+        return matches(self._session, TitleMatch, statement, values)
 
 
 def _patterns(column_name: str, query: SearchQuery) -> tuple[str, dict[str, str]]:
