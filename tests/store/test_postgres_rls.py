@@ -90,7 +90,7 @@ def engineer(cli: RunCli, ollama: FakeOllama, team: Team, monkeypatch: pytest.Mo
     host by ``login``, connecting as ``role``."""
 
     def run(database: str, login: str, *args: str, role: str = "", user: str = "") -> CliResult:
-        monkeypatch.setattr(settings_module, "_uid_login", lambda: login)
+        monkeypatch.setattr(settings_module, "uid_login", lambda: login)
         url = team.url(database, role or login)
         return cli(
             "--db", url, "--ollama-url", ollama.url, "--model", MODEL, *args, user=user or login
