@@ -12,7 +12,7 @@ from typing import cast
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import QueryableAttribute, defer
-from sqlmodel import Session, col, select
+from sqlmodel import Session, SQLModel, col, select
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
 from oncall_tui.core.skills import SkillDocument
@@ -74,12 +74,7 @@ class PromptRepository:
         return row
 
     def delete(self, owner: str, prompt_id: int) -> bool:
-        row = self.get(owner, prompt_id)
-        if row is None:
-            return False
-        self._session.delete(row)
-        self._session.flush()
-        return True
+        return _deleted(self._session, self.get(owner, prompt_id))
 
 
 class SkillRepository:
@@ -132,12 +127,7 @@ class SkillRepository:
         return row
 
     def delete(self, owner: str, skill_id: int) -> bool:
-        row = self.get(owner, skill_id)
-        if row is None:
-            return False
-        self._session.delete(row)
-        self._session.flush()
-        return True
+        return _deleted(self._session, self.get(owner, skill_id))
 
 
 class ConfigurationRepository:
@@ -156,6 +146,16 @@ class ConfigurationRepository:
         row.updated_at = utcnow()
         self._session.add(row)
         self._session.flush()
+
+
+def _deleted(session: Session, row: SQLModel | None) -> bool:
+    """Deletes ``row`` if there is one (another owner's is looked up as ``None``); whether
+    there was."""
+    if row is None:
+        return False
+    session.delete(row)
+    session.flush()
+    return True
 
 
 def allows_user_override(session: Session) -> bool:
