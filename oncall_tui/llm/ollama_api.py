@@ -12,8 +12,10 @@ Every failure is an :class:`OncallError`: an unreachable or misbehaving server i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any, Self
 
 import httpx
@@ -122,32 +124,28 @@ class OllamaApi:
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc
         if response.status_code == 404 and model:
             raise OncallError("MODEL_NOT_FOUND", model=model)
-        if response.is_error:
-            raise OncallError("MODEL_UNAVAILABLE", url=self.base_url)
-        try:
-            body = response.json()
-        except ValueError as exc:  # something that is not Ollama answers on that port
-            raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc
-        if not isinstance(body, dict):
-            raise OncallError("MODEL_UNAVAILABLE", url=self.base_url)
-        return body
+        return json_object(response, partial(OncallError, "MODEL_UNAVAILABLE", url=self.base_url))
+
+
+def json_object(response: httpx.Response, failure: Callable[[], OncallError]) -> dict[str, Any]:
+    """The body of a successful response, a JSON object; else raises ``failure()``: the server
+    answered with an error, or something that is not its API answers there."""
+    if response.is_error:
+        raise failure()
+    try:
+        body = response.json()
+    except ValueError as exc:
+        raise failure() from exc
+    if not isinstance(body, dict):
+        raise failure()
+    return body
 
 
 def parse_tags(body: dict[str, Any]) -> list[InstalledModel]:
     """The models of a ``/api/tags`` body; an entry without a name, or with one already listed,
     is skipped, a missing or malformed field is ``None``."""
-    entries = body.get("models")
-    if not isinstance(entries, list):
-        return []
     models: list[InstalledModel] = []
-    seen: set[str] = set()
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        name = entry.get("name") or entry.get("model")
-        if not isinstance(name, str) or not name or name in seen:
-            continue
-        seen.add(name)
+    for name, entry in named_entries(body.get("models"), "name", "model"):
         details = entry.get("details")
         if not isinstance(details, dict):
             details = {}
@@ -188,6 +186,23 @@ def parse_show(model: str, body: dict[str, Any]) -> ModelDetails:
         modelfile_num_ctx=modelfile_num_ctx,
         capabilities=tuple(str(c) for c in capabilities) if isinstance(capabilities, list) else (),
     )
+
+
+def named_entries(entries: object, *keys: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The objects of a listing's ``entries``, each with its name (the first of ``keys`` that
+    gives one), in order; an entry that is not an object, has no name, or has one already
+    given is skipped. Nothing when ``entries`` is not a list."""
+    if not isinstance(entries, list):
+        return
+    seen: set[str] = set()
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        name = next((entry[key] for key in keys if entry.get(key)), None)
+        if not isinstance(name, str) or name in seen:
+            continue
+        seen.add(name)
+        yield name, entry
 
 
 def _text(value: object) -> str | None:

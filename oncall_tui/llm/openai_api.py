@@ -14,12 +14,13 @@ else than the API, is ``MODEL_UNAVAILABLE``; one that refuses the key (401, 403)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.ollama_api import DEFAULT_WINDOW_CAP
+from oncall_tui.llm.ollama_api import DEFAULT_WINDOW_CAP, json_object, named_entries
 
 SOURCE_FLAG = "flag"
 SOURCE_PROPS = "llama.cpp /props"
@@ -97,34 +98,18 @@ class OpenAIApi:
 
 
 def _json_object(response: httpx.Response, url: str) -> dict[str, Any]:
-    if response.is_error:
-        raise OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
-    try:
-        body = response.json()
-    except ValueError as exc:  # something that is not the API answers there
-        raise OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url) from exc
-    if not isinstance(body, dict):
-        raise OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=url)
-    return body
+    return json_object(
+        response, partial(OncallError, "MODEL_UNAVAILABLE", "openai_unreachable", url=url)
+    )
 
 
 def parse_models(body: dict[str, Any]) -> list[ServedModel]:
     """The models of a ``/v1/models`` body; an entry without an ``id``, or one already listed,
     is skipped."""
-    entries = body.get("data")
-    if not isinstance(entries, list):
-        return []
-    models: list[ServedModel] = []
-    seen: set[str] = set()
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        name = entry.get("id")
-        if not isinstance(name, str) or not name or name in seen:
-            continue
-        seen.add(name)
-        models.append(ServedModel(name, _positive_int(entry.get("max_model_len"))))
-    return models
+    return [
+        ServedModel(name, _positive_int(entry.get("max_model_len")))
+        for name, entry in named_entries(body.get("data"), "id")
+    ]
 
 
 def parse_props(body: dict[str, Any]) -> ServerProps:
