@@ -84,16 +84,8 @@ def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
         row("cli.doctor.server", "cli.doctor.key_refused", url=report.server_url, status=status)
         row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
         return
-    if not report.server_reachable:
-        row("cli.doctor.server", "cli.doctor.unreachable", url=report.server_url)
-        row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
+    if not _reached(report, row, "cli.doctor.server", "cli.doctor.model_unchecked_server"):
         return
-    row(
-        "cli.doctor.server",
-        "cli.doctor.reachable",
-        url=report.server_url,
-        version=report.server_version,
-    )
     if report.model_pulled:
         row("cli.doctor.model", "cli.doctor.served", model=report.model)
     elif report.model_pulled is None:
@@ -105,16 +97,8 @@ def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
 
 def _ollama_rows(report: Diagnosis, row: Callable[..., None], lang: Language) -> None:
     """The server and model lines for Ollama."""
-    if not report.server_reachable:
-        row("cli.doctor.ollama", "cli.doctor.unreachable", url=report.server_url)
-        row("cli.doctor.model", "cli.doctor.model_unchecked", model=report.model)
+    if not _reached(report, row, "cli.doctor.ollama", "cli.doctor.model_unchecked"):
         return
-    row(
-        "cli.doctor.ollama",
-        "cli.doctor.reachable",
-        url=report.server_url,
-        version=report.server_version,
-    )
     if report.model_pulled:
         row("cli.doctor.model", "cli.doctor.pulled", model=report.model)
     else:
@@ -127,6 +111,17 @@ def _ollama_rows(report: Diagnosis, row: Callable[..., None], lang: Language) ->
     if report.model_tools is False:
         said = "tools_by_text" if report.recover_tool_calls else "tools_unavailable"
         emit_line(f"          {note(said, lang, model=report.model)}")
+
+
+def _reached(report: Diagnosis, row: Callable[..., None], label: str, unchecked: str) -> bool:
+    """The server's line under ``label``: reachable with its version, or unreachable, and then
+    the model's line too (``unchecked``). Whether the server answered."""
+    if not report.server_reachable:
+        row(label, "cli.doctor.unreachable", url=report.server_url)
+        row("cli.doctor.model", unchecked, model=report.model)
+        return False
+    row(label, "cli.doctor.reachable", url=report.server_url, version=report.server_version)
+    return True
 
 
 def _database_row(report: Diagnosis, row: Callable[..., None]) -> None:
