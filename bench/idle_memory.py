@@ -5,12 +5,13 @@ database holding one session of 40 messages (20 exchanges of on-call questions a
 Markdown, some with fenced code), and waits until the session is on screen: oncall-tui opens
 its newest session by itself; elia is sent down and enter on its home screen to open the chat
 from its list. Its resident memory is read from ``/proc`` then (the session's first frame)
-and again ``--settle`` seconds later, once it idles: oncall-tui's warm-up (Markdown and code
-lexers, then the model stack, LangChain, imported in a thread after the first frame) is over
-by then (it starts with the first frame, so the first figure may already hold some of it).
-RSS is ``VmRSS``; PSS and USS (private pages) come from ``smaps_rollup``. Figures are
-medians of ``--runs`` per app, the runs alternating so that both meet the same load: about
-50 s with elia at the defaults, 20 s more with ``--without-warm-up``.
+and again ``--settle`` seconds later, once it idles: oncall-tui's rendering warm-up (Markdown
+and code lexers, in a thread after the first frame) is over by then; its model stack
+(LangChain) loads only once a message is being typed. ``--typing`` adds oncall-tui with a few
+characters typed into its composer once the session is on screen, nothing sent: what the model
+stack adds. RSS is ``VmRSS``; PSS and USS (private pages) come from ``smaps_rollup``. Figures
+are medians of ``--runs`` per app, the runs alternating so that both meet the same load: about
+50 s with elia at the defaults, 20 s more with ``--typing``.
 
 elia (the ``elia-chat`` package) is measured when ``--elia`` names its executable, installed
 apart (``python -m venv VENV && VENV/bin/pip install elia-chat``). Its chat is written
@@ -18,10 +19,9 @@ straight into its SQLite database, in a temporary ``XDG_DATA_HOME``, with the sa
 its settings, in a temporary ``XDG_CONFIG_HOME``, name a local Ollama model. Both apps are
 pointed at a loopback fake of Ollama (``tests/fakes/ollama_server.py``): oncall-tui asks it
 for its version and models at start, as it would a real server; elia never calls it while
-idle. ``--without-warm-up`` adds oncall-tui with its warm-up patched out at start: what the
-model stack costs.
+idle.
 
-    python bench/idle_memory.py [--elia PATH] [--settle 5] [--runs 3] [--without-warm-up]
+    python bench/idle_memory.py [--elia PATH] [--settle 5] [--runs 3] [--typing]
 
 Target: oncall-tui's idle RSS with a 40-message session open <= 1.5 times elia's.
 """
@@ -223,14 +223,6 @@ CREATE TABLE message (
 """
 """elia's tables as its SQLModel models create them (elia-chat 1.10)."""
 
-WITHOUT_WARM_UP = (
-    "from oncall_tui.tui.app import OncallApp\n"
-    "OncallApp._warm_up = lambda self: None\n"
-    "from oncall_tui.entry import main\n"
-    "raise SystemExit(main())\n"
-)
-"""``python -m oncall_tui`` with the warm-up after the first frame left out."""
-
 DOWN, ENTER = "\x1b[B", "\r"
 
 
@@ -377,6 +369,12 @@ def nothing(_: Terminal) -> None:
     """oncall-tui opens the newest session by itself."""
 
 
+def start_typing(terminal: Terminal) -> None:
+    """The session on screen, a few characters of the next message typed, nothing sent."""
+    terminal.wait_to_show(LAST_LINE)
+    terminal.write("why is")
+
+
 def median(runs: list[Run], pick: Callable[[Run], float | None]) -> float | None:
     values = [value for value in map(pick, runs) if value is not None]
     return statistics.median(values) if values else None
@@ -387,7 +385,7 @@ def main() -> None:
     parser.add_argument("--elia", type=Path, metavar="PATH", help="elia's executable")
     parser.add_argument("--settle", type=float, default=5.0, metavar="SECONDS")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--without-warm-up", action="store_true")
+    parser.add_argument("--typing", action="store_true")
     args = parser.parse_args()
     compileall.compile_dir(REPO / "oncall_tui", quiet=1)  # as after the first use
     results: dict[str, list[Run]] = {}
@@ -406,9 +404,9 @@ def main() -> None:
         apps: dict[str, tuple[list[str], dict[str, str], Callable[[Terminal], None]]] = {
             "oncall-tui": ([sys.executable, "-m", "oncall_tui"], oncall_env, nothing)
         }
-        if args.without_warm_up:
-            argv = [sys.executable, "-c", WITHOUT_WARM_UP]
-            apps["oncall-tui, no warm-up"] = (argv, oncall_env, nothing)
+        if args.typing:
+            argv = [sys.executable, "-m", "oncall_tui"]
+            apps["oncall-tui, typing"] = (argv, oncall_env, start_typing)
         if args.elia:
             elia_home = root / "elia-home"
             seed_elia(elia_home, ollama.url)

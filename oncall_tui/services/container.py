@@ -266,8 +266,9 @@ class Services:
 
     def warm_up(self) -> None:
         """Blocking: import the model stack (LangChain, about a second of CPU) and build the chat
-        model, so that the first send waits for neither. Clients call it off their event loop,
-        after start-up. A database that cannot be opened raises first, before the long part."""
+        model, so that the first send waits for neither. Clients call it off their event loop
+        (the TUI, as the first message is typed). A database that cannot be opened raises first,
+        before the long part."""
         self.database  # noqa: B018
         import oncall_tui.llm.agent  # noqa: F401
 

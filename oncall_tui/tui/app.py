@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from textual import constants
+from textual import constants, on
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingsMap
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.widgets import TextArea
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
@@ -96,6 +97,7 @@ class OncallApp(KeyOrderApp):
         """What ended the app, when it could not go on (a database it cannot open)."""
         self.unsent = ""
         """What the composer held when the app could not go on: the CLI prints it back."""
+        self._model_stack_loading = False
 
     def on_cannot_go_on(self, message: CannotGoOn) -> None:
         """End the app; the CLI reports the error as it reports its own, and exits 2. What was
@@ -117,7 +119,7 @@ class OncallApp(KeyOrderApp):
 
     def on_mount(self) -> None:
         self._apply_preferences()
-        self.call_after_refresh(self._warm_up)
+        self.call_after_refresh(self._warm_up, warm_up_rendering)
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
             loop.add_signal_handler(number, self.quit_now)
@@ -165,17 +167,24 @@ class OncallApp(KeyOrderApp):
         if theme.name != self.services.settings.theme:
             self.main.save_preference("theme", theme.name)
 
-    def _warm_up(self) -> None:
-        """After the first frame, in a thread: the costly first uses (see :mod:`.warmup`) and
-        the model stack, so the first reply waits for neither. Then everything alive lives as
+    def _warm_up(self, work: Callable[[], None]) -> None:
+        """In a thread, a costly first use (see :mod:`.warmup`); then everything alive lives as
         long as the app, and is frozen: the garbage collector's full passes leave it out."""
 
         def warm_up() -> None:
-            warm_up_rendering()
-            self.services.warm_up()
+            work()
             self.call_from_thread(gc.freeze)
 
         self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    @on(TextArea.Changed, "Composer")
+    def _typing_began(self) -> None:
+        """The first edit of the composer loads the model stack (``Services.warm_up``: about a
+        second of CPU and 40 MiB) while the message is typed, so the first send waits for
+        little, and an app that is only read, or left open in a pane, never holds it."""
+        if not self._model_stack_loading:
+            self._model_stack_loading = True
+            self._warm_up(self.services.warm_up)
 
     def on_unmount(self) -> None:
         self.services.close()

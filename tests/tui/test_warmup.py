@@ -1,4 +1,5 @@
-"""First uses that would stall a reply are paid at start-up, off the event loop."""
+"""First uses that would stall a reply are paid off the event loop: the rendering ones at
+start-up, the model stack as the first message is typed."""
 
 from __future__ import annotations
 
@@ -48,6 +49,26 @@ async def test_the_app_warms_up_in_a_thread_at_start(
         await wait_until(pilot, lambda: bool(threads))
     assert len(threads) == 1
     assert threads[0] is not threading.main_thread()
+
+
+async def test_the_model_stack_loads_in_a_thread_once_typing_begins_and_not_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rendered: list[threading.Thread] = []
+    monkeypatch.setattr(app_module, "warm_up_rendering", lambda: rendered.append(current_thread()))
+    app, _ = scripted_app(tmp_path / "t.db")
+    loads: list[threading.Thread] = []
+    monkeypatch.setattr(app.services, "warm_up", lambda: loads.append(current_thread()))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: bool(rendered))
+        await app.workers.wait_for_complete()
+        assert loads == []  # an app that is only read holds no model stack
+        await pilot.press(*"why")
+        await wait_until(pilot, lambda: bool(loads))
+        await pilot.press("space", "5", "0", "2")
+        await app.workers.wait_for_complete()
+    assert len(loads) == 1  # once, however much is typed
+    assert loads[0] is not threading.main_thread()
 
 
 def test_the_first_frame_needs_no_markdown_parser_database_or_model_stack() -> None:
