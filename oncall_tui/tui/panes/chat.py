@@ -84,7 +84,6 @@ class ChatPane(Vertical):
         self._calls = ServiceCalls(self, status.report, status.show_fault)
         self._draft = draft
         self._sending: Worker[None] | None = None
-        self._replies: Replies | None = None
         self._quitting = False
         """The app is going: the pane's widgets are, too."""
         self._oldest_loaded: int | None = None
@@ -135,7 +134,7 @@ class ChatPane(Vertical):
         """The send's events, drawn as they come. Nothing raised here ends the app: the chat
         service itself is built inside (a database that fails as it opens is a refused send,
         the typed text kept), and any other fault ends the reply with a message."""
-        replies = self._replies = Replies(self, self.query_one(ChatLog), self.status)
+        replies = Replies(self, self.query_one(ChatLog), self.status)
         try:
             events = await self._events(session_id, text)
             with full_collections_deferred():
@@ -158,7 +157,6 @@ class ChatPane(Vertical):
             replies.failed(fault.message(ui_lang(self)))
         finally:
             self._sending = None
-            self._replies = None
             if not self._quitting:
                 self.query_one(Composer).send_ended()
                 self.post_message(self.SendEnded())
