@@ -113,6 +113,11 @@ class PromptEditorScreen(AssetScreen):
         return self._ready
 
     @property
+    def editing_id(self) -> int | None:
+        """The id of the prompt in the editor, ``None`` for a new one."""
+        return self._editing_id
+
+    @property
     def is_dirty(self) -> bool:
         """Whether the editor holds edits that are not saved."""
         return self._editor_text() != self._baseline

@@ -127,6 +127,11 @@ class SkillLibraryScreen(AssetScreen):
         return tuple(self._skills.values())
 
     @property
+    def selected_ids(self) -> tuple[int, ...]:
+        """The skill ids in use, as last read from the service."""
+        return self._selected
+
+    @property
     def status(self) -> str:
         """What the last change of the selection did ("" when there is nothing to say)."""
         return self._status
