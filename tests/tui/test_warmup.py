@@ -73,10 +73,12 @@ async def test_the_model_stack_loads_in_a_thread_once_typing_begins_and_not_befo
 
 def test_the_first_frame_needs_no_markdown_parser_database_or_model_stack() -> None:
     """What the app module loads is what the first frame waits for: Markdown parsing, the
-    store and LangChain load after it (a first use of each, or the warm-up thread)."""
+    store, LangChain and a send's events load after it (a first use of each, or the warm-up
+    thread)."""
     check = (
         "import sys, oncall_tui.tui.app\n"
-        "late = ('markdown_it', 'rich.markdown', 'sqlalchemy', 'sqlmodel', 'langchain_core')\n"
+        "late = ('markdown_it', 'rich.markdown', 'sqlalchemy', 'sqlmodel', 'langchain_core',\n"
+        "        'oncall_tui.core.events')\n"
         "print(' '.join(m for m in late if m in sys.modules) or 'none')"
     )
     result = subprocess.run(

@@ -12,9 +12,8 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
-from oncall_tui.tui.panes.replies import compacting_status
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -23,6 +22,13 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 _MODES = list(MemoryMode)
+
+
+def compacting_status(messages: int | None, lang: Language) -> str:
+    """The status line while the model summarises (``messages``: how many, when known)."""
+    if messages is None:
+        return t("memory.compacting", lang)
+    return t("memory.compacting_count", lang, count=messages)
 
 
 class MemoryChanged(Message):

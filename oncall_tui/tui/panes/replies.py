@@ -27,9 +27,9 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.panes.memory import compacting_status
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -51,13 +51,6 @@ def full_collections_deferred() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(young, middle, full)
-
-
-def compacting_status(messages: int | None, lang: Language) -> str:
-    """The status line while the model summarises (``messages``: how many, when known)."""
-    if messages is None:
-        return t("memory.compacting", lang)
-    return t("memory.compacting_count", lang, count=messages)
 
 
 class Replies:
