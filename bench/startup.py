@@ -5,9 +5,11 @@ notes the moment its first frame has been drawn with the text area focused (inte
 go to the composer), then exits. The bare app is Textual's own header, text area and footer.
 Runs alternate between the two, so that both meet the same load on a shared machine; the
 figures are medians of ``--runs`` each, from the moment the process was started, and each
-process's peak resident memory.
+process's peak resident memory. ``--instructions`` counts instead the instructions one start of
+each runs (valgrind's callgrind, about 20 s a start): a figure that does not move with the
+machine's load, where the times move by a tenth from run to run.
 
-    python bench/startup.py [--runs 10]
+    python bench/startup.py [--runs 10] [--instructions]
 
 Target: oncall-tui within 1.5 times the bare app.
 """
@@ -18,6 +20,7 @@ import argparse
 import compileall
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -78,6 +81,31 @@ def child(kind: str, workdir: str) -> None:
     print(json.dumps({"interactive": drawn[0], "peak_mib": peak}))
 
 
+def instructions(kind: str, workdir: str) -> int:
+    """The instructions one start of ``kind`` runs, to its first frame and exit, counted by
+    valgrind's callgrind: the same from run to run whatever else the machine does."""
+    done = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--child",
+            kind,
+            workdir,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    counted = re.search(r"Collected : (\d+)", done.stderr)
+    assert counted is not None, done.stderr[-500:]
+    return int(counted.group(1))
+
+
 def run(kind: str, workdir: str) -> tuple[float, float]:
     started = time.monotonic()
     done = subprocess.run(
@@ -96,9 +124,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--child", nargs=2, metavar=("KIND", "WORKDIR"))
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (valgrind) instead"
+    )
     args = parser.parse_args()
     if args.child:
         child(*args.child)
+        return
+    if args.instructions:
+        count_instructions()
         return
     times: dict[str, list[float]] = {"bare": [], "oncall": []}
     memory: dict[str, list[float]] = {"bare": [], "oncall": []}
@@ -122,6 +156,18 @@ def main() -> None:
     print(
         f"| peak memory (median) | {statistics.median(memory['bare']):.0f} MiB | "
         f"{statistics.median(memory['oncall']):.0f} MiB | one process |"
+    )
+
+
+def count_instructions() -> None:
+    compileall.compile_dir(REPO / "oncall_tui", quiet=1)
+    with tempfile.TemporaryDirectory() as workdir:
+        run("oncall", workdir)  # the database and its schema exist, as after the first use
+        bare, ours = instructions("bare", workdir), instructions("oncall", workdir)
+    print("| figure | bare Textual app | oncall-tui | target |\n|---|---|---|---|")
+    print(
+        f"| instructions to interactive | {bare / 1e6:,.0f} M | {ours / 1e6:,.0f} M "
+        f"({ours / bare:.2f}x) | <= 1.5x |"
     )
 
 
