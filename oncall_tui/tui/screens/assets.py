@@ -93,6 +93,10 @@ class AssetScreen(Screen[None]):
     def _leave(self) -> None:
         self.dismiss(None)  # dismissed, not awaited: this runs in the screen's own handler
 
+    _apply: Callable[[ConfigurationView, int | None], None]
+    """Each screen's: show a view, the assets and which of them are in use (the id: the one to
+    put the cursor on, where the screen's list follows one)."""
+
     async def _call(
         self, method: Callable[Concatenate[str, P], T], *args: P.args, **kwargs: P.kwargs
     ) -> T:
@@ -102,11 +106,6 @@ class AssetScreen(Screen[None]):
 
     async def _fetch(self) -> ConfigurationView:
         return await self._call(self._services.configuration.get_configuration)
-
-    def _apply(self, view: ConfigurationView, focus_id: int | None = None) -> None:
-        """Show ``view``: the assets and which of them are in use (``focus_id``: the one to put
-        the cursor on, where the screen's list follows one)."""
-        raise NotImplementedError
 
     async def _reload(self, focus_id: int | None = None) -> None:
         """Read the configuration again and show it; a catalog error is shown, not raised."""
