@@ -98,6 +98,7 @@ class OncallApp(KeyOrderApp):
         self.unsent = ""
         """What the composer held when the app could not go on: the CLI prints it back."""
         self._model_stack_loading = False
+        """The model stack's warm-up has started (the composer was edited)."""
 
     def on_cannot_go_on(self, message: CannotGoOn) -> None:
         """End the app; the CLI reports the error as it reports its own, and exits 2. What was
