@@ -345,14 +345,12 @@ def measure(
 def stop(terminal: Terminal) -> None:
     """SIGTERM (oncall-tui quits as on ctrl+q; elia's Python ends), SIGKILL if it lingers."""
     os.kill(terminal.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while not os.waitpid(terminal.pid, os.WNOHANG)[0]:
-        if time.monotonic() > deadline:
-            os.kill(terminal.pid, signal.SIGKILL)
-            os.waitpid(terminal.pid, 0)
-            break
-        time.sleep(0.05)
-    os.close(terminal.fd)
+    try:
+        terminal.wait(timeout=10)
+    except AssertionError:  # it lingered and was killed: reap it
+        os.waitpid(terminal.pid, 0)
+    finally:
+        os.close(terminal.fd)
 
 
 def open_in_elia(terminal: Terminal) -> None:

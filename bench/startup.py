@@ -81,41 +81,36 @@ def child(kind: str, workdir: str) -> None:
     print(json.dumps({"interactive": drawn[0], "peak_mib": peak}))
 
 
-def instructions(kind: str, workdir: str) -> int:
-    """The instructions one start of ``kind`` runs, to its first frame and exit, counted by
-    valgrind's callgrind: the same from run to run whatever else the machine does."""
-    done = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            sys.executable,
-            __file__,
-            "--child",
-            kind,
-            workdir,
-        ],
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+
+
+def start(
+    kind: str, workdir: str, *, under: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """One start of ``kind`` in a fresh process (``under`` another program, such as valgrind),
+    to its first frame and exit."""
+    return subprocess.run(
+        [*under, sys.executable, __file__, "--child", kind, workdir],
         capture_output=True,
         text=True,
         check=True,
-        timeout=600,
+        timeout=600 if under else 60,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-    counted = re.search(r"Collected : (\d+)", done.stderr)
-    assert counted is not None, done.stderr[-500:]
+
+
+def instructions(kind: str, workdir: str) -> int:
+    """The instructions one start of ``kind`` runs, counted by valgrind's callgrind: the same
+    from run to run whatever else the machine does."""
+    stderr = start(kind, workdir, under=CALLGRIND).stderr
+    counted = re.search(r"Collected : (\d+)", stderr)
+    assert counted is not None, stderr[-500:]
     return int(counted.group(1))
 
 
 def run(kind: str, workdir: str) -> tuple[float, float]:
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", kind, workdir],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    done = start(kind, workdir)
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return result["interactive"] - started, result["peak_mib"]
 
@@ -131,17 +126,17 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
-    if args.instructions:
-        count_instructions()
-        return
-    times: dict[str, list[float]] = {"bare": [], "oncall": []}
-    memory: dict[str, list[float]] = {"bare": [], "oncall": []}
     # After the first use the package's modules are compiled, as Textual's are: pip compiles
     # them on install, an editable install on first import. Where PYTHONDONTWRITEBYTECODE is
     # set that never happens, and each start would compile ~60 modules the bare app never has.
     compileall.compile_dir(REPO / "oncall_tui", quiet=1)
     with tempfile.TemporaryDirectory() as workdir:
         run("oncall", workdir)  # the database and its schema exist, as after the first use
+        if args.instructions:
+            report_instructions(instructions("bare", workdir), instructions("oncall", workdir))
+            return
+        times: dict[str, list[float]] = {"bare": [], "oncall": []}
+        memory: dict[str, list[float]] = {"bare": [], "oncall": []}
         for _ in range(args.runs):
             for kind in ("bare", "oncall"):
                 seconds, peak = run(kind, workdir)
@@ -159,11 +154,7 @@ def main() -> None:
     )
 
 
-def count_instructions() -> None:
-    compileall.compile_dir(REPO / "oncall_tui", quiet=1)
-    with tempfile.TemporaryDirectory() as workdir:
-        run("oncall", workdir)  # the database and its schema exist, as after the first use
-        bare, ours = instructions("bare", workdir), instructions("oncall", workdir)
+def report_instructions(bare: int, ours: int) -> None:
     print("| figure | bare Textual app | oncall-tui | target |\n|---|---|---|---|")
     print(
         f"| instructions to interactive | {bare / 1e6:,.0f} M | {ours / 1e6:,.0f} M "
