@@ -39,19 +39,7 @@ def test_warming_up_compiles_the_common_lexers_once() -> None:
     assert rich_loaded == "True"
 
 
-async def test_the_app_warms_up_in_a_thread_at_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    threads: list[threading.Thread] = []
-    monkeypatch.setattr(app_module, "warm_up_rendering", lambda: threads.append(current_thread()))
-    app, _ = scripted_app(tmp_path / "t.db")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: bool(threads))
-    assert len(threads) == 1
-    assert threads[0] is not threading.main_thread()
-
-
-async def test_the_model_stack_loads_in_a_thread_once_typing_begins_and_not_before(
+async def test_rendering_warms_up_in_a_thread_at_start_the_model_stack_once_typing_begins(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rendered: list[threading.Thread] = []
@@ -67,6 +55,8 @@ async def test_the_model_stack_loads_in_a_thread_once_typing_begins_and_not_befo
         await wait_until(pilot, lambda: bool(loads))
         await pilot.press("space", "5", "0", "2")
         await app.workers.wait_for_complete()
+    assert len(rendered) == 1
+    assert rendered[0] is not threading.main_thread()
     assert len(loads) == 1  # once, however much is typed
     assert loads[0] is not threading.main_thread()
 
