@@ -40,7 +40,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual.strip import Strip
-from textual.widgets import Footer
 
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
@@ -48,6 +47,7 @@ from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.panes.chat import PAGE_SIZE
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from tests.tui.harness import bulk_seed, wait_until
 
 TICK = 0.005
@@ -201,7 +201,7 @@ class Bench:
         log = screen.query_one(ChatLog)
         before = len(log.messages)
         screen.query_one(Composer).text = "walk me through the whole runbook"
-        await wait_until(pilot, lambda: bool(screen.query_one(Footer).children), timeout=30)
+        await wait_until(pilot, lambda: bool(screen.query_one(KeyBar).shown), timeout=30)
         await pilot.pause(0.2)
         self.drawn_first = None
         meter = self.meter = StallMeter()

@@ -12,10 +12,10 @@ import pytest
 from textual.coordinate import Coordinate
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
-from textual.widgets._footer import FooterKey
 
 from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
 from tests.tui.test_skill_library import (
     OWNER,
@@ -48,12 +48,7 @@ def uses(screen: SkillLibraryScreen) -> list[str]:
 
 def footer_keys(screen: SkillLibraryScreen) -> dict[str, str]:
     """Key to description, for each key the footer shows whole on the screen."""
-    width = screen.size.width
-    return {
-        key.key: key.description
-        for key in screen.query(FooterKey)
-        if key.region.width and key.region.right <= width
-    }
+    return {key.key: key.description for key in screen.query_one(KeyBar).shown}
 
 
 async def suggestion_shown(pilot: Pilot[None], field: Input) -> None:

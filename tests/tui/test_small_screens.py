@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
@@ -17,6 +16,7 @@ from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.ollama_server import FakeOllama
@@ -43,8 +43,8 @@ def edge(widget: Widget, side: str) -> str:
 
 def footer_keys(app: OncallApp, width: int) -> list[str]:
     """The footer's keys that are wholly on screen, as their descriptions."""
-    keys = app.screen.query_one(Footer).query("FooterKey")
-    return [str(getattr(key, "description", "")) for key in keys if key.region.right <= width]
+    bar = app.screen.query_one(KeyBar)
+    return [key.description for key in bar.shown if bar.region.x + key.end <= width]
 
 
 async def test_at_80_columns_the_footer_keeps_quit_keys_and_panel(tmp_path: Path) -> None:

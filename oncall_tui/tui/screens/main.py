@@ -18,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingsMap
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
 from oncall_tui.errors import OncallError, note
@@ -34,6 +33,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -88,7 +88,7 @@ class MainScreen(Screen[None]):
             yield self.sessions
             yield self.chat
             yield self.panel
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.panes.fit(self.app.size.width)

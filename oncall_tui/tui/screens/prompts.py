@@ -14,7 +14,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
@@ -26,6 +26,7 @@ from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
 from oncall_tui.tui.widgets.dialogs import ErrorText, UnsavedChangesDialog
 from oncall_tui.tui.widgets.in_order import InOrderBindings, InOrderInput
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ class PromptEditorScreen(AssetScreen):
                     yield Static("", id="content-count", classes="counter")
                 yield PromptContent(id="prompt-content")
                 yield ErrorText(id="prompt-error")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._update_counters()

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
@@ -25,6 +25,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
 from oncall_tui.tui.widgets.dialogs import ErrorText, FileBrowserDialog, TextViewerDialog
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
@@ -101,7 +102,7 @@ class SkillLibraryScreen(AssetScreen):
         yield table
         yield Static("", id="skill-status", markup=False)
         yield Static("", id="skill-description", markup=False)
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._start(self._reload)
