@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository, for tests.*
 
-from tests.mcp_servers.ops import server
+from tests.mcp_servers.ops import StdioServer, tool
 
 
-@server.tool()
+@tool
 def chatty() -> str:
     """Write a stray line to stdout, then answer."""
     os.write(1, b"debug: chatty was called\n")
@@ -36,4 +36,4 @@ if __name__ == "__main__":
         line = b"\xff\xfe banner\n" if args.binary else f"starting up: step {number}\n".encode()
         os.write(1, line)
     if not args.exit:
-        server.run()
+        StdioServer("noisy").run()
