@@ -1,14 +1,18 @@
-"""Several processes writing one database at once: nothing lost, nothing refused, nothing twice.
+"""Several writers chatting in one session at once: nothing lost, nothing refused, nothing twice.
 
-Real processes (the CLI, as scripts and a second terminal use it) on a real SQLite file, and on
-a real PostgreSQL database.
+On a real SQLite file the writers are real processes (the CLI, as scripts and a second terminal
+use it): the file's locks are taken per process. On a real PostgreSQL database the server orders
+its clients whatever runs them, so there each writer is a thread with services of its own (its
+own engine and connections, as a process has), which saves starting four model stacks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +20,7 @@ import pytest
 
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from tests.conftest import make_settings
+from tests.conftest import collect, make_settings
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 WRITERS = 4
@@ -49,21 +53,50 @@ def cli_process(database: str, url: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
+def chats_in_processes(database: str, url: str, session_id: int) -> None:
+    processes = [
+        cli_process(database, url, "chat", "--session", str(session_id), f"q{i}")
+        for i in range(WRITERS)
+    ]
+    for process in processes:
+        code = process.wait(timeout=120)
+        out, err = process.communicate()
+        assert code == 0, err
+        assert out.startswith("answer to q")
+
+
+def chats_in_threads(db_path: Path, db_url: str, url: str, session_id: int) -> None:
+    failures: list[BaseException] = []
+
+    def chat(question: str) -> None:
+        settings = make_settings(db_path, db_url=db_url, ollama_url=url, model="qwen3:8b")
+        services = Services(settings)
+        try:
+            asyncio.run(collect(services.chat.send("alice", session_id, question)))
+        except BaseException as error:  # reported by the test's thread
+            failures.append(error)
+        finally:
+            services.close()
+
+    writers = [threading.Thread(target=chat, args=(f"q{i}",)) for i in range(WRITERS)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(timeout=120)
+    assert not failures, failures
+    assert not any(writer.is_alive() for writer in writers)
+
+
 def test_concurrent_chats_in_one_session_all_store_in_a_valid_order(
     db_path: Path, db_url: str | None, db_target: str, slow_echo: FakeOllama
 ) -> None:
-    database = db_target
     services = Services(make_settings(db_path, db_url=db_url))
     session_id = services.sessions.create("alice", "shared").id
-    processes = [
-        cli_process(database, slow_echo.url, "chat", "--session", str(session_id), f"q{i}")
-        for i in range(WRITERS)
-    ]
-    results = [(p.wait(timeout=120), *p.communicate()) for p in processes]
     try:
-        for code, out, err in results:
-            assert code == 0, err
-            assert out.startswith("answer to q")
+        if db_url is None:
+            chats_in_processes(db_target, slow_echo.url, session_id)
+        else:
+            chats_in_threads(db_path, db_url, slow_echo.url, session_id)
         with services.database.session() as session:
             chat = SessionRepository(session).require("alice", session_id)
             rows = MessageRepository(session).from_position(chat, 0)
