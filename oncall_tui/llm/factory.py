@@ -10,6 +10,8 @@ from __future__ import annotations
 import httpx
 from langchain_ollama import ChatOllama
 
+from oncall_tui.llm.tls import tls_context
+
 CONNECT_TIMEOUT_CAP = 10.0
 """Opening a connection to a local server is quick or it is not happening."""
 
@@ -32,7 +34,11 @@ def build_chat_model(base_url: str, model: str, num_ctx: int, timeout: float) ->
         base_url=base_url,
         model=model,
         num_ctx=num_ctx,
-        client_kwargs={"timeout": client_timeout, "limits": _NO_IDLE_CONNECTIONS},
+        client_kwargs={
+            "timeout": client_timeout,
+            "limits": _NO_IDLE_CONNECTIONS,
+            "verify": tls_context(),
+        },
     )
 
 

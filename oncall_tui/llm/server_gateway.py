@@ -177,10 +177,10 @@ class ServerGateway(ABC):
         return self.server.not_found(self.url, self.model_name)
 
     def chat_model(self) -> BaseChatModel:
-        """The model for the calling event loop, built once (its HTTP clients cost about 60 ms
-        to set up, for their TLS context): an async client belongs to the loop that first uses
-        it, so a model built off any loop (the TUI's warm-up) is taken by the first loop that
-        asks, and another loop gets one of its own. A new window builds a new one too."""
+        """The model for the calling event loop, built once: an async client belongs to the
+        loop that first uses it, so a model built off any loop (the TUI's warm-up) is taken by
+        the first loop that asks, and another loop gets one of its own. A new window builds a
+        new one too."""
         loop = running_loop()
         window = self._model_window()
         with self._lock:

@@ -201,7 +201,7 @@ class FakeOllama(LoopbackServer[Reply | str]):
         a test sees what a client does before the details come."""
         self.requests: list[RecordedRequest] = []
 
-    def make_server(self) -> _Server:
+    def make_server(self) -> ThreadingHTTPServer:
         return _Server(self)
 
     @property

@@ -55,8 +55,11 @@ async def test_a_chat_on_the_server_fills_the_gauge_from_its_usage(tmp_path: Pat
             screen = app.screen
             assert isinstance(screen, MainScreen)
             await wait_until(pilot, lambda: screen.ollama.reachable is True)
+            # The first screen says it once the sessions are read too (it reads "Reading your
+            # sessions…" until then), which may come after the server's answer.
+            answers = f"The model server (b6000-fake) answers at {server.url}"
+            await wait_until(pilot, lambda: answers in shown(screen.query_one(Welcome)))
             welcome = shown(screen.query_one(Welcome))
-            assert f"The model server (b6000-fake) answers at {server.url}" in welcome
             assert "Ollama" not in welcome
             screen.query_one(Composer).text = "status?"
             await pilot.press("enter")

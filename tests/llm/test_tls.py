@@ -1,0 +1,103 @@
+"""Every HTTP client of the app verifies a server's certificate, with one TLS context that is
+loaded once per process (the chat model's two clients, the listing and readiness calls)."""
+
+from __future__ import annotations
+
+import ssl
+import subprocess
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.factory import build_chat_model
+from oncall_tui.llm.ollama_api import OllamaApi
+from oncall_tui.llm.tls import tls_context
+from tests.fakes import FakeOllama, Reply
+
+
+class TlsOllama(FakeOllama):
+    """The fake Ollama behind TLS, with a certificate for 127.0.0.1 that nothing trusts."""
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        super().__init__()
+        self._tls = context
+
+    def make_server(self) -> ThreadingHTTPServer:
+        server = super().make_server()
+        server.socket = self._tls.wrap_socket(server.socket, server_side=True)
+        return server
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, and its key."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    request = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    names = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    subprocess.run(
+        [*request, "-keyout", str(key), "-out", str(cert), *names], check=True, capture_output=True
+    )
+    return cert, key
+
+
+@pytest.fixture
+def tls_server(certificate: tuple[Path, Path]) -> Iterator[TlsOllama]:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*certificate)
+    with TlsOllama(context) as server:
+        yield server
+
+
+@pytest.fixture
+def loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    """Each loading of certificate authorities from here on; the app's context made anew."""
+    loaded: list[Any] = []
+    load = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loaded.append(args or kwargs)
+        load(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    tls_context.cache_clear()
+    yield loaded
+    tls_context.cache_clear()
+
+
+def test_a_server_whose_certificate_is_not_trusted_is_refused(
+    tls_server: TlsOllama, loads: list[Any]
+) -> None:
+    with pytest.raises(OncallError) as raised:
+        OllamaApi(tls_server.url).version()
+    assert raised.value.code == "MODEL_UNAVAILABLE"
+    with pytest.raises(Exception, match="CERTIFICATE_VERIFY_FAILED"):
+        build_chat_model(tls_server.url, "qwen3:8b", num_ctx=2048, timeout=5).invoke("hi")
+    assert tls_server.chat_requests == []
+    assert len(loads) == 1  # both clients, the model's and the listing's, verified with one
+
+
+def test_the_trusted_certificates_load_once_for_every_client(
+    tls_server: TlsOllama,
+    certificate: tuple[Path, Path],
+    loads: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``SSL_CERT_FILE`` names what to trust, as for any httpx client; a chat model (a sync and
+    an async client) and the metadata calls, twice over, load it once between them."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
+    tls_server.script(Reply("first"), Reply("second"))
+    api = OllamaApi(tls_server.url)
+    assert api.version() == tls_server.version
+    assert "qwen3:8b" in api.list_models()
+    for expected in ("first", "second"):
+        model = build_chat_model(tls_server.url, "qwen3:8b", num_ctx=2048, timeout=5)
+        assert model.invoke("hi").content == expected
+    assert len(loads) == 1
