@@ -1,13 +1,15 @@
 """What a change of focus costs on the main screen, with the app's key bar and with Textual's
-``Footer`` in its place: figures, asserting nothing.
+``Footer`` in its place, and what opening the summary dialog (f6) costs: figures, asserting
+nothing.
 
 The app runs headless at 120x40 with a session of ``--history`` messages open; Tab is pressed
 ``--presses`` times, going round the panes, and after each the app is let run until the frame
 is drawn. Textual's footer builds a widget per key anew at each change of focus; the key bar
 draws one line. Printed: the median and p90 CPU time per Tab of each, in milliseconds (CPU, not
-wall time: the machine's other work does not count).
+wall time: the machine's other work does not count). Then the summary dialog is opened
+``--opens`` times over a plain screen, with a summary of 60 points, until it is drawn.
 
-    python bench/focus.py [--presses 60] [--history 40]
+    python bench/focus.py [--presses 60] [--history 40] [--opens 10]
 """
 
 from __future__ import annotations
@@ -54,10 +56,30 @@ async def measure(bar: str, presses: int, history: int) -> list[float]:
         return times
 
 
+async def open_summary(opens: int) -> list[float]:
+    from oncall_tui.tui.screens.summary import SummaryScreen
+    from tests.tui.test_dialogs_summary import SummaryHost, memory_state
+
+    times: list[float] = []
+    app = SummaryHost(None)
+    async with app.run_test(size=(120, 40), headless=True) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SummaryScreen))
+        app.pop_screen()
+        for _ in range(opens):
+            await pilot.pause()
+            start = time.process_time()
+            app.push_screen(SummaryScreen(memory_state()))
+            await pilot.pause()
+            times.append(1000 * (time.process_time() - start))
+            app.pop_screen()
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--presses", type=int, default=60)
     parser.add_argument("--history", type=int, default=40)
+    parser.add_argument("--opens", type=int, default=10)
     args = parser.parse_args()
     print("| bar | CPU per Tab, median | p90 |")
     print("|---|---|---|")
@@ -65,6 +87,8 @@ def main() -> None:
         times = sorted(asyncio.run(measure(bar, args.presses, args.history)))
         p90 = times[int(0.9 * (len(times) - 1))]
         print(f"| {bar} | {statistics.median(times):.1f} ms | {p90:.1f} ms |")
+    opened = statistics.median(asyncio.run(open_summary(args.opens)))
+    print(f"\nopening the summary dialog (60 points): {opened:.0f} ms CPU, median")
 
 
 if __name__ == "__main__":

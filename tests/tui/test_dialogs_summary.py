@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 import oncall_tui.tui.app
 from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
+from oncall_tui.tui.chat_log.rich_markdown import CUT_MARK
 from oncall_tui.tui.screens.summary import SummaryScreen
 from tests.tui.conftest import wait_until
 from tests.tui.harness import screen_rows
@@ -113,3 +114,19 @@ async def test_the_summary_scrolls_under_a_fixed_header_and_each_close_key_close
         assert "Summarises 1,234 earlier messages" in text  # the header stayed
         await pilot.press(key)
         await wait_until(pilot, lambda: app.closed)
+
+
+async def test_the_summary_is_drawn_as_markdown_as_the_chat_draws_a_reply() -> None:
+    """Headings, emphasis, lists and code as the chat log shows them: the marks are gone, a
+    list item has its bullet, and a code line longer than the dialog is cut at its edge."""
+    summary = (
+        "## Findings\n\n- **disk** full on db-3\n- rotation failed\n\n"
+        "```bash\ndf -h /var/lib/postgresql " + "--and-a-very-long-tail " * 6 + "\n```"
+    )
+    text = await opened(SummaryHost(memory_state(summary=summary)), (80, 24))
+    assert "Findings" in text
+    assert "##" not in text
+    assert "• disk full on db-3" in text
+    assert "**" not in text
+    assert "df -h /var/lib/postgresql" in text
+    assert CUT_MARK in text

@@ -20,7 +20,7 @@ from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, MarkdownElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
-from rich.segment import Segments
+from rich.segment import Segment, Segments
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.text import Text
@@ -147,3 +147,24 @@ def markdown_theme(variables: Mapping[str, str]) -> Theme:
 def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
     """``text`` as a rich renderable, as the chat log draws finished text."""
     return _RichMarkdown(text, code_theme="monokai" if dark else "default")
+
+
+class ThemedMarkdown:
+    """A Markdown document as one renderable, drawn as the chat log draws a reply: the shared
+    parser, code lines cut at the edge, the app theme's Markdown styles. For a widget that shows
+    one document whole (the summary dialog): Textual's ``Markdown`` widget builds a widget per
+    block, and a summary of 60 points took about a second to open."""
+
+    def __init__(self, text: str, theme: Theme, *, dark: bool) -> None:
+        self._document = rich_markdown(text, dark=dark)
+        self._theme = theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with console.use_theme(self._theme):  # rendered whole inside: the theme pops after
+            lines = console.render_lines(self._document, options, pad=False)
+        while lines and not Segment.get_line_length(lines[0]):  # a list opens blank
+            del lines[0]
+        new_line = Segment.line()
+        for line in lines:
+            yield from line
+            yield new_line

@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown, themes
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 
@@ -66,7 +67,6 @@ class SummaryScreen(ModalScreen[None]):
             border-top: solid $panel;
         }
         & #summary-text:focus { border-top: solid $primary; }
-        & #summary-text Markdown { margin: 0; padding: 0; }
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -101,7 +101,10 @@ class SummaryScreen(ModalScreen[None]):
             yield Static(header[2], markup=False, classes="summary--header")
             box.border_subtitle = f"{t('summary.scroll_keys', lang)} · {close_keys}"
             with VerticalScroll(id="summary-text"):
-                yield Markdown(terminal_safe(memory.memory_summary))
+                app = self.app
+                theme = themes(app.theme, app.theme_variables)
+                text = terminal_safe(memory.memory_summary)
+                yield Static(ThemedMarkdown(text, theme, dark=app.current_theme.dark))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
