@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.widgets import Static
 
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.widgets.key_bar import KeyBar
@@ -38,6 +40,21 @@ class TwoKeys(App[None]):
 
     def action_beta(self) -> None:
         self.ran.append("beta")
+
+
+class Field(Static, can_focus=True):
+    """A focusable widget with a key of its own."""
+
+    BINDINGS = [Binding("x", "noop", "Expand")]
+
+    def action_noop(self) -> None:
+        pass
+
+
+class WithField(TwoKeys):
+    def compose(self) -> ComposeResult:
+        yield Field("field")
+        yield KeyBar()
 
 
 def line(bar: KeyBar) -> str:
@@ -131,3 +148,22 @@ async def test_a_click_on_a_key_of_the_main_screen_runs_it(tmp_path: Path) -> No
         keys = next(key for key in bar.shown if key.key == "f1")
         await pilot.click(KeyBar, offset=(keys.start, 0))
         await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+
+
+async def test_while_the_terminal_has_not_the_focus_the_bar_keeps_the_keys_it_showed() -> None:
+    """Textual takes the focus off the screen when the terminal loses it (another tmux pane):
+    the bar goes on showing the focused widget's keys, as Textual's footer does, even when it is
+    drawn again meanwhile (a resize)."""
+    app = WithField()
+    async with app.run_test(size=(60, 5)) as pilot:
+        bar = app.query_one(KeyBar)
+        app.query_one(Field).focus()
+        await wait_until(pilot, lambda: "x" in [key.key for key in bar.shown])
+        app.post_message(events.AppBlur())
+        await wait_until(pilot, lambda: not app.app_focus and app.screen.focused is None)
+        await pilot.resize_terminal(61, 5)
+        await wait_until(pilot, lambda: bar.size.width == 61 and bar.shown[-1].end == 61)
+        assert "x" in [key.key for key in bar.shown]
+        app.post_message(events.AppFocus())
+        await wait_until(pilot, lambda: app.screen.focused is app.query_one(Field))
+        assert "x" in [key.key for key in bar.shown]

@@ -84,6 +84,8 @@ class KeyBar(Widget, can_focus=False):
         self.shown: list[ShownKey] = []
         """The keys drawn at the last paint, left to right (the palette's last)."""
         self._hovered: str | None = None
+        self._bound: tuple[list[Key], Key | None] | None = None
+        """The keys as last read while the app had the terminal's focus."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -93,7 +95,7 @@ class KeyBar(Widget, can_focus=False):
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
         # As Textual's footer: while the terminal has not the focus, the bindings lost with it
-        # are not taken off the bar.
+        # are not taken off the bar (it draws the keys it read last while it had the focus).
         if screen.app.app_focus:
             self.refresh()
 
@@ -118,7 +120,9 @@ class KeyBar(Widget, can_focus=False):
 
     def render(self) -> Text:
         width = self.size.width
-        keys, palette = self._keys()
+        if self._bound is None or self.app.app_focus:
+            self._bound = self._keys()
+        keys, palette = self._bound
         line = Text(no_wrap=True, overflow="crop", end="")
         shown: list[ShownKey] = []
         # A key fits if a space, the rule and the palette's key still do after it.
