@@ -59,8 +59,9 @@ class KeyOrderApp(App[None]):
         self._settling: asyncio.Task[None] | None = None
         """Waits for the key being handled; the keys behind it are held meanwhile."""
         self._delivering = False
-        self._work: list[Worker[Any]] = []
-        """Work the key being handled started for where it leads (:meth:`hold_keys_for`)."""
+        self._work: list[tuple[Worker[Any], Screen[object]]] = []
+        """Work the key being handled started for where it leads (:meth:`hold_keys_for`), each
+        with the screen that was on top when it started."""
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, Held) and not event.is_forwarded:  # from the terminal
@@ -108,8 +109,8 @@ class KeyOrderApp(App[None]):
         await self._handled(way)
         while True:
             work, self._work = self._work, []
-            if work:
-                while self.screen is screen and not all(each.is_finished for each in work):
+            if work:  # each waited for while the screen it started on is on top
+                while any(self.screen is on and not each.is_finished for each, on in work):
                     await asyncio.sleep(WORK_POLL_SECONDS)
                 await self._handled([*self._focus_way()])  # what the work did as it ended
             if self.screen is not screen:
@@ -132,10 +133,13 @@ class KeyOrderApp(App[None]):
 
     def hold_keys_for(self, work: Worker[Any]) -> None:
         """Called by an action that leads somewhere only once ``work`` is done (a dialog shown
-        after a database read): the keys behind the one being handled wait for it to end or
-        to show a screen (:data:`HOLD_SECONDS` at most)."""
+        after a database read), or by a screen's first load as it mounts: the keys behind the
+        one being handled wait for it to end or to show a screen (:data:`HOLD_SECONDS` at
+        most). Work is tied to the screen on top as it starts: a screen's first load, started
+        while the key that opened the screen is still being settled, is waited for too (the
+        prompt editor's keys went to its list while it loaded)."""
         if self._settling is not None or self._delivering:
-            self._work.append(work)
+            self._work.append((work, self.screen))
 
     async def _release(self) -> None:
         """On the app's loop: the held keys, in order, until one is held on again."""
