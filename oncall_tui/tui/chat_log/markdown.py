@@ -166,16 +166,10 @@ class MarkdownLines:
         (segments meet at a paragraph break)."""
         if not text:
             return []
-        from oncall_tui.tui.chat_log.rich_markdown import rich_markdown, themes
+        from oncall_tui.tui.chat_log.rich_markdown import markdown_lines
 
-        console = app.console
         width = self._width
-        options = console.options.update_width(width)
-        document = rich_markdown(text, dark=app.current_theme.dark)
-        with console.use_theme(themes(app.theme, app.theme_variables)):
-            rendered = console.render_lines(document, options, pad=False)
-        while rendered and not Segment.get_line_length(rendered[0]):  # a list opens blank
-            del rendered[0]
+        rendered = markdown_lines(app, text, app.console.options.update_width(width))
         lines = [tuple(Segment.adjust_line_length(line, width)) for line in rendered]
         if after and lines:  # one empty line between segments, as between blocks in one
             lines.insert(0, (Segment(" " * width),))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from markdown_it import MarkdownIt
 from pygments.lexer import Lexer
@@ -26,6 +26,9 @@ from rich.syntax import Syntax
 from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 _THEMES: dict[str, Theme] = {}
 
@@ -149,22 +152,30 @@ def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
     return _RichMarkdown(text, code_theme="monokai" if dark else "default")
 
 
-class ThemedMarkdown:
-    """A Markdown document as one renderable, drawn as the chat log draws a reply: the shared
-    parser, code lines cut at the edge, the app theme's Markdown styles. For a widget that shows
-    one document whole (the summary dialog): Textual's ``Markdown`` widget builds a widget per
-    block, and a summary of 60 points took about a second to open."""
+def markdown_lines(app: App[object], text: str, options: ConsoleOptions) -> list[list[Segment]]:
+    """``text`` as lines, as the chat log draws finished text: the shared parser, code lines cut
+    at the edge, the app theme's Markdown styles; the blank line a list opens with dropped."""
+    console = app.console
+    document = rich_markdown(text, dark=app.current_theme.dark)
+    with console.use_theme(themes(app.theme, app.theme_variables)):
+        lines = console.render_lines(document, options, pad=False)
+    while lines and not Segment.get_line_length(lines[0]):  # a list opens blank
+        del lines[0]
+    return lines
 
-    def __init__(self, text: str, theme: Theme, *, dark: bool) -> None:
-        self._document = rich_markdown(text, dark=dark)
-        self._theme = theme
+
+class ThemedMarkdown:
+    """A Markdown document as one renderable, drawn by :func:`markdown_lines` at the width it is
+    given. For a widget that shows one document whole (the summary dialog): Textual's
+    ``Markdown`` widget builds a widget per block, and a summary of 60 points took about a
+    second to open."""
+
+    def __init__(self, text: str, app: App[object]) -> None:
+        self._text = text
+        self._app = app
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        with console.use_theme(self._theme):  # rendered whole inside: the theme pops after
-            lines = console.render_lines(self._document, options, pad=False)
-        while lines and not Segment.get_line_length(lines[0]):  # a list opens blank
-            del lines[0]
         new_line = Segment.line()
-        for line in lines:
+        for line in markdown_lines(self._app, self._text, options):
             yield from line
             yield new_line

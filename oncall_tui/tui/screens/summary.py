@@ -21,7 +21,7 @@ from oncall_tui.core.memory import MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
-from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown, themes
+from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 
@@ -101,10 +101,8 @@ class SummaryScreen(ModalScreen[None]):
             yield Static(header[2], markup=False, classes="summary--header")
             box.border_subtitle = f"{t('summary.scroll_keys', lang)} · {close_keys}"
             with VerticalScroll(id="summary-text"):
-                app = self.app
-                theme = themes(app.theme, app.theme_variables)
                 text = terminal_safe(memory.memory_summary)
-                yield Static(ThemedMarkdown(text, theme, dark=app.current_theme.dark))
+                yield Static(ThemedMarkdown(text, self.app))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
