@@ -21,7 +21,7 @@ from typing import Any, Self
 import httpx
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.tls import tls_context
+from oncall_tui.llm.tls import http_client
 
 DEFAULT_WINDOW_CAP = 8192
 """The window used when nothing says otherwise, and the cap on a model's trained length.
@@ -86,11 +86,8 @@ class OllamaApi:
         any thread: a burst of calls (an ``/api/show`` per installed model) reuses its
         connections. Outside a block each call has a client of its own; every client verifies
         with the one TLS context (:mod:`.tls`)."""
-        self._client = self._new_client()
+        self._client = http_client(base_url=self.base_url, timeout=self.timeout)
         return self
-
-    def _new_client(self) -> httpx.Client:
-        return httpx.Client(base_url=self.base_url, timeout=self.timeout, verify=tls_context())
 
     def __exit__(self, *exc_info: object) -> None:
         client, self._client = self._client, None
@@ -122,7 +119,7 @@ class OllamaApi:
             if self._client is not None:
                 response = self._client.request(method, path, json=json)
             else:
-                with self._new_client() as client:
+                with http_client(base_url=self.base_url, timeout=self.timeout) as client:
                     response = client.request(method, path, json=json)
         except (httpx.HTTPError, OSError) as exc:
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc

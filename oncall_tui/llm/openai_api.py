@@ -21,7 +21,7 @@ import httpx
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.ollama_api import DEFAULT_WINDOW_CAP, json_object, named_entries
-from oncall_tui.llm.tls import tls_context
+from oncall_tui.llm.tls import http_client
 
 SOURCE_FLAG = "flag"
 SOURCE_PROPS = "llama.cpp /props"
@@ -90,9 +90,7 @@ class OpenAIApi:
 
     def _get(self, url: str) -> httpx.Response:
         try:
-            with httpx.Client(
-                timeout=self.timeout, headers=self._headers, verify=tls_context()
-            ) as client:
+            with http_client(timeout=self.timeout, headers=self._headers) as client:
                 response = client.get(url)
         except (httpx.HTTPError, OSError) as exc:
             raise OncallError("MODEL_UNAVAILABLE", "openai_unreachable", url=self.base_url) from exc

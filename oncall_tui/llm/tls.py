@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ssl
 from functools import cache
+from typing import Any
 
 import httpx
 
@@ -19,3 +20,9 @@ def tls_context() -> ssl.SSLContext:
     """httpx's own default context (its certificate bundle; ``SSL_CERT_FILE`` and
     ``SSL_CERT_DIR`` honoured), made once per process."""
     return httpx.create_ssl_context()
+
+
+def http_client(**options: Any) -> httpx.Client:
+    """An httpx client that verifies with :func:`tls_context` (``options`` as httpx takes
+    them): the app's own metadata calls build theirs here."""
+    return httpx.Client(verify=tls_context(), **options)
