@@ -93,11 +93,8 @@ class KeyBar(Widget, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def _bindings_changed(self, screen: Screen[object]) -> None:
-        # As Textual's footer: while the terminal has not the focus, the bindings lost with it
-        # are not taken off the bar (it draws the keys it read last while it had the focus).
-        if screen.app.app_focus:
-            self.refresh()
+    def _bindings_changed(self, _screen: Screen[object]) -> None:
+        self.refresh()
 
     def _keys(self) -> tuple[list[Key], Key | None]:
         """The keys to show, and the palette's key apart (``None``: the app has none)."""
@@ -120,6 +117,8 @@ class KeyBar(Widget, can_focus=False):
 
     def render(self) -> Text:
         width = self.size.width
+        # As Textual's footer: while the terminal has not the focus (Textual takes the focus
+        # off the screen then), the keys lost with it stay on the bar.
         if self._bound is None or self.app.app_focus:
             self._bound = self._keys()
         keys, palette = self._bound
