@@ -17,13 +17,16 @@ from oncall_tui.core.events import ChatEvent
 from oncall_tui.services.configuration import ConfigurationService
 from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
+from oncall_tui.store import sqlite
 from oncall_tui.store.engine import Database
 from oncall_tui.store.opening import open_database
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
+from tests.parsed_css import share_parsed_css
 from tests.postgres import PostgresServer, running_server, unavailable_reason
+from tests.schemas import upgrade_by_statements
 
 FakeServer = FakeOllama | FakeOpenAI
 """A loopback model server: Ollama's API, or the OpenAI chat-completions API."""
@@ -39,9 +42,11 @@ the passes, and the older ones they trigger, took about 14% of the tests' CPU.""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The collector of this process (a worker's, or the only one) runs less often."""
+    """The collector of this process (a worker's, or the only one) runs less often, and its
+    apps share their parsed CSS (:mod:`tests.parsed_css`)."""
     _, middle, full = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION, middle, full)
+    share_parsed_css()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -50,6 +55,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     app's own warm-up does for its start-up heap."""
     gc.collect()
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def quick_schema(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new SQLite file opened in this process gets the newest schema by statements, not by
+    running the revisions (see ``upgrade_by_statements``), except in the store's own tests."""
+    if not request.node.path.is_relative_to(REPO / "tests" / "store"):
+        monkeypatch.setattr(sqlite, "upgrade", upgrade_by_statements)
 
 
 @pytest.fixture(autouse=True)

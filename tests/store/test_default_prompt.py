@@ -8,6 +8,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,11 @@ from sqlalchemy.exc import IntegrityError
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_CONTENT, DEFAULT_PROMPT_LABEL
 from oncall_tui.services.configuration import ConfigurationService
+from oncall_tui.services.container import Services
+from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sqlite import SqliteDatabase
+from tests.conftest import make_settings
 from tests.schemas import sqlite_at
 
 PROCESSES = 5
@@ -33,9 +37,19 @@ def defaults(path: Path, owner: str) -> list[tuple[int, str]]:
 
 
 def test_first_use_by_several_processes_at_once_makes_one_default(
-    database: Database, db_target: str
+    database: Database, db_path: Path, db_url: str | None, db_target: str
 ) -> None:
-    """``database`` made the schema; the user has nothing yet."""
+    """``database`` made the schema; the user has nothing yet. On the SQLite file the users are
+    real processes (the CLI), as SQLite's locks are taken per process; on PostgreSQL, whose
+    server orders its clients whatever runs them, threads with services of their own."""
+    if db_url is None:
+        first_use_in_processes(db_target)
+    else:
+        first_use_in_threads(make_settings(db_path, db_url=db_url, user="dana"))
+    assert len(stored_defaults(database, "dana")) == 1
+
+
+def first_use_in_processes(db_target: str) -> None:
     env = {**os.environ, "ONCALL_TUI_DB": db_target, "ONCALL_TUI_USER": "dana", "LANG": "C"}
     processes = [
         subprocess.Popen(
@@ -49,7 +63,29 @@ def test_first_use_by_several_processes_at_once_makes_one_default(
     ]
     for process in processes:
         assert process.wait(timeout=60) == 0, process.communicate()[1]
-    assert len(stored_defaults(database, "dana")) == 1
+
+
+def first_use_in_threads(settings: Settings) -> None:
+    start = threading.Barrier(PROCESSES)
+    failures: list[BaseException] = []
+
+    def first_use() -> None:
+        services = Services(settings)
+        try:
+            services.database  # noqa: B018  (opened before the race starts)
+            start.wait(timeout=30)
+            services.configuration.list_prompts("dana")
+        except BaseException as error:  # reported by the test's thread
+            failures.append(error)
+        finally:
+            services.close()
+
+    users = [threading.Thread(target=first_use) for _ in range(PROCESSES)]
+    for user in users:
+        user.start()
+    for user in users:
+        user.join(timeout=60)
+    assert not failures, failures
 
 
 INSERT_PROMPT = text(

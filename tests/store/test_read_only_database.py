@@ -4,8 +4,8 @@ never as "stayed busy" (waiting would not help), and nothing changes.
 Root ignores file modes, so as root the CLI runs in a user namespace mapped to another id
 (``unshare --user``, as tests/postgres.py runs PostgreSQL): outside it the process is still
 the files' owner, so the owner's mode bits apply, and it has no capability to override them.
-The database is made with the real CLI first, then its file, its directory or its ``-shm``
-file is made read-only."""
+The database is made in this process first (its files are this process's user's, as the CLI's
+would be), then its file, its directory or its ``-shm`` file is made read-only."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
+
+from oncall_tui.services.container import Services
+from tests.conftest import make_settings
 
 
 def _namespace_prefix() -> list[str] | None:
@@ -59,8 +62,9 @@ def titles(database: Path) -> list[str]:
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "data" / "oncall.db"
-    made = run(path, "sessions", "new", "--title", "before")
-    assert made.returncode == 0, made.stderr
+    services = Services(make_settings(path))
+    services.sessions.create("alice", "before")
+    services.close()
     yield path
     path.parent.chmod(0o700)  # let pytest clean up
     for file in path.parent.iterdir():

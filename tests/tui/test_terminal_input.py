@@ -157,15 +157,18 @@ def test_a_thirty_line_log_pasted_without_brackets_is_one_message(
     assert send_and_wait(terminal, tmp_path, 1) == ["\n".join(log) + "\nwhat failed?"]
 
 
-@pytest.mark.parametrize("newline", ["\x1b\r", "\n"], ids=["alt+enter", "ctrl+j"])
 def test_alt_enter_and_ctrl_j_break_the_line_where_typed(
-    terminal: Terminal, tmp_path: Path, newline: str
+    terminal: Terminal, tmp_path: Path
 ) -> None:
-    terminal.write(f"bash{newline}kubectl")
+    """Each in a read of its own, as typed (two line breaks in one read would be a paste)."""
+    terminal.write("bash\x1b\rkubectl")  # alt+enter, as a terminal sends it
     terminal.wait_to_show("kubectl")
+    terminal.write("\nhelm")  # ctrl+j
+    terminal.wait_to_show("helm")
     assert terminal.row_of("kubectl") == terminal.row_of("bash") + 1
+    assert terminal.row_of("helm") == terminal.row_of("kubectl") + 1
     assert sent(tmp_path) == []
-    assert send_and_wait(terminal, tmp_path, 1) == ["bash\nkubectl"]
+    assert send_and_wait(terminal, tmp_path, 1) == ["bash\nkubectl\nhelm"]
 
 
 def test_an_alt_key_runs_its_action_and_types_nothing(terminal: Terminal) -> None:
