@@ -1,5 +1,6 @@
 """Every HTTP client of the app verifies a server's certificate, with one TLS context that is
-loaded once per process (the chat model's two clients, the listing and readiness calls)."""
+loaded once per process (the chat model's two clients, the listing and readiness calls), for
+Ollama and for the OpenAI chat-completions API alike."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import pytest
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.factory import build_chat_model
 from oncall_tui.llm.ollama_api import OllamaApi
+from oncall_tui.llm.openai_model import build_openai_chat_model
 from oncall_tui.llm.tls import tls_context
 from tests.fakes import FakeOllama, Reply
+from tests.fakes.openai_server import FakeOpenAI
 
 
 class TlsOllama(FakeOllama):
@@ -36,6 +39,23 @@ class TlsOllama(FakeOllama):
         return f"https://127.0.0.1:{self.port}"
 
 
+class TlsOpenAI(FakeOpenAI):
+    """The fake OpenAI-compatible server behind TLS, with the same untrusted certificate."""
+
+    def __init__(self, context: ssl.SSLContext) -> None:
+        super().__init__()
+        self._tls = context
+
+    def make_server(self) -> Any:
+        server = super().make_server()
+        server.socket = self._tls.wrap_socket(server.socket, server_side=True)
+        return server
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}/v1"
+
+
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1, and its key."""
@@ -53,6 +73,14 @@ def tls_server(certificate: tuple[Path, Path]) -> Iterator[TlsOllama]:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
     with TlsOllama(context) as server:
+        yield server
+
+
+@pytest.fixture
+def tls_openai(certificate: tuple[Path, Path]) -> Iterator[TlsOpenAI]:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*certificate)
+    with TlsOpenAI(context) as server:
         yield server
 
 
@@ -100,4 +128,26 @@ def test_the_trusted_certificates_load_once_for_every_client(
     for expected in ("first", "second"):
         model = build_chat_model(tls_server.url, "qwen3:8b", num_ctx=2048, timeout=5)
         assert model.invoke("hi").content == expected
+    assert len(loads) == 1
+
+
+async def test_the_openai_models_verify_with_the_one_context(
+    tls_openai: TlsOpenAI,
+    certificate: tuple[Path, Path],
+    loads: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Refused while nothing trusts the certificate; once ``SSL_CERT_FILE`` names it, two
+    models (each a sync and an async client) answer, and the authorities loaded once."""
+    untrusted = build_openai_chat_model(tls_openai.url, "qwen3:8b", timeout=5)
+    with pytest.raises(Exception, match="Connection error"):
+        await untrusted.ainvoke("hi")
+    assert tls_openai.chat_requests == []
+    tls_context.cache_clear()
+    loads.clear()
+    monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
+    tls_openai.script(Reply("first"), Reply("second"))
+    for expected in ("first", "second"):
+        model = build_openai_chat_model(tls_openai.url, "qwen3:8b", timeout=5)
+        assert (await model.ainvoke("hi")).content == expected
     assert len(loads) == 1
