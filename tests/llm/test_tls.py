@@ -7,9 +7,8 @@ from __future__ import annotations
 import ssl
 import subprocess
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -21,39 +20,25 @@ from oncall_tui.llm.tls import tls_context
 from tests.fakes import FakeOllama, Reply
 from tests.fakes.openai_server import FakeOpenAI
 
+Fake = TypeVar("Fake", FakeOllama, FakeOpenAI)
 
-class TlsOllama(FakeOllama):
-    """The fake Ollama behind TLS, with a certificate for 127.0.0.1 that nothing trusts."""
 
-    def __init__(self, context: ssl.SSLContext) -> None:
-        super().__init__()
-        self._tls = context
+def behind_tls(fake: Fake, context: ssl.SSLContext) -> Fake:
+    """``fake``, not yet started, served over TLS with ``context`` (a certificate for
+    127.0.0.1 that nothing trusts); its URL is :func:`https`."""
+    make_server = fake.make_server
 
-    def make_server(self) -> ThreadingHTTPServer:
-        server = super().make_server()
-        server.socket = self._tls.wrap_socket(server.socket, server_side=True)
+    def make_tls_server() -> Any:
+        server = make_server()
+        server.socket = context.wrap_socket(server.socket, server_side=True)
         return server
 
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
+    fake.make_server = make_tls_server  # type: ignore[method-assign]
+    return fake
 
 
-class TlsOpenAI(FakeOpenAI):
-    """The fake OpenAI-compatible server behind TLS, with the same untrusted certificate."""
-
-    def __init__(self, context: ssl.SSLContext) -> None:
-        super().__init__()
-        self._tls = context
-
-    def make_server(self) -> Any:
-        server = super().make_server()
-        server.socket = self._tls.wrap_socket(server.socket, server_side=True)
-        return server
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}/v1"
+def https(fake: FakeOllama | FakeOpenAI) -> str:
+    return fake.url.replace("http://", "https://", 1)
 
 
 @pytest.fixture
@@ -69,18 +54,21 @@ def certificate(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def tls_server(certificate: tuple[Path, Path]) -> Iterator[TlsOllama]:
+def server_context(certificate: tuple[Path, Path]) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
-    with TlsOllama(context) as server:
+    return context
+
+
+@pytest.fixture
+def tls_server(server_context: ssl.SSLContext) -> Iterator[FakeOllama]:
+    with behind_tls(FakeOllama(), server_context) as server:
         yield server
 
 
 @pytest.fixture
-def tls_openai(certificate: tuple[Path, Path]) -> Iterator[TlsOpenAI]:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*certificate)
-    with TlsOpenAI(context) as server:
+def tls_openai(server_context: ssl.SSLContext) -> Iterator[FakeOpenAI]:
+    with behind_tls(FakeOpenAI(), server_context) as server:
         yield server
 
 
@@ -101,19 +89,19 @@ def loads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
 
 
 def test_a_server_whose_certificate_is_not_trusted_is_refused(
-    tls_server: TlsOllama, loads: list[Any]
+    tls_server: FakeOllama, loads: list[Any]
 ) -> None:
     with pytest.raises(OncallError) as raised:
-        OllamaApi(tls_server.url).version()
+        OllamaApi(https(tls_server)).version()
     assert raised.value.code == "MODEL_UNAVAILABLE"
     with pytest.raises(Exception, match="CERTIFICATE_VERIFY_FAILED"):
-        build_chat_model(tls_server.url, "qwen3:8b", num_ctx=2048, timeout=5).invoke("hi")
+        build_chat_model(https(tls_server), "qwen3:8b", num_ctx=2048, timeout=5).invoke("hi")
     assert tls_server.chat_requests == []
     assert len(loads) == 1  # both clients, the model's and the listing's, verified with one
 
 
 def test_the_trusted_certificates_load_once_for_every_client(
-    tls_server: TlsOllama,
+    tls_server: FakeOllama,
     certificate: tuple[Path, Path],
     loads: list[Any],
     monkeypatch: pytest.MonkeyPatch,
@@ -122,24 +110,24 @@ def test_the_trusted_certificates_load_once_for_every_client(
     an async client) and the metadata calls, twice over, load it once between them."""
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
     tls_server.script(Reply("first"), Reply("second"))
-    api = OllamaApi(tls_server.url)
+    api = OllamaApi(https(tls_server))
     assert api.version() == tls_server.version
     assert "qwen3:8b" in api.list_models()
     for expected in ("first", "second"):
-        model = build_chat_model(tls_server.url, "qwen3:8b", num_ctx=2048, timeout=5)
+        model = build_chat_model(https(tls_server), "qwen3:8b", num_ctx=2048, timeout=5)
         assert model.invoke("hi").content == expected
     assert len(loads) == 1
 
 
 async def test_the_openai_models_verify_with_the_one_context(
-    tls_openai: TlsOpenAI,
+    tls_openai: FakeOpenAI,
     certificate: tuple[Path, Path],
     loads: list[Any],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Refused while nothing trusts the certificate; once ``SSL_CERT_FILE`` names it, two
     models (each a sync and an async client) answer, and the authorities loaded once."""
-    untrusted = build_openai_chat_model(tls_openai.url, "qwen3:8b", timeout=5)
+    untrusted = build_openai_chat_model(https(tls_openai), "qwen3:8b", timeout=5)
     with pytest.raises(Exception, match="Connection error"):
         await untrusted.ainvoke("hi")
     assert tls_openai.chat_requests == []
@@ -148,6 +136,6 @@ async def test_the_openai_models_verify_with_the_one_context(
     monkeypatch.setenv("SSL_CERT_FILE", str(certificate[0]))
     tls_openai.script(Reply("first"), Reply("second"))
     for expected in ("first", "second"):
-        model = build_openai_chat_model(tls_openai.url, "qwen3:8b", timeout=5)
+        model = build_openai_chat_model(https(tls_openai), "qwen3:8b", timeout=5)
         assert (await model.ainvoke("hi")).content == expected
     assert len(loads) == 1
