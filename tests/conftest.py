@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import signal
 import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -42,11 +43,21 @@ the passes, and the older ones they trigger, took about 14% of the tests' CPU.""
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The collector of this process (a worker's, or the only one) runs less often, and its
-    apps share their parsed CSS (:mod:`tests.parsed_css`)."""
+    """The collector of this process (a worker's, or the only one) runs less often, its apps
+    share their parsed CSS (:mod:`tests.parsed_css`), and it hands Ctrl-C on as a shell does."""
     _, middle, full = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION, middle, full)
     share_parsed_css()
+    ctrl_c_as_from_a_terminal()
+
+
+def ctrl_c_as_from_a_terminal() -> None:
+    """Ctrl-C (SIGINT) handled by this process, so that the processes the tests start have it
+    at its default action, as a program started from a shell has. Started as a background job
+    of a script (``.ci/run &``), the tests would inherit it ignored and pass it on: the
+    programs they start would then ignore the Ctrl-C that tests send them, as they should."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
