@@ -19,7 +19,8 @@ _parsed: dict[tuple[Any, ...], list[RuleSet]] = {}
 
 
 def share_parsed_css() -> None:
-    """Patch ``Stylesheet._parse_rules`` (Textual 8's name; the test below fails if it moves)."""
+    """Patch ``Stylesheet._parse_rules`` (Textual 8's name: ``tests/tui/test_parsed_css.py``
+    fails if it moves or changes its use)."""
     parse = Stylesheet._parse_rules
 
     def parse_once(

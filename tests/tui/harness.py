@@ -62,13 +62,16 @@ def spy(
 async def wait_until(
     pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 10.0
 ) -> None:
-    """Let the app run until ``predicate()`` holds; fail with a clear message otherwise.
+    """Let the app run until ``predicate()`` holds; fail with a clear message otherwise, at
+    once if the app has ended.
 
     The app runs as it does for a user between two looks at it: its own timers refresh the
     screen. ``pilot.pause`` would also have every widget of the screen answer a message at
     each look, which at 50 looks a second cost 15% of a core while a test waited."""
     deadline = time.monotonic() + timeout
     while not predicate():
+        if not pilot.app.is_running:
+            raise AssertionError("the app ended before the condition was met")
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         await asyncio.sleep(0.02)
