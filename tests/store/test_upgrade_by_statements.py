@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.store import sqlite
+from oncall_tui.store import schema, sqlite
 from oncall_tui.store.sqlite import SqliteDatabase
 from tests.schemas import migrated_statements, sqlite_at, upgrade_by_statements
 
@@ -48,8 +48,8 @@ def test_the_statements_make_the_file_the_revisions_make(
 
     made = everything(tmp_path / "statements.db")
     assert made == everything(tmp_path / "revisions.db")
-    assert made["user_version"] == (7,)
-    assert made["rows"]["alembic_version"] == ["('0007',)"]  # type: ignore[index]
+    assert made["user_version"] == (schema.LATEST_VERSION,)
+    assert made["rows"]["alembic_version"] == [repr((schema.REVISIONS[-1],))]  # type: ignore[index]
 
 
 def test_a_file_that_is_not_empty_is_upgraded_by_the_revisions(
