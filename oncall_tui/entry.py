@@ -22,6 +22,7 @@ def main() -> int:
     Once the CLI has returned, Ctrl-C is given back its default action: one pressed while the
     interpreter shuts down ends the process by the signal (a shell reports 130) rather than
     with a traceback from wherever shutdown stood."""
+    sys.unraisablehook = _interrupt_again
     try:
         from oncall_tui.cli import main as cli_main
 
@@ -30,3 +31,16 @@ def main() -> int:
         status = EXIT_INTERRUPTED
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     return status
+
+
+def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
+    """Ctrl-C that came while Python ran code it cannot raise from (an import lock's cleanup,
+    as an import ends; a finaliser) is delivered again a moment later, from another thread, to
+    arrive where :func:`main` ends the program quietly, rather than printed as "Exception
+    ignored" with a traceback and lost. (Raised from here, it would arrive in this hook.)"""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import threading
+
+        threading.Timer(0.001, signal.raise_signal, (signal.SIGINT,)).start()
+        return
+    sys.__unraisablehook__(unraisable)

@@ -563,3 +563,41 @@ def test_ctrl_c_during_start_up_exits_130_without_a_traceback(tmp_path: Path, de
     # 130: Python caught it; 0: it had finished. -SIGINT: it came while the interpreter was
     # shutting down, where the default action ends the process (a shell reports 130 too).
     assert process.returncode in (130, 0, -signal.SIGINT)
+
+
+INTERRUPTED_IN_A_FINALISER = """
+import sys, time
+import oncall_tui.cli
+from oncall_tui import entry
+
+
+class Finalised:
+    def __del__(self) -> None:
+        raise KeyboardInterrupt  # Ctrl-C as it lands in an import lock's cleanup
+
+
+def run(argv: object) -> int:
+    Finalised()  # collected at once: Python cannot raise from there
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # the rest of the command, which Ctrl-C ends
+        time.sleep(0.01)
+    return 0
+
+
+oncall_tui.cli.main = run
+sys.exit(entry.main())
+"""
+
+
+def test_ctrl_c_where_python_cannot_raise_it_still_ends_the_program_quietly() -> None:
+    """The start-up case above, made certain: Ctrl-C landing in code Python cannot raise from
+    (it printed "Exception ignored in ... KeyboardInterrupt" and carried on) ends the program
+    with 130 and nothing on stderr, as anywhere else."""
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IN_A_FINALISER],
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.stderr == b"", result.stderr.decode()
+    assert result.returncode == 130
