@@ -5,6 +5,7 @@ import gc
 import json
 import signal
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -302,6 +303,36 @@ def closed_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+def at_once_in_threads(
+    settings: Settings, count: int, work: Callable[[Services, int], object], timeout: float = 120.0
+) -> None:
+    """``work(services, index)`` in ``count`` threads started together, each with services of
+    its own (its own engine and connections, as a process has, opened before the start: the
+    writers of PostgreSQL's concurrency tests). Fails with what any of them raised, or if one
+    has not ended within ``timeout``."""
+    start = threading.Barrier(count)
+    failures: list[BaseException] = []
+
+    def run(index: int) -> None:
+        services = Services(settings)
+        try:
+            services.database  # noqa: B018  (opened before the race starts)
+            start.wait(timeout=30)
+            work(services, index)
+        except BaseException as error:  # reported by the test's thread
+            failures.append(error)
+        finally:
+            services.close()
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    assert not failures, failures
+    assert not any(thread.is_alive() for thread in threads)
 
 
 async def collect(stream: AsyncIterator[ChatEvent]) -> list[ChatEvent]:

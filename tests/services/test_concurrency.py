@@ -12,7 +12,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from tests.conftest import collect, make_settings
+from tests.conftest import at_once_in_threads, collect, make_settings
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 WRITERS = 4
@@ -66,25 +65,11 @@ def chats_in_processes(database: str, url: str, session_id: int) -> None:
 
 
 def chats_in_threads(db_path: Path, db_url: str, url: str, session_id: int) -> None:
-    failures: list[BaseException] = []
+    def chat(services: Services, index: int) -> None:
+        asyncio.run(collect(services.chat.send("alice", session_id, f"q{index}")))
 
-    def chat(question: str) -> None:
-        settings = make_settings(db_path, db_url=db_url, ollama_url=url, model="qwen3:8b")
-        services = Services(settings)
-        try:
-            asyncio.run(collect(services.chat.send("alice", session_id, question)))
-        except BaseException as error:  # reported by the test's thread
-            failures.append(error)
-        finally:
-            services.close()
-
-    writers = [threading.Thread(target=chat, args=(f"q{i}",)) for i in range(WRITERS)]
-    for writer in writers:
-        writer.start()
-    for writer in writers:
-        writer.join(timeout=120)
-    assert not failures, failures
-    assert not any(writer.is_alive() for writer in writers)
+    settings = make_settings(db_path, db_url=db_url, ollama_url=url, model="qwen3:8b")
+    at_once_in_threads(settings, WRITERS, chat)
 
 
 def test_concurrent_chats_in_one_session_all_store_in_a_valid_order(

@@ -8,7 +8,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings import Settings
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sqlite import SqliteDatabase
-from tests.conftest import make_settings
+from tests.conftest import at_once_in_threads, make_settings
 from tests.schemas import sqlite_at
 
 PROCESSES = 5
@@ -66,26 +65,10 @@ def first_use_in_processes(db_target: str) -> None:
 
 
 def first_use_in_threads(settings: Settings) -> None:
-    start = threading.Barrier(PROCESSES)
-    failures: list[BaseException] = []
+    def first_use(services: Services, _index: int) -> None:
+        services.configuration.list_prompts("dana")
 
-    def first_use() -> None:
-        services = Services(settings)
-        try:
-            services.database  # noqa: B018  (opened before the race starts)
-            start.wait(timeout=30)
-            services.configuration.list_prompts("dana")
-        except BaseException as error:  # reported by the test's thread
-            failures.append(error)
-        finally:
-            services.close()
-
-    users = [threading.Thread(target=first_use) for _ in range(PROCESSES)]
-    for user in users:
-        user.start()
-    for user in users:
-        user.join(timeout=60)
-    assert not failures, failures
+    at_once_in_threads(settings, PROCESSES, first_use, timeout=60)
 
 
 INSERT_PROMPT = text(
