@@ -35,12 +35,17 @@ def main() -> int:
 
 def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
     """Ctrl-C that came while Python ran code it cannot raise from (an import lock's cleanup,
-    as an import ends; a finaliser) is delivered again a moment later, from another thread, to
-    arrive where :func:`main` ends the program quietly, rather than printed as "Exception
-    ignored" with a traceback and lost. (Raised from here, it would arrive in this hook.)"""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        import threading
+    as an import ends; a finaliser) is delivered again from another thread, to arrive where
+    :func:`main` ends the program quietly, rather than printed as "Exception ignored" with a
+    traceback and lost.
 
-        threading.Timer(0.001, signal.raise_signal, (signal.SIGINT,)).start()
+    Not raised from here, nor from a thread this hook waits for (``threading.Timer.start``
+    waits for its thread to run): it would arrive in this hook, and be lost the same way. This
+    hook does not wait for the bare thread, which runs once it lets go of the interpreter lock;
+    Python handles the signal at its next check, after the hook has returned."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        import _thread
+
+        _thread.start_new_thread(signal.raise_signal, (signal.SIGINT,))
         return
     sys.__unraisablehook__(unraisable)
