@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from oncall_tui.services.diagnostics import Diagnosis
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
-    from oncall_tui.services.models import ServerView
     from oncall_tui.services.search import SearchService
+    from oncall_tui.services.server import ServerView
     from oncall_tui.services.sessions import SessionService
     from oncall_tui.services.spool import ReplySpool
     from oncall_tui.services.tools import ToolsService
@@ -194,7 +194,7 @@ class Services:
     def server(self) -> ServerView:
         """The configured model server as a client speaks of it (its address, and whether the
         texts call it Ollama or a model server); asks it nothing."""
-        from oncall_tui.services.models import ServerView
+        from oncall_tui.services.server import ServerView
 
         if self._gateway is None:  # not built yet: said from the settings, building nothing
             return ServerView.configured(self.settings.provider, self.settings.server_url)

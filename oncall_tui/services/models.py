@@ -1,5 +1,5 @@
-"""The model server and its models, for the clients: how to speak of the server
-(:class:`ServerView`), and what it lists, for the model picker.
+"""The model server's models, for the clients: what it lists, for the model picker (how to
+speak of the server is :mod:`oncall_tui.services.server`).
 
 Two steps, so a client can show the list before the details: :func:`list_models` asks for the
 listing once (one request, however many models); :func:`describe_models` asks for each
@@ -13,10 +13,10 @@ Blocking: clients call these off their event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.llm.server import ListedModel, ServerWording, kind_named
+from oncall_tui.llm.server import ListedModel
 from oncall_tui.services.views import ModelInfo
 
 if TYPE_CHECKING:
@@ -29,26 +29,6 @@ SHOW_TIMEOUT = 3.0
 SHOW_CONCURRENCY = 4
 """Details requests in flight at once: Ollama reads each model's file header to answer, so a
 few at a time finish sooner than one by one without crowding a busy server."""
-
-
-@dataclass(frozen=True, slots=True)
-class ServerView:
-    """The configured model server, as a client speaks of it."""
-
-    url: str
-    wording: ServerWording
-    """Which texts name it: ``ollama`` (Ollama, which pulls models: ``ollama pull``) or
-    ``server`` (a model server, which serves the models it was started with)."""
-
-    @classmethod
-    def of(cls, gateway: ModelGateway) -> ServerView:
-        return cls(url=gateway.url, wording=gateway.server.wording)
-
-    @classmethod
-    def configured(cls, provider: str, url: str) -> ServerView:
-        """The server the settings name, before any gateway is built (the first frame waits
-        for no client library: the gateway's module loads httpx)."""
-        return cls(url=url, wording=kind_named(provider).wording)
 
 
 def list_models(gateway: ModelGateway) -> list[ModelInfo]:
@@ -91,8 +71,6 @@ __all__ = [
     "LIST_TIMEOUT",
     "SHOW_CONCURRENCY",
     "SHOW_TIMEOUT",
-    "ServerView",
-    "ServerWording",
     "describe_models",
     "list_models",
     "model_catalog",

@@ -10,10 +10,10 @@ from typing import Any
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Select, Static
+from textual.widgets import OptionList, Static
 
 from oncall_tui.core.events import ChatEvent, TokenDelta, UserMessageStored
-from oncall_tui.core.memory import MemoryMode
+from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelReadiness
 from oncall_tui.settings import Settings
@@ -23,6 +23,7 @@ from oncall_tui.tui.panes.chat import PAGE_SIZE
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 from tests.fakes.gateway import StaticGateway
@@ -212,6 +213,10 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         )
 
 
+def mode_shown(screen: MainScreen) -> str:
+    return screen.query_one("#mode", PlainText).text
+
+
 async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db", ["summary of it"])
     async with app.run_test(size=SIZE) as pilot:
@@ -220,21 +225,57 @@ async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
         session_id = seed_session(app, 2)
         screen.open_session(session_id)
         await wait_until(pilot, lambda: screen.memory is not None)
-        screen.query_one("#mode-select", Select).value = MemoryMode.CONTEXT_70_PERCENT
-        await wait_until(
-            pilot,
-            lambda: (
-                app.services.sessions.get("alice", session_id).memory_mode
-                is MemoryMode.CONTEXT_70_PERCENT
-            ),
-        )
-        screen.query_one("#mode-select", Select).value = MemoryMode.MANUAL  # compacts: asks
+
+        def stored() -> MemoryMode:
+            return app.services.sessions.get("alice", session_id).memory_mode
+
+        assert mode_shown(screen) == "◂ Every 30 replies ▸"
+        screen.query_one("#mode").focus()
+        await pilot.press("right")
+        await wait_until(pilot, lambda: mode_shown(screen) == "◂ At 70% of the window ▸")
+        assert stored() is MemoryMode.CONTEXT_70_PERCENT
+        await pilot.press("left")
+        await wait_until(pilot, lambda: stored() is MemoryMode.EVERY_30_TURNS)
+        await pilot.click("#mode")  # a click, as Enter: the next mode
+        await wait_until(pilot, lambda: stored() is MemoryMode.CONTEXT_70_PERCENT)
+        await pilot.press("enter")  # manual compacts first: it asks, and shows it once stored
         await wait_until(pilot, lambda: app.screen is not screen)
+        assert mode_shown(screen) == "◂ At 70% of the window ▸"
         await pilot.press("y")
         await wait_until(
             pilot,
             lambda: app.services.sessions.get("alice", session_id).compacted_message_count == 4,
         )
+        await wait_until(pilot, lambda: mode_shown(screen) == "◂ Manual only ▸")
+        assert stored() is MemoryMode.MANUAL
+
+
+async def test_the_mode_chosen_while_a_reply_streams_is_refused_and_not_shown(
+    tmp_path: Path,
+) -> None:
+    slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        mode = screen.query_one("#mode")
+        assert mode.disabled  # before the open session's memory is read: nothing to set
+        await app.workers.wait_for_complete()
+        session_id = seed_session(app, 2)
+        screen.open_session(session_id)
+        await wait_until(pilot, lambda: not mode.disabled)
+        app.query_one(Composer).text = "long answer please"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 6 and bool(blocks(screen)[5].content)
+        )
+        mode.focus()
+        await pilot.press("space")  # words typed here by mistake press nothing at a space
+        await pilot.pause(0.2)
+        assert "memory can change after it" not in status_text(screen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "memory can change after it" in status_text(screen))
+        assert mode_shown(screen) == "◂ Every 30 replies ▸"
+        assert app.services.sessions.get("alice", session_id).memory_mode is DEFAULT_MEMORY_MODE
 
 
 async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:

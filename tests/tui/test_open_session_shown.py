@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Select
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.store.sessions import SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets.context_panel import mode_label
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
@@ -35,8 +35,12 @@ def status(screen: MainScreen) -> str:
     return screen.query_one("#status", PlainText).text
 
 
-def mode_shown(screen: MainScreen) -> object:
-    return screen.query_one("#mode-select", Select).value
+def mode_shown(screen: MainScreen) -> str:
+    return screen.query_one("#mode", PlainText).text
+
+
+def shown(mode: MemoryMode) -> str:
+    return f"◂ {mode_label(mode, 'en')} ▸"
 
 
 def with_mode(app: OncallApp, session_id: int, mode: MemoryMode) -> None:
@@ -62,15 +66,15 @@ async def test_after_ctrl_n_the_panel_shows_the_mode_a_new_session_starts_with(
         manual = seed_session(app, 2)
         with_mode(app, manual, MemoryMode.MANUAL)
         screen.open_session(manual)
-        await wait_until(pilot, lambda: mode_shown(screen) == MemoryMode.MANUAL)
-        assert not screen.query_one("#mode-select", Select).disabled
+        await wait_until(pilot, lambda: mode_shown(screen) == shown(MemoryMode.MANUAL))
+        assert not screen.query_one("#mode").disabled
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: screen.session_id is None and not app.workers)
         await pilot.pause()
         assert DEFAULT_MEMORY_MODE is not MemoryMode.MANUAL
-        assert mode_shown(screen) == DEFAULT_MEMORY_MODE
+        assert mode_shown(screen) == shown(DEFAULT_MEMORY_MODE)
         # Nothing to set it on until the first message is stored: not offered as if it were.
-        assert screen.query_one("#mode-select", Select).disabled
+        assert screen.query_one("#mode").disabled
 
 
 async def test_what_the_status_line_said_of_a_session_goes_when_another_opens(
@@ -168,4 +172,4 @@ async def test_a_read_of_the_session_left_that_comes_back_late_is_not_shown(
         assert [m.content for m in log.messages] == ["question 0", "answer 0"]
         assert screen.memory is not None
         assert screen.memory.session_id == fast
-        assert mode_shown(screen) == DEFAULT_MEMORY_MODE
+        assert mode_shown(screen) == shown(DEFAULT_MEMORY_MODE)

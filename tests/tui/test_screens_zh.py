@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.dom import DOMNode
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Static
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
@@ -21,6 +21,7 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus, mode_label
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, UnsavedChangesDialog
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import notifications, scripted_app, wait_until
@@ -59,9 +60,8 @@ async def test_the_panel_sessions_and_composer_speak_chinese(tmp_path: Path) -> 
         panel = app.screen.query_one(ContextPanel)
         titles = [str(label.render()) for label in panel.query(Label)]
         assert titles[:2] == ["上下文", "记忆"]
-        assert str(panel.query_one("#compact", Button).label) == "立即压缩"
-        options = panel.query_one("#mode-select", Select)._options
-        assert [label for label, _ in options] == ["每 30 次回复", "达到窗口的 70%", "仅手动"]
+        assert panel.query_one("#compact", PlainText).text == "立即压缩"
+        assert panel.query_one("#mode", PlainText).text == "◂ 每 30 次回复 ▸"
         assert panel.query_one(ContextGauge).figures == "正在读取上下文用量…"  # before a reading
         sessions = app.screen.query_one(SessionList)
         assert sessions.query_one(Input).placeholder == "筛选会话"
@@ -77,7 +77,7 @@ async def test_the_widgets_keep_their_english_without_lang(tmp_path: Path) -> No
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE):
         panel = app.screen.query_one(ContextPanel)
-        assert str(panel.query_one("#compact", Button).label) == "Compact now"
+        assert panel.query_one("#compact", PlainText).text == "Compact now"
         assert panel.query_one(ContextGauge).figures == "reading the context…"  # before a reading
         composer = app.screen.query_one(Composer)
         assert composer.placeholder == "Message · Enter sends · ctrl+j new line · ↑ history"

@@ -62,13 +62,13 @@ async def test_rendering_warms_up_in_a_thread_at_start_the_model_stack_once_typi
 
 
 def test_the_first_frame_needs_no_markdown_parser_database_or_model_stack() -> None:
-    """What the app module loads is what the first frame waits for: Markdown parsing, the
-    store, LangChain and a send's events load after it (a first use of each, or the warm-up
-    thread)."""
+    """What the app module loads, and the server's name the panel shows, are what the first
+    frame waits for: Markdown parsing, the store, LangChain, an HTTP client, a send's events and
+    the services' views load after it (a first use of each, or the warm-up thread)."""
     check = (
-        "import sys, oncall_tui.tui.app\n"
+        "import sys, oncall_tui.tui.app, oncall_tui.services.server\n"
         "late = ('markdown_it', 'rich.markdown', 'sqlalchemy', 'sqlmodel', 'langchain_core',\n"
-        "        'oncall_tui.core.events')\n"
+        "        'httpx', 'oncall_tui.core.events', 'oncall_tui.services.views')\n"
         "print(' '.join(m for m in late if m in sys.modules) or 'none')"
     )
     result = subprocess.run(

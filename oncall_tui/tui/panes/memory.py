@@ -71,14 +71,10 @@ class SessionMemory:
             t("memory.compacted_done", lang),
         )
 
-    def choose_mode(self, mode: MemoryMode) -> None:
-        """The panel's mode choice: saved unless it is the mode already."""
-        if self.state is None or mode is not self.state.memory_mode:
-            self.set_mode(mode)
-
-    def cycle_mode(self) -> None:
+    def cycle_mode(self, step: int = 1) -> None:
+        """Store the mode after the session's (``step`` -1: the one before)."""
         if self.state is not None:
-            self.set_mode(_MODES[(_MODES.index(self.state.memory_mode) + 1) % len(_MODES)])
+            self.set_mode(_MODES[(_MODES.index(self.state.memory_mode) + step) % len(_MODES)])
 
     def set_mode(self, mode: MemoryMode) -> None:
         """Save the mode; ``manual`` compacts first (a model call), so it asks before."""
@@ -96,8 +92,6 @@ class SessionMemory:
         def decided(yes: bool | None) -> None:
             if yes:
                 self._call(save, compacting_status(None, lang), done)
-            else:  # the panel's mode choice goes back to what it is
-                self._panel.show_memory(self.state)
 
         dialog = ConfirmDialog(t("memory.manual.title", lang), t("memory.manual.question", lang))
         self._panel.app.push_screen(dialog, decided)

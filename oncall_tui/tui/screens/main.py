@@ -382,9 +382,9 @@ class MainScreen(Screen[None]):
     def _compact_pressed(self) -> None:
         self.memory_actions.compact()
 
-    @on(ContextPanel.ModeChosen)
-    def _mode_chosen(self, event: ContextPanel.ModeChosen) -> None:
-        self.memory_actions.choose_mode(event.mode)
+    @on(ContextPanel.ModeStepped)
+    def _mode_stepped(self, event: ContextPanel.ModeStepped) -> None:
+        self.memory_actions.cycle_mode(event.step)
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:

@@ -31,7 +31,7 @@ from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
-    from oncall_tui.services.models import ServerWording
+    from oncall_tui.services.server import ServerWording
     from oncall_tui.services.views import ModelInfo
 
 CURRENT_MARK = "● "

@@ -5,16 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from oncall_tui.services.models import ServerWording
+    from oncall_tui.services.server import ServerWording
     from oncall_tui.services.tools import ToolServerView
 
 from dataclasses import dataclass
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Button, Label, Select
+from textual.widgets import Label
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
@@ -23,13 +24,6 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
-
-MODE_LABELS = {
-    MemoryMode.EVERY_30_TURNS: "Every 30 replies",
-    MemoryMode.CONTEXT_70_PERCENT: "At 70% of the window",
-    MemoryMode.MANUAL: "Manual only",
-}
-
 
 MISSING_MODEL_HINT = "f5 picks an installed model"
 """In English; ``t("panel.missing_model_hint", lang)`` in the user's language."""
@@ -53,6 +47,45 @@ _UNREACHABLE: dict[ServerWording, str] = {
     "server": "panel.server.unreachable",
 }
 """The panel's lines for each way of naming the server (``Services.server.wording``)."""
+
+
+class PanelControl(PlainText, can_focus=True):
+    """A line of the panel that acts when pressed: Enter or a click.
+
+    In place of Textual's ``Button`` and ``Select``, whose styles and widgets were a twelfth of
+    the app's start-up (``bench/startup.py``) for two controls of one line each. Not space, as
+    a button would: words typed while the focus is here, not in the composer, would press it at
+    each space."""
+
+    BINDINGS = [Binding("enter", "press(1)", show=False)]
+
+    class Pressed(Message):
+        """``step``: 1 for Enter, a click or →; -1 for ←."""
+
+        def __init__(self, pressed: PanelControl, step: int) -> None:
+            super().__init__()
+            self.pressed = pressed
+            self.step = step
+
+        @property
+        def control(self) -> PanelControl:
+            return self.pressed
+
+    def action_press(self, step: int) -> None:
+        self.post_message(self.Pressed(self, step))
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.action_press(1)
+
+
+class ModeChoice(PanelControl):
+    """The memory mode, shown as ``◂ mode ▸``: a press or → the next mode, ← the one before."""
+
+    BINDINGS = [
+        Binding("right", "press(1)", show=False),
+        Binding("left", "press(-1)", show=False),
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +122,17 @@ class OllamaStatus:
 
 
 class ContextPanel(VerticalScroll):
-    """Read-mostly view of what the next request will carry; two controls post messages."""
+    """Read-mostly view of what the next request will carry; two controls post messages.
 
-    class ModeChosen(Message):
-        def __init__(self, mode: MemoryMode) -> None:
+    The mode shown is the session's stored one: a press asks for the next, and the panel shows
+    it once the screen has stored it and shows the memory again."""
+
+    class ModeStepped(Message):
+        """The mode choice was pressed: ``step`` 1 for the next mode, -1 for the one before."""
+
+        def __init__(self, step: int) -> None:
             super().__init__()
-            self.mode = mode
+            self.step = step
 
     class CompactPressed(Message):
         pass
@@ -110,14 +148,9 @@ class ContextPanel(VerticalScroll):
         gauge.reading = True  # until the first reading of the open session (or the baseline)
         yield gauge
         yield Label(t("panel.memory", lang), classes="panel-title")
-        yield Select(
-            [(mode_label(mode, lang), mode) for mode in MODE_LABELS],
-            allow_blank=False,
-            value=MemoryMode.EVERY_30_TURNS,
-            id="mode-select",
-            compact=True,
-        )
-        yield Button(t("panel.compact_now", lang), id="compact", variant="primary", compact=True)
+        # Disabled until the open session's memory is shown: nothing to act on before.
+        yield ModeChoice(self._mode_text(DEFAULT_MEMORY_MODE), id="mode", disabled=True)
+        yield PanelControl(t("panel.compact_now", lang), id="compact", disabled=True)
         yield PlainText(t("panel.no_summary", lang), id="summary", classes="panel-text")
         yield Label(t("panel.prompt", lang), classes="panel-title")
         yield PlainText(id="prompt", classes="panel-text")
@@ -136,21 +169,22 @@ class ContextPanel(VerticalScroll):
     def gauge(self) -> ContextGauge:
         return self.query_one(ContextGauge)
 
+    def _mode_text(self, mode: MemoryMode) -> str:
+        return f"◂ {mode_label(mode, self.lang)} ▸"
+
     def show_memory(self, state: MemoryState | None) -> None:
-        select = self.query_one("#mode-select", Select)
-        compact = self.query_one("#compact", Button)
+        choice = self.query_one("#mode", ModeChoice)
+        compact = self.query_one("#compact", PanelControl)
         summary = self.query_one("#summary", PlainText)
         lang = self.lang
         if state is None:  # a new session: the mode it starts with, chosen once it is stored
-            with select.prevent(Select.Changed):
-                select.value = DEFAULT_MEMORY_MODE
-            select.disabled = compact.disabled = True
+            choice.show(self._mode_text(DEFAULT_MEMORY_MODE))
+            choice.disabled = compact.disabled = True
             summary.show(t("panel.nothing_to_summarise", lang))
             return
         self.gauge.update_usage(state.usage.context_tokens, state.usage.context_window_tokens)
-        with select.prevent(Select.Changed):
-            select.value = state.memory_mode
-        select.disabled = False
+        choice.show(self._mode_text(state.memory_mode))
+        choice.disabled = False
         compact.disabled = not state.can_compact
         if state.memory_summary:
             when = state.last_compacted_at
@@ -191,11 +225,10 @@ class ContextPanel(VerticalScroll):
         model.show(terminal_safe(f"{status.model}\n{status.describe(self.lang)}"))
         model.set_class(status.usable is False, "-error")
 
-    @on(Select.Changed, "#mode-select")
-    def _mode_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, MemoryMode):
-            self.post_message(self.ModeChosen(event.value))
+    @on(PanelControl.Pressed, "#mode")
+    def _mode_pressed(self, event: PanelControl.Pressed) -> None:
+        self.post_message(self.ModeStepped(event.step))
 
-    @on(Button.Pressed, "#compact")
+    @on(PanelControl.Pressed, "#compact")
     def _compact(self) -> None:
         self.post_message(self.CompactPressed())

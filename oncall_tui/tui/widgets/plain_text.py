@@ -14,8 +14,15 @@ class PlainText(Static):
     change around every send, mostly to text of the same height, or to the same text.
     """
 
-    def __init__(self, text: str = "", *, id: str | None = None, classes: str | None = None):
-        super().__init__(text, markup=False, id=id, classes=classes)
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ):
+        super().__init__(text, markup=False, id=id, classes=classes, disabled=disabled)
 
     @property
     def text(self) -> str:

@@ -21,7 +21,7 @@ from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 
 if TYPE_CHECKING:
-    from oncall_tui.services.models import ServerWording
+    from oncall_tui.services.server import ServerWording
 
 _CHECKING: dict[ServerWording, str] = {
     "ollama": "welcome.checking",
