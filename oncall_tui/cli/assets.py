@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, one_line, pad
+from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, pad
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type, read_text_file
 from oncall_tui.settings.values import masked_url
@@ -181,7 +182,7 @@ def skills_list(ctx: Services, args: argparse.Namespace) -> int:
         return 0
     selected = set(ctx.configuration.get_configuration(ctx.owner).skill_ids)
     rows = [
-        (s.id, "*" if s.id in selected else "", s.name, s.size_bytes, one_line(s.description))
+        (s.id, "*" if s.id in selected else "", s.name, s.size_bytes, one_line(s.description, 60))
         for s in skills
     ]
     columns = ("id", "selected", "name", "bytes", "description")

@@ -25,7 +25,6 @@ from oncall_tui.cli.output import (
     emit_table,
     emit_text,
     exit_status,
-    one_line,
 )
 from oncall_tui.core.events import (
     ChatEvent,
@@ -47,6 +46,7 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type, read_stdin_text
 from oncall_tui.texts import TEXTS, text

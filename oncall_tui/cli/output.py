@@ -186,8 +186,3 @@ def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:
     else:
         line = text("cli.warning", lang, message=problem.message(lang))
         sys.stderr.write(terminal_safe(redact(line)) + "\n")
-
-
-def one_line(text: str, width: int = 60) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table, one_line
+from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table
+from oncall_tui.core.text import one_line
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:

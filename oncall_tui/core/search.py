@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 
 MAX_QUERY_CHARS = 200
@@ -81,11 +82,6 @@ def fold(text: str) -> str:
     if len(lowered) == len(text):
         return lowered
     return "".join(low if len(low := char.lower()) == 1 else char for char in text)
-
-
-def one_line(text: str) -> str:
-    """Every run of whitespace (newlines included) as one space, the ends trimmed."""
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True, slots=True)

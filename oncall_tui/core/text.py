@@ -43,3 +43,12 @@ def terminal_safe(text: str) -> str:
     no terminal encoding can carry. Everything else, and the length, is unchanged: one
     character for one character, so widths computed on the result hold."""
     return text.translate(_TABLE)
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """Every run of whitespace (newlines included) as one space, the ends trimmed; cut to
+    ``limit`` characters, the last one "…", when longer."""
+    flat = " ".join(text.split())
+    if limit is None or len(flat) <= limit:
+        return flat
+    return flat[: limit - 1].rstrip() + "…"

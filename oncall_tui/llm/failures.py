@@ -23,6 +23,7 @@ import httpx
 import ollama
 from langgraph.errors import GraphRecursionError
 
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.server import OLLAMA, ServerKind
 from oncall_tui.redaction import redact
@@ -140,5 +141,4 @@ def _chain(exc: BaseException) -> list[BaseException]:
 def _short(text: str) -> str:
     """One line of at most :data:`DETAIL_LIMIT` characters, redacted first: a server's body may
     quote the request's ``Authorization`` header, and a cut must not leave half a key."""
-    line = " ".join(redact(text).split())
-    return line if len(line) <= DETAIL_LIMIT else line[: DETAIL_LIMIT - 1] + "…"
+    return one_line(redact(text), DETAIL_LIMIT)

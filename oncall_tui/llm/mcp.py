@@ -47,6 +47,7 @@ from mcp import ClientSession
 from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.events import ConfirmHook
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
 from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
@@ -523,8 +524,7 @@ def _connection_lost(exc: BaseException) -> bool:
 
 
 def _short(text: str) -> str:
-    line = " ".join(redact(text).split())  # redacted whole, before a cut could halve a secret
-    return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"
+    return one_line(redact(text), _DETAIL_LIMIT)  # redacted whole, before a cut halves a secret
 
 
 __all__ = [

@@ -21,6 +21,7 @@ from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamablehttp_client
 
+from oncall_tui.core.text import one_line
 from oncall_tui.settings.mcp import McpServer
 
 log = logging.getLogger(__name__)
@@ -113,8 +114,7 @@ def stray_line(exc: Exception) -> str:
             found = errors()
             if found and isinstance(found[0], dict):
                 line = found[0].get("input")
-    text = " ".join(str(line if line is not None else exc).split()) or type(exc).__name__
-    return text if len(text) <= STRAY_LIMIT else text[: STRAY_LIMIT - 1] + "…"
+    return one_line(str(line if line is not None else exc), STRAY_LIMIT) or type(exc).__name__
 
 
 __all__ = [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE
+from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.services.views import MessageView, SessionView, ToolCallView
 from oncall_tui.store.engine import Database
@@ -24,8 +25,7 @@ UNTITLED = ""
 def title_from_message(text: str, limit: int = 60) -> str:
     """A title from the first line of a message: trimmed, whitespace collapsed, shortened."""
     first_line = next((line for line in text.splitlines() if line.strip()), text)
-    flat = " ".join(first_line.split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    return one_line(first_line, limit)
 
 
 def validate_title(title: str) -> str:
