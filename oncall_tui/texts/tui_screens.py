@@ -64,6 +64,7 @@ PANEL: dict[str, dict[Language, str]] = {
     "panel.context": {"en": "Context", "zh": "上下文"},
     "panel.memory": {"en": "Memory", "zh": "记忆"},
     "panel.compact_now": {"en": "Compact now", "zh": "立即压缩"},
+    "panel.key.next_mode": {"en": "Next mode", "zh": "下一模式"},
     "panel.no_summary": {"en": "No summary yet.", "zh": "暂无摘要。"},
     "panel.nothing_to_summarise": {"en": "Nothing to summarise yet.", "zh": "暂无可总结的内容。"},
     "panel.prompt": {"en": "Prompt", "zh": "提示词"},

@@ -23,6 +23,7 @@ from oncall_tui.tui.panes.chat import PAGE_SIZE
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
@@ -213,6 +214,10 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         )
 
 
+def keys_shown(bar: KeyBar) -> list[tuple[str, str]]:
+    return [(key.key, key.description) for key in bar.shown]
+
+
 def mode_shown(screen: MainScreen) -> str:
     return screen.query_one("#mode", PlainText).text
 
@@ -231,6 +236,8 @@ async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
 
         assert mode_shown(screen) == "◂ Every 30 replies ▸"
         screen.query_one("#mode").focus()
+        bar = screen.query_one(KeyBar)
+        await wait_until(pilot, lambda: ("enter", "Next mode") in keys_shown(bar))
         await pilot.press("right")
         await wait_until(pilot, lambda: mode_shown(screen) == "◂ At 70% of the window ▸")
         assert stored() is MemoryMode.CONTEXT_70_PERCENT

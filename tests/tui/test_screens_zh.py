@@ -62,6 +62,7 @@ async def test_the_panel_sessions_and_composer_speak_chinese(tmp_path: Path) -> 
         assert titles[:2] == ["上下文", "记忆"]
         assert panel.query_one("#compact", PlainText).text == "立即压缩"
         assert panel.query_one("#mode", PlainText).text == "◂ 每 30 次回复 ▸"
+        assert "下一模式" in descriptions(panel.query_one("#mode"))
         assert panel.query_one(ContextGauge).figures == "正在读取上下文用量…"  # before a reading
         sessions = app.screen.query_one(SessionList)
         assert sessions.query_one(Input).placeholder == "筛选会话"

@@ -22,7 +22,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
 
 MISSING_MODEL_HINT = "f5 picks an installed model"
@@ -79,13 +79,19 @@ class PanelControl(PlainText, can_focus=True):
         self.action_press(1)
 
 
-class ModeChoice(PanelControl):
-    """The memory mode, shown as ``◂ mode ▸``: a press or → the next mode, ← the one before."""
+class ModeChoice(PanelControl, inherit_bindings=False):
+    """The memory mode, shown as ``◂ mode ▸``: a press or → the next mode, ← the one before.
+    While it has the focus, the key bar says what Enter does."""
 
     BINDINGS = [
+        Binding("enter", "press(1)", "Next mode", id="panel.next_mode"),
         Binding("right", "press(1)", show=False),
         Binding("left", "press(-1)", show=False),
     ]
+
+    def __init__(self, text: str, *, id: str, disabled: bool) -> None:
+        super().__init__(text, id=id, disabled=disabled)
+        translate_bindings(self, {"panel.next_mode": "panel.key.next_mode"})
 
 
 @dataclass(frozen=True, slots=True)
