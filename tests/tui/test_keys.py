@@ -22,7 +22,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.composer import Composer
-from tests.tui.harness import notifications, screen_rows, scripted_app, wait_until
+from tests.tui.harness import notifications, screen_rows, scripted_app, spy, wait_until
 
 SIZE = (120, 36)
 TWO_BLOCKS = (
@@ -123,6 +123,27 @@ async def test_the_palette_and_footer_speak_chinese_with_lang_zh(tmp_path: Path)
         assert {"复制代码块", "压缩记忆", "主题"} <= offered
         shown = {b.description for _, b, _, _ in app.screen.active_bindings.values() if b.show}
         assert {"退出", "按键", "压缩", "模型"} <= shown
+
+
+def test_every_command_s_action_is_a_method_of_the_screen_or_the_app() -> None:
+    """A key whose action names no method does nothing, silently (alt+g did, for a while)."""
+    for command in COMMANDS:
+        target, _, name = command.action.rpartition(".")
+        owner = OncallApp if target == "app" else MainScreen
+        assert callable(getattr(owner, f"action_{name.partition('(')[0]}", None)), command.id
+
+
+async def test_alt_g_asks_the_model_server_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(pilot, lambda: screen.ollama.reachable is not None)  # asked at start
+        asked = spy(monkeypatch, app.services, "server_version")
+        await pilot.press("alt+g")
+        await wait_until(pilot, lambda: len(asked) == 1)
 
 
 async def test_a_palette_command_runs_its_action(tmp_path: Path) -> None:

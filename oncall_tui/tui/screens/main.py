@@ -460,6 +460,10 @@ class MainScreen(Screen[None]):
     def action_show_summary(self) -> None:
         self.memory_actions.show_summary()
 
+    def action_check_ollama(self) -> None:
+        """alt+g: ask the model server again; the panel and the guide say what it answered."""
+        self.check_ollama()
+
     def action_load_earlier(self) -> None:
         self.chat.load_earlier(self.session_id)
 
