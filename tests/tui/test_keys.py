@@ -144,6 +144,9 @@ async def test_alt_g_asks_the_model_server_again(
         asked = spy(monkeypatch, app.services, "server_version")
         await pilot.press("alt+g")
         await wait_until(pilot, lambda: len(asked) == 1)
+        # Said even though the panel says the same as before: the key was heard.
+        said = "Ollama static (scripted) at"
+        await wait_until(pilot, lambda: any(said in shown for shown in notifications(app)))
 
 
 async def test_a_palette_command_runs_its_action(tmp_path: Path) -> None:

@@ -17,9 +17,11 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingsMap
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
+from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
@@ -254,11 +256,12 @@ class MainScreen(Screen[None]):
         if self.services.settings.mcp_servers:
             self._calls.start(self.services.tools.servers, self.panel.show_tools)
 
-    def check_ollama(self) -> None:
+    def check_ollama(self, *, say: bool = False) -> None:
         """Ask the model server, off the UI thread, whether it answers and has the model; the
         panel shows what it said, and a model that is not pulled is said on the status line
         too (the panel is folded away on small screens). Sends do not wait on it: the chat
-        service checks again before storing anything."""
+        service checks again before storing anything. ``say``: a notification says what it
+        answered too, even when that is what the panel said already."""
         services = self.services
 
         def probe() -> tuple[str | None, bool]:
@@ -286,6 +289,10 @@ class MainScreen(Screen[None]):
                 wording=server.wording,
             )
             self._show_server()
+            if say:
+                answer = terminal_safe(self.ollama.describe(self.lang))
+                severity: SeverityLevel = "information" if self.ollama.usable else "warning"
+                self.notify(answer, severity=severity, markup=False)
             if missing:
                 error = services.model_not_found()
                 message = f"{error.message(self.lang)} ({MISSING_MODEL_HINT})"
@@ -461,8 +468,8 @@ class MainScreen(Screen[None]):
         self.memory_actions.show_summary()
 
     def action_check_ollama(self) -> None:
-        """alt+g: ask the model server again; the panel and the guide say what it answered."""
-        self.check_ollama()
+        """alt+g: ask the model server again, and say what it answered."""
+        self.check_ollama(say=True)
 
     def action_load_earlier(self) -> None:
         self.chat.load_earlier(self.session_id)
