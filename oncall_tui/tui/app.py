@@ -226,7 +226,7 @@ class OncallApp(KeyOrderApp):
                 self.notify(
                     terminal_safe(t("models.chatting", self.lang, model=model)), markup=False
                 )
-                self.main.check_ollama()
+                self.main.server_check.check()
                 self.main.refresh_context()
 
         self.push_screen(ModelPicker(self.services), picked)

@@ -51,9 +51,22 @@ async def test_a_model_that_is_not_pulled_is_flagged_at_start_up(tmp_path: Path)
         assert "not pulled" in model_panel(screen).text
         assert model_panel(screen).has_class("-error")
         gateway.pulled = True  # pulled meanwhile, or another model picked: the flag goes
-        screen.check_ollama()
+        screen.server_check.check()
         await wait_until(pilot, lambda: "f5 picks" not in status(screen))
         assert not model_panel(screen).has_class("-error")
+
+
+async def test_the_status_line_s_hint_for_a_missing_model_speaks_the_user_s_language(
+    tmp_path: Path,
+) -> None:
+    gateway = Missing(ScriptedChatModel(), 8192)
+    settings = Settings(db_path=tmp_path / "t.db", user="alice", lang="zh")
+    app = build_app(settings, gateway=gateway)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(pilot, lambda: "按 f5 选择已安装的模型" in status(screen))
+        assert "f5 picks" not in status(screen)
 
 
 async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> None:
@@ -65,7 +78,9 @@ async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> Non
         screen = app.screen
         assert isinstance(screen, MainScreen)
         await app.workers.wait_for_complete()
-        screen.ollama = OllamaStatus("http://127.0.0.1:11434", "qwen3:8b", reachable=False)
+        screen.server_check.state = OllamaStatus(
+            "http://127.0.0.1:11434", "qwen3:8b", reachable=False
+        )
         app.query_one(Composer).text = "is it up now?"
         await pilot.press("enter")  # the panel's last word was "down": the service decides
         await wait_until(pilot, lambda: not screen.sending and len(model.calls) == 1)

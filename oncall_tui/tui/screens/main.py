@@ -17,11 +17,9 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingsMap
 from textual.containers import Horizontal
-from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
-from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
@@ -30,10 +28,11 @@ from oncall_tui.tui.messages import SessionsChanged
 from oncall_tui.tui.panes.chat import PAGE_SIZE, ChatPane
 from oncall_tui.tui.panes.layout import PaneLayout
 from oncall_tui.tui.panes.memory import MemoryChanged, SessionMemory
+from oncall_tui.tui.panes.server import ServerCheck
 from oncall_tui.tui.panes.sessions import SessionActions
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
-from oncall_tui.tui.widgets.context_panel import MISSING_MODEL_HINT, ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -76,13 +75,11 @@ class MainScreen(Screen[None]):
         self._calls = ServiceCalls(self, self.status.report, self.status.show_fault)
         self.session_id: int | None = None
         """The open session (``None``: a new one, not stored yet)."""
-        settings = services.settings
-        wording = services.server.wording
-        self.ollama = OllamaStatus(settings.server_url, settings.model, wording=wording)
+        self.server_check = ServerCheck(
+            services, self.panel, lambda: self.query_one(Welcome), self.status
+        )
         self._known_count: int | None = None
         """Messages in the open session as shown; None: take the next listing's count."""
-        self._checking_server = False
-        """A check of the model server, asked because a send found it answering, is running."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -101,7 +98,7 @@ class MainScreen(Screen[None]):
         """What needs the database or the network waits until the screen is up: the user can
         type from the first frame."""
         self.load_sessions(open_newest=self.session_id is None and not self.sending)
-        self.check_ollama()
+        self.server_check.check()
         self.refresh_tools()
         self.set_interval(POLL_SECONDS, self._poll)
 
@@ -109,6 +106,11 @@ class MainScreen(Screen[None]):
     def sending(self) -> bool:
         """A send or a retry is in progress."""
         return self.chat.sending
+
+    @property
+    def ollama(self) -> OllamaStatus:
+        """What the model server said last (the panel's and the guide's)."""
+        return self.server_check.state
 
     @property
     def memory(self) -> MemoryState | None:
@@ -256,57 +258,6 @@ class MainScreen(Screen[None]):
         if self.services.settings.mcp_servers:
             self._calls.start(self.services.tools.servers, self.panel.show_tools)
 
-    def check_ollama(self, *, say: bool = False) -> None:
-        """Ask the model server, off the UI thread, whether it answers and has the model; the
-        panel shows what it said, and a model that is not pulled is said on the status line
-        too (the panel is folded away on small screens). Sends do not wait on it: the chat
-        service checks again before storing anything. ``say``: a notification says what it
-        answered too, even when that is what the panel said already."""
-        services = self.services
-
-        def probe() -> tuple[str | None, bool]:
-            try:
-                version = services.server_version()
-            except OncallError:
-                return None, False
-            try:
-                services.check_model()
-            except OncallError as error:
-                return version, error.code == "MODEL_NOT_FOUND"
-            return version, False
-
-        def show(result: tuple[str | None, bool]) -> None:
-            self._checking_server = False
-            version, missing = result
-            server = services.server
-            was_missing = self.ollama.model_missing
-            self.ollama = OllamaStatus(
-                services.settings.server_url,
-                services.settings.model,
-                version is not None,
-                str(version or ""),
-                model_missing=missing,
-                wording=server.wording,
-            )
-            self._show_server()
-            if say:
-                answer = terminal_safe(self.ollama.describe(self.lang))
-                severity: SeverityLevel = "information" if self.ollama.usable else "warning"
-                self.notify(answer, severity=severity, markup=False)
-            if missing:
-                error = services.model_not_found()
-                message = f"{error.message(self.lang)} ({MISSING_MODEL_HINT})"
-                self.status.say(message, True, app_wide=True)
-            elif was_missing:  # pulled since, or another model picked: said no more
-                self.status.say("")
-
-        self._show_server()
-        self._calls.start(probe, show)
-
-    def _show_server(self) -> None:
-        self.panel.show_ollama(self.ollama)
-        self.query_one(Welcome).show_ollama(self.ollama)
-
     # -- what the panes say ------------------------------------------------------------------
 
     @on(Composer.Submitted)
@@ -347,13 +298,7 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.ServerSaid)
     def _server_said(self, event: ChatPane.ServerSaid) -> None:
-        """A send found the server away or without the model: the panel says what it found.
-        It answered: what the panel and the guide say of it follows, if they said it was away."""
-        if not event.answered:
-            self.check_ollama()
-        elif self.ollama.usable is not True and not self._checking_server:
-            self._checking_server = True
-            self.check_ollama()
+        self.server_check.send_found(event.answered)
 
     @on(ChatPane.ToolsChanged)
     def _tools_changed(self) -> None:
@@ -469,7 +414,7 @@ class MainScreen(Screen[None]):
 
     def action_check_ollama(self) -> None:
         """alt+g: ask the model server again, and say what it answered."""
-        self.check_ollama(say=True)
+        self.server_check.check(say=True)
 
     def action_load_earlier(self) -> None:
         self.chat.load_earlier(self.session_id)

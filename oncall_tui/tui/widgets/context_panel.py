@@ -25,9 +25,6 @@ from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
 
-MISSING_MODEL_HINT = "f5 picks an installed model"
-"""In English; ``t("panel.missing_model_hint", lang)`` in the user's language."""
-
 
 def mode_label(mode: MemoryMode, lang: Language) -> str:
     """The memory mode's name as the panel's choice shows it."""

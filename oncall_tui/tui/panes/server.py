@@ -1,0 +1,106 @@
+"""The model server's state, as the context panel and the first-start guide show it.
+
+Asked once the first frame is up, after a model is picked, on alt+g (which also says the answer),
+and again while sends find the server away or without the model. A model the server does not
+have is said on the status line too (the panel is folded away on small screens). Sends do not
+wait on any of it: the chat service checks again before storing anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.notifications import SeverityLevel
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import OncallError
+from oncall_tui.texts import text as t
+from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.status_line import StatusLine
+from oncall_tui.tui.widgets.welcome import Welcome
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+
+class ServerCheck:
+    """Asks the model server, off the UI's loop, whether it answers and has the model; what it
+    said last is :attr:`state`, shown on ``panel`` and on the guide ``welcome()`` gives."""
+
+    def __init__(
+        self,
+        services: Services,
+        panel: ContextPanel,
+        welcome: Callable[[], Welcome],
+        status: StatusLine,
+    ) -> None:
+        self._services = services
+        self._panel = panel
+        self._welcome = welcome
+        self._status = status
+        self._calls = ServiceCalls(panel, status.report, status.show_fault)
+        settings = services.settings
+        wording = services.server.wording
+        self.state = OllamaStatus(settings.server_url, settings.model, wording=wording)
+        self._again = False
+        """A check asked because a send found the server answering is running."""
+
+    def check(self, *, say: bool = False) -> None:
+        """Ask the server; ``say``: a notification says what it answered, even when the panel
+        said the same already (the key was heard)."""
+        services = self._services
+
+        def probe() -> tuple[str | None, bool]:
+            try:
+                version = services.server_version()
+            except OncallError:
+                return None, False
+            try:
+                services.check_model()
+            except OncallError as error:
+                return version, error.code == "MODEL_NOT_FOUND"
+            return version, False
+
+        def show(result: tuple[str | None, bool]) -> None:
+            self._again = False
+            version, missing = result
+            was_missing, lang = self.state.model_missing, ui_lang(self._panel)
+            self.state = OllamaStatus(
+                services.settings.server_url,
+                services.settings.model,
+                version is not None,
+                str(version or ""),
+                model_missing=missing,
+                wording=services.server.wording,
+            )
+            self.show()
+            if say:
+                severity: SeverityLevel = "information" if self.state.usable else "warning"
+                answer = terminal_safe(self.state.describe(lang))
+                self._panel.notify(answer, severity=severity, markup=False)
+            if missing:
+                error = services.model_not_found()
+                hint = t("panel.missing_model_hint", lang)
+                self._status.say(f"{error.message(lang)} ({hint})", True, app_wide=True)
+            elif was_missing:  # pulled since, or another model picked: said no more
+                self._status.say("")
+
+        self.show()
+        self._calls.start(probe, show)
+
+    def send_found(self, answered: bool) -> None:
+        """A send found the server away or without the model (``answered`` false): ask again,
+        so the panel says what it found. It answered: if the panel said it was away, ask once
+        more, so what the panel and the guide say follows."""
+        if not answered:
+            self.check()
+        elif self.state.usable is not True and not self._again:
+            self._again = True
+            self.check()
+
+    def show(self) -> None:
+        self._panel.show_ollama(self.state)
+        self._welcome().show_ollama(self.state)
