@@ -14,9 +14,9 @@ from textual.widgets import Label, OptionList
 
 from oncall_tui.services.views import ModelInfo
 from oncall_tui.settings import Settings
+from oncall_tui.texts import text
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.models import (
-    READING_DETAILS,
     ModelPicker,
     human_size,
     model_facts,
@@ -157,7 +157,7 @@ async def test_the_list_comes_first_and_the_details_fill_in_where_the_cursor_is(
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await open_picker(app, pilot, described=False)
-            assert note(app) == READING_DETAILS
+            assert note(app) == text("models.reading", "en")
             shown = rows(app)
             assert any("8.2B qwen3 · Q4_K_M · 5.2 GB" in row for row in shown)
             assert not any("ctx" in row or "no tools" in row for row in shown)

@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from oncall_tui.services.views import ModelInfo
 
 CURRENT_MARK = "● "
-NO_MODELS = "Ollama has no models yet: run `ollama pull NAME`."
-READING_DETAILS = "Reading each model's details…"
-"""The English of ``models.none`` and ``models.reading``, kept for the tests that read them."""
 _MISSING: dict[ServerWording, str] = {"ollama": "models.missing", "server": "models.missing_server"}
 """What the note says of a configured model the server does not list: Ollama can pull it."""
 
