@@ -238,6 +238,3 @@ ChatEvent = (
     | ContextLimitReached
 )
 """Everything ``ChatService.send`` and ``ChatService.retry`` yield."""
-
-AgentEvent = TokenDelta | ToolStarted | ToolFinished
-"""What the agent runner yields while the model works."""
