@@ -161,7 +161,9 @@ class Bench:
             async with app.run_test(size=(120, 36), headless=True) as pilot:
                 screen = app.screen
                 assert isinstance(screen, MainScreen)
-                await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=30)
+                await wait_until(
+                    pilot, lambda: screen.server_check.state.reachable is True, timeout=30
+                )
                 await app.workers.wait_for_complete()
                 if self.history:
                     log = screen.query_one(ChatLog)

@@ -231,7 +231,7 @@ async def ask_to_restart(pilot: Any, app: OncallApp) -> ToolConfirmDialog:
     """Send "restart the api"; the reply calls ops.restart_service. The dialog, once drawn."""
     screen = app.screen
     assert isinstance(screen, MainScreen)
-    await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=20)
+    await wait_until(pilot, lambda: screen.server_check.state.reachable is True, timeout=20)
     screen.query_one(Composer).text = "restart the api"
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, ToolConfirmDialog), timeout=30)

@@ -142,7 +142,7 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_until(pilot, lambda: screen.ollama.reachable is False)
+        await wait_until(pilot, lambda: screen.server_check.state.reachable is False)
         panel = screen.query_one(ContextPanel).query_one("#model", PlainText)
         assert "unreachable" in panel.text
         ollama = FakeOllama()
@@ -152,6 +152,6 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
             composer.text = "are you back?"
             await pilot.press("enter")
             await wait_until(pilot, lambda: len(ollama.chat_requests) == 1)
-            await wait_until(pilot, lambda: screen.ollama.reachable is True)
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
             assert "unreachable" not in panel.text
             await wait_until(pilot, lambda: not screen.sending)

@@ -140,7 +140,9 @@ async def test_alt_g_asks_the_model_server_again(
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_until(pilot, lambda: screen.ollama.reachable is not None)  # asked at start
+        await wait_until(
+            pilot, lambda: screen.server_check.state.reachable is not None
+        )  # asked at start
         asked = spy(monkeypatch, app.services, "server_version")
         await pilot.press("alt+g")
         await wait_until(pilot, lambda: len(asked) == 1)

@@ -31,7 +31,7 @@ async def send_when_ready(app: OncallApp, pilot: Pilot[None], text: str) -> Main
     """Wait for Ollama to answer the app's probe, then send ``text`` from the composer."""
     screen = app.screen
     assert isinstance(screen, MainScreen)
-    await wait_until(pilot, lambda: screen.ollama.reachable is True)
+    await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
     screen.query_one(Composer).text = text
     await pilot.press("enter")
     return screen

@@ -54,7 +54,7 @@ async def test_a_chat_on_the_server_fills_the_gauge_from_its_usage(tmp_path: Pat
         async with app.run_test(size=SIZE) as pilot:
             screen = app.screen
             assert isinstance(screen, MainScreen)
-            await wait_until(pilot, lambda: screen.ollama.reachable is True)
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
             # The first screen says it once the sessions are read too (it reads "Reading your
             # sessions…" until then), which may come after the server's answer.
             answers = f"The model server (b6000-fake) answers at {server.url}"

@@ -72,7 +72,7 @@ async def test_a_confirm_tool_asks_with_its_server_name_and_arguments(
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=20)
+        await wait_until(pilot, lambda: screen.server_check.state.reachable is True, timeout=20)
         screen.query_one(Composer).text = "restart the api"
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), timeout=30)
@@ -122,7 +122,7 @@ async def test_a_server_that_does_not_start_is_said_and_the_chat_goes_on(
         assert isinstance(screen, MainScreen)
         tools = screen.query_one(ContextPanel).query_one("#tools", PlainText)
         await wait_until(pilot, lambda: "gone: did not start" in tools.text, timeout=30)
-        await wait_until(pilot, lambda: screen.ollama.reachable is True, timeout=20)
+        await wait_until(pilot, lambda: screen.server_check.state.reachable is True, timeout=20)
         screen.query_one(Composer).text = "anything?"
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(ollama.chat_requests) == 1, timeout=30)

@@ -32,7 +32,7 @@ from oncall_tui.tui.panes.server import ServerCheck
 from oncall_tui.tui.panes.sessions import SessionActions
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
-from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
+from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -106,11 +106,6 @@ class MainScreen(Screen[None]):
     def sending(self) -> bool:
         """A send or a retry is in progress."""
         return self.chat.sending
-
-    @property
-    def ollama(self) -> OllamaStatus:
-        """What the model server said last (the panel's and the guide's)."""
-        return self.server_check.state
 
     @property
     def memory(self) -> MemoryState | None:
