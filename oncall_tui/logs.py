@@ -23,6 +23,7 @@ from oncall_tui.redaction import redact
 MAX_BYTES = 1_000_000
 BACKUPS = 3
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+APP_LOGGER = "oncall_tui"
 
 
 class RedactingFormatter(logging.Formatter):
@@ -42,26 +43,44 @@ class _PrivateFileHandler(logging.handlers.RotatingFileHandler):
         return os.fdopen(descriptor, self.mode, encoding=self.encoding, errors=self.errors)
 
 
+class _OtherLibraries(logging.Handler):
+    """On the root logger: the other libraries' warnings and errors (SQLAlchemy's pool, the
+    MCP SDK, httpx) go to the app's handler. With no handler on their way, Python's last
+    resort would print them, traceback and all, on the terminal: on the TUI's screen, or
+    after a Ctrl-C that landed as SQLAlchemy closed a connection."""
+
+    def __init__(self, to: logging.Handler) -> None:
+        super().__init__()
+        self.to = to
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name != APP_LOGGER and not record.name.startswith(f"{APP_LOGGER}."):
+            self.to.handle(record)  # the app's own records: written by its logger's handler
+
+
 def configure_logging(path: Path | None, level: str) -> None:
-    """Send the app's records to ``path`` at ``level``; with no path, to nowhere.
+    """Send the app's records to ``path`` at ``level``, and the other libraries' warnings and
+    errors with them; with no path, to nowhere.
 
     Called once per process by the entry point; calling it again replaces what it set up.
     A log that cannot be opened (a read-only home) is no reason not to run: the records are
     then dropped."""
-    root = logging.getLogger("oncall_tui")
-    for previous in list(root.handlers):
-        root.removeHandler(previous)
+    app, top = logging.getLogger(APP_LOGGER), logging.getLogger()
+    for previous in list(app.handlers):
+        app.removeHandler(previous)
         previous.close()
-    root.setLevel(level.upper())
-    if path is None:  # a handler all the same: Python's last resort would print to stderr
-        root.addHandler(logging.NullHandler())
-        return
-    try:
-        make_private_directories(path.parent)
-        handler: logging.Handler = _PrivateFileHandler(
-            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-        )
-    except OSError:
-        handler = logging.NullHandler()
+    for forward in [h for h in top.handlers if isinstance(h, _OtherLibraries)]:
+        top.removeHandler(forward)
+    app.setLevel(level.upper())
+    handler: logging.Handler = logging.NullHandler()
+    if path is not None:
+        try:
+            make_private_directories(path.parent)
+            handler = _PrivateFileHandler(
+                path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+            )
+        except OSError:
+            pass  # dropped, as with no path
     handler.setFormatter(RedactingFormatter(FORMAT))
-    root.addHandler(handler)
+    app.addHandler(handler)
+    top.addHandler(_OtherLibraries(handler))

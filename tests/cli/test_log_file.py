@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +87,38 @@ def test_an_unwritable_log_never_stops_the_app(tmp_path: Path) -> None:
     logging.getLogger("oncall_tui.test").warning("dropped, quietly")
     assert isinstance(logging.getLogger("oncall_tui").handlers[0], logging.NullHandler)
     configure_logging(None, "info")
+
+
+OTHER_LIBRARY_ERROR = """
+import logging, sys
+from pathlib import Path
+from oncall_tui.logs import configure_logging
+
+configure_logging(Path(sys.argv[1]), "info")
+try:
+    raise KeyboardInterrupt  # Ctrl-C as SQLAlchemy's pool closed a connection
+except KeyboardInterrupt:
+    pool = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
+    pool.error("Exception closing connection %r", "<connection>", exc_info=True)
+logging.getLogger("httpx").info("HTTP Request: GET http://127.0.0.1:9/api/version")
+logging.getLogger("oncall_tui.cli").warning("the app's own record")
+"""
+
+
+def test_other_libraries_errors_go_to_the_log_file_never_to_the_terminal(tmp_path: Path) -> None:
+    """With no handler of their own, Python printed them on stderr, traceback and all: on the
+    TUI's screen, or after a Ctrl-C, as the start-up test caught once."""
+    path = tmp_path / "logs" / "oncall-tui.log"
+    result = subprocess.run(
+        [sys.executable, "-c", OTHER_LIBRARY_ERROR, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert result.stderr == ""
+    log = path.read_text(encoding="utf-8")
+    assert "ERROR sqlalchemy.pool.impl.QueuePool: Exception closing connection" in log
+    assert "KeyboardInterrupt" in log
+    assert "HTTP Request" not in log  # another library's info: below what is kept of theirs
+    assert log.count("the app's own record") == 1
