@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.dom import DOMNode
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Label, OptionList, Static
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.texts import TEXTS
@@ -182,6 +182,10 @@ async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:
         assert str(screen.query_one("#prompts-title", Static).render()) == "系统提示词"
         assert screen.query_one("#prompt-label", Input).placeholder == "为这个提示词起个简短的名字"
         assert str(screen.query_one("#editor-title", Static).render()).startswith("正在编辑：")
+        listed = screen.query_one("#prompt-list", OptionList).get_option_at_index(0).prompt
+        assert str(listed).endswith("（默认）")
+        assert str(screen.query_one("#label-count", Static).render()).startswith("名称 ")
+        assert str(screen.query_one("#content-count", Static).render()).startswith("内容 ")
         assert {"保存", "新建", "设为使用中", "删除", "返回"} <= descriptions(screen)
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: "新提示词" in str(title(screen)))

@@ -153,7 +153,7 @@ class PromptEditorScreen(AssetScreen):
         marker = f"{ACTIVE_MARK} " if prompt.id == self._active_id else "  "
         text = Text.assemble(marker, terminal_safe(prompt.label))
         if prompt.is_default:
-            text.append(" (default)", style="dim")
+            text.append(t("prompts.default_mark", self._lang), style="dim")
         return text
 
     def _sync_highlight(self) -> None:
@@ -182,11 +182,11 @@ class PromptEditorScreen(AssetScreen):
     def _update_counters(self) -> None:
         label, content = self._editor_text()
         for widget_id, name, count, limit in (
-            ("#label-count", "label", len(label.strip()), MAX_LABEL_CHARS),
-            ("#content-count", "content", len(content.strip()), MAX_CONTENT_CHARS),
+            ("#label-count", "prompts.counter.label", len(label.strip()), MAX_LABEL_CHARS),
+            ("#content-count", "prompts.counter.content", len(content.strip()), MAX_CONTENT_CHARS),
         ):
             counter = self.query_one(widget_id, Static)
-            counter.update(counter_text(name, count, limit))
+            counter.update(counter_text(t(name, self._lang), count, limit))
             counter.set_class(count > limit, "-over")
 
     @on(Input.Changed, "#prompt-label")
