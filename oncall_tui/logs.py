@@ -50,7 +50,7 @@ class _OtherLibraries(logging.Handler):
     after a Ctrl-C that landed as SQLAlchemy closed a connection."""
 
     def __init__(self, to: logging.Handler) -> None:
-        super().__init__()
+        super().__init__(logging.WARNING)  # also when a library sets its own logger lower
         self.to = to
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -100,7 +100,9 @@ try:
 except KeyboardInterrupt:
     pool = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
     pool.error("Exception closing connection %r", "<connection>", exc_info=True)
-logging.getLogger("httpx").info("HTTP Request: GET http://127.0.0.1:9/api/version")
+chatty = logging.getLogger("httpx")
+chatty.setLevel(logging.DEBUG)  # a library that sets its own logger lower
+chatty.info("HTTP Request: GET http://127.0.0.1:9/api/version")
 logging.getLogger("oncall_tui.cli").warning("the app's own record")
 """
 
