@@ -60,6 +60,7 @@ class PostgresServer:
         self.port = _free_port()
         self._names = itertools.count(1)
         self._started = False
+        self._ever_started = False
 
     @property
     def admin_url(self) -> str:
@@ -69,20 +70,33 @@ class PostgresServer:
         return f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{self.port}/{database}"
 
     def start(self) -> None:
-        """Make the cluster (the first time) and start the server."""
+        """Make the cluster (the first time) and start the server.
+
+        The port was free when it was chosen, and something else on the machine (another
+        test's loopback server) may have taken it since: at the first start the server then
+        moves to another free port. Started again after :meth:`halt`, it keeps its port (the
+        clients' addresses hold it); a failure says what the server's log said."""
         data = self._dir / "data"
         if not data.exists():
             self._run(
                 "initdb", "-D", str(data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                 "--locale=C.UTF-8", "--no-sync",
             )  # fmt: skip
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self._dir} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-        )
         log = self._dir / "server.log"
-        self._run("pg_ctl", "-D", str(data), "-l", str(log), "-w", "-o", options, "start")
-        self._started = True
+        for attempt in itertools.count(1):
+            options = (
+                f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self._dir} -c fsync=off "
+                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            )
+            try:
+                self._run("pg_ctl", "-D", str(data), "-l", str(log), "-w", "-o", options, "start")
+                break
+            except subprocess.CalledProcessError as failed:
+                said = log.read_text(errors="replace") if log.exists() else ""
+                if self._ever_started or attempt == 3 or "already in use" not in said:
+                    raise RuntimeError(f"PostgreSQL did not start:\n{said[-2000:]}") from failed
+                self.port = _free_port()
+        self._started = self._ever_started = True
 
     def halt(self) -> None:
         """Stop the server, keeping its data: :meth:`start` brings it back (an outage).
