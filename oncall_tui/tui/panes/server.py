@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.notifications import SeverityLevel
+from textual.worker import Worker
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
@@ -45,10 +46,10 @@ class ServerCheck:
         settings = services.settings
         wording = services.server.wording
         self.state = OllamaStatus(settings.server_url, settings.model, wording=wording)
-        self._again = False
-        """A check asked because a send found the server answering is running."""
+        self._again: Worker[None] | None = None
+        """The check asked because a send found the server answering (one at a time)."""
 
-    def check(self, *, say: bool = False) -> None:
+    def check(self, *, say: bool = False) -> Worker[None]:
         """Ask the server; ``say``: a notification says what it answered, even when the panel
         said the same already (the key was heard)."""
         services = self._services
@@ -65,7 +66,6 @@ class ServerCheck:
             return version, False
 
         def show(result: tuple[str | None, bool]) -> None:
-            self._again = False
             version, missing = result
             was_missing, lang = self.state.model_missing, ui_lang(self._panel)
             self.state = OllamaStatus(
@@ -89,7 +89,7 @@ class ServerCheck:
                 self._status.say("")
 
         self.show()
-        self._calls.start(probe, show)
+        return self._calls.start(probe, show)
 
     def send_found(self, answered: bool) -> None:
         """A send found the server away or without the model (``answered`` false): ask again,
@@ -97,9 +97,8 @@ class ServerCheck:
         more, so what the panel and the guide say follows."""
         if not answered:
             self.check()
-        elif self.state.usable is not True and not self._again:
-            self._again = True
-            self.check()
+        elif self.state.usable is not True and (self._again is None or self._again.is_finished):
+            self._again = self.check()
 
     def show(self) -> None:
         self._panel.show_ollama(self.state)
