@@ -22,7 +22,7 @@ from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
-from tests.tui.harness import notifications, wait_until
+from tests.tui.harness import notifications, spy, wait_until
 
 SIZE = (120, 40)
 ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
@@ -155,3 +155,26 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
             await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
             assert "unreachable" not in panel.text
             await wait_until(pilot, lambda: not screen.sending)
+
+
+async def test_a_reply_cut_off_has_the_panel_ask_the_server_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream broke mid-reply (the server may have died with it): the server is asked
+    again, so the panel says whether it is still there, without alt+g."""
+    ollama = FakeOllama()
+    ollama.script(Reply("one two three four five six", chunk_size=4, drop_after=2))
+    with ollama:
+        settings = Settings(
+            db_path=tmp_path / "oncall.db", user="alice", ollama_url=ollama.url, model="qwen3:8b"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
+            asked = spy(monkeypatch, app.services, "server_version")
+            screen.query_one(Composer).text = "still there?"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "dropped" in screen.status.text)
+            await wait_until(pilot, lambda: len(asked) == 1)

@@ -135,7 +135,11 @@ class ChatPane(Vertical):
         the typed text kept), and any other fault ends the reply with a message."""
         # Loaded with the first send: the events it draws (15 dataclasses, 14 ms) are not the
         # first frame's to wait for.
-        from oncall_tui.tui.panes.replies import Replies, full_collections_deferred
+        from oncall_tui.tui.panes.replies import (
+            SERVER_AWAY_CODES,
+            Replies,
+            full_collections_deferred,
+        )
 
         replies = Replies(self, self.query_one(ChatLog), self.status)
         try:
@@ -147,7 +151,7 @@ class ChatPane(Vertical):
         except OncallError as error:  # refused before anything was stored
             if not self._quitting:
                 self.status.show_error(error)
-                if error.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+                if error.code in SERVER_AWAY_CODES:
                     self.post_message(self.ServerSaid(answered=False))
         except asyncio.CancelledError:
             replies.interrupted(said=not self._quitting)  # quitting: the widgets are going

@@ -34,6 +34,10 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
 
+SERVER_AWAY_CODES = frozenset({"MODEL_UNAVAILABLE", "MODEL_NOT_FOUND", "STREAM_FAILED"})
+"""A send that fails with one of these has the server checked again, so the panel says whether
+it is still there (a stream cut off: the server may have died with it)."""
+
 if TYPE_CHECKING:
     from oncall_tui.tui.panes.chat import ChatPane
 
@@ -149,5 +153,5 @@ class Replies:
         self._status.say(event.message, error=True)
         if self._reply is not None:
             self._reply.finish("failed", note=event.message)
-        if event.code in ("MODEL_UNAVAILABLE", "MODEL_NOT_FOUND"):
+        if event.code in SERVER_AWAY_CODES:
             self._pane.post_message(self._pane.ServerSaid(answered=False))
