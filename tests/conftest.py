@@ -88,10 +88,12 @@ def private_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(autouse=True)
 def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every run of the app in a test reads its settings file under tmp_path (none, unless the
-    test writes one), never the user's own; no variable of the developer's leaks in."""
+    test writes one), never the user's own, and keeps its data (held replies, the draft) under
+    it too; no variable of the developer's leaks in."""
     path = tmp_path / "config" / "config.toml"
     monkeypatch.setenv("ONCALL_TUI_CONFIG", str(path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # for environ={} too
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     for variable in (
         "ONCALL_TUI_LANG",
         "ONCALL_TUI_THEME",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from oncall_tui.services.chat import ChatService
     from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.diagnostics import Diagnosis
+    from oncall_tui.services.drafts import DraftKeeper
     from oncall_tui.services.export import ExportService
     from oncall_tui.services.memory import MemoryService
     from oncall_tui.services.search import SearchService
@@ -161,6 +162,17 @@ class Services:
         location = settings.db_url or str(settings.db_path.expanduser().absolute())
         return ReplySpool(settings.spool_dir, database_key(location))
 
+    @cached_property
+    def drafts(self) -> DraftKeeper:
+        """The message being written, kept across the app's end (:mod:`.drafts`); found
+        where the spool keeps the owner's held replies, with no database opened."""
+        from oncall_tui.services.drafts import DraftKeeper
+        from oncall_tui.services.spool import owner_folder
+
+        spool, directory = self.spool, self.settings.spool_dir
+        folder = None if directory is None else owner_folder(directory, spool.database, self.owner)
+        return DraftKeeper(folder)
+
     def database_failure(self, exc: BaseException) -> OncallError | None:
         """The catalog's account of ``exc`` if the database failed under a command (SQLite's own
         error, SQLAlchemy's wrapping of it, a full disk), else ``None``: whatever the command
@@ -281,6 +293,8 @@ class Services:
         runtime = self.__dict__.get("server_tools")
         if runtime is not None:
             runtime.close()
+        if "drafts" in self.__dict__:
+            self.drafts.release()
         if "database" in self.__dict__:
             self.database.close()
 

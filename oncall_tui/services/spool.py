@@ -121,6 +121,13 @@ def database_key(location: str) -> str:
     return hashlib.sha256(location.encode()).hexdigest()[:32]
 
 
+def owner_folder(directory: Path, database: str, owner: str) -> Path:
+    """The spool's folder for one owner of one database (``database``: its
+    :func:`database_key`), named by a digest of the pair."""
+    pair = hashlib.sha256(f"{database}\0{owner}".encode()).hexdigest()[:32]
+    return directory / pair
+
+
 class ReplySpool:
     """The held replies of one database, in memory and (with a ``directory``) on disk.
 
@@ -189,10 +196,11 @@ class ReplySpool:
                     (folder / _file_name(reply)).unlink()
 
     def _folder(self, owner: str) -> Path | None:
-        if self._directory is None:
-            return None
-        pair = hashlib.sha256(f"{self._database}\0{owner}".encode()).hexdigest()[:32]
-        return self._directory / pair
+        return (
+            None
+            if self._directory is None
+            else owner_folder(self._directory, self._database, owner)
+        )
 
     @staticmethod
     def _files(folder: Path) -> list[Path]:

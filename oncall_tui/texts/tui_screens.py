@@ -9,6 +9,10 @@ from oncall_tui.errors import Language
 STATUS: dict[str, dict[Language, str]] = {
     "status.sending": {"en": "Sending…", "zh": "发送中…"},
     "status.retrying": {"en": "Retrying…", "zh": "重试中…"},
+    "draft.restored": {
+        "en": "Restored your unsent message from last time.",
+        "zh": "已恢复上次未发送的消息。",
+    },
     "status.reply_cancelled": {
         "en": "Reply cancelled; the partial answer is kept.",
         "zh": "已取消回复；已收到的部分会保留。",

@@ -58,7 +58,7 @@ class OncallApp(KeyOrderApp):
     def __init__(
         self,
         services: Services,
-        draft: str = "",
+        typeahead: str = "",
         restore_terminal: Callable[[], None] | None = None,
         ends_process: bool = False,
     ) -> None:
@@ -72,7 +72,7 @@ class OncallApp(KeyOrderApp):
             keep_seconds=KEEP_SECONDS,
         )
         """Ends the process if quitting takes too long (see :mod:`.exit_deadline`)."""
-        self.draft = draft
+        self.typeahead = typeahead
         """Text for the composer when the app opens (what was typed while it started)."""
         self.lang = services.settings.lang
         # Textual's own bindings, in the user's language. ctrl+q is shown where the main
@@ -191,7 +191,7 @@ class OncallApp(KeyOrderApp):
         self.services.close()
 
     def get_default_screen(self) -> Screen[Any]:
-        return MainScreen(self.services, draft=self.draft)
+        return MainScreen(self.services, typeahead=self.typeahead)
 
     @property
     def main(self) -> MainScreen:
@@ -275,7 +275,7 @@ def build_app(
     settings: Settings,
     gateway: ModelGateway | None = None,
     *,
-    draft: str = "",
+    typeahead: str = "",
     restore_terminal: Callable[[], None] | None = None,
     ends_process: bool = False,
 ) -> OncallApp:
@@ -284,15 +284,17 @@ def build_app(
 
     services = Services(settings, gateway=gateway)
     return OncallApp(
-        services, draft=draft, restore_terminal=restore_terminal, ends_process=ends_process
+        services, typeahead=typeahead, restore_terminal=restore_terminal, ends_process=ends_process
     )
 
 
 def run_tui(settings: Settings) -> tuple[OncallError | None, str]:
     """Run the app; what made it give up, if anything, and the text typed but not sent then
     (the caller reports both)."""
-    draft = read_typeahead()  # the terminal as the app found it, then, for a last resort
-    app = build_app(settings, draft=draft, restore_terminal=terminal_restorer(), ends_process=True)
+    typeahead = read_typeahead()  # the terminal as the app found it, then, for a last resort
+    app = build_app(
+        settings, typeahead=typeahead, restore_terminal=terminal_restorer(), ends_process=True
+    )
     try:
         app.run()
     finally:

@@ -142,12 +142,17 @@ def test_the_app_ends_when_its_terminal_closes_though_no_sighup_reaches_it(
         terminal.wait_to_show("search_logs")  # the tool server has started
         if when == "mid-reply":
             streaming(terminal, ollama)
+        terminal.write("and the pool?")  # not sent: the draft
+        terminal.wait_to_show("and the pool?")
         os.close(terminal.fd)  # tmux kill-session: the terminal is hung up
         terminal.wait(timeout=EXIT_POLL)  # the shell stand-in ends once the app has
         assert not alive(app)
         wait_for(lambda: not alive(server), timeout=EXIT_POLL, what="the tool server's end")
     if when == "mid-reply":
         assert_partial_kept(database)
+    # Given back at the next start (tests/tui/test_drafts_tui.py).
+    (draft,) = (tmp_path / "xdg-data").rglob("draft.txt")
+    assert draft.read_text() == "and the pool?"
 
 
 def test_quitting_after_the_model_picker_ends_the_app_while_a_tool_server_still_starts(

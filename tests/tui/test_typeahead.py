@@ -22,7 +22,7 @@ def test_without_a_terminal_there_is_nothing_to_read() -> None:
 
 async def test_the_draft_opens_in_the_composer_with_the_cursor_at_its_end(tmp_path: Path) -> None:
     settings = Settings(db_path=tmp_path / "t.db", user="alice", ollama_url="http://127.0.0.1:9")
-    app = build_app(settings, draft="pod api-7 is crashloo")
+    app = build_app(settings, typeahead="pod api-7 is crashloo")
     async with app.run_test() as pilot:
         composer = app.screen.query_one(Composer)
         await pilot.press("p", "i", "n", "g")

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from oncall_tui.core.examples import skills_examples_path
@@ -42,6 +44,9 @@ PAGE_SIZE = 40
 """Messages shown when a session opens, and read each time earlier ones are asked for."""
 STOP_SECONDS = 5.0
 """How long quitting waits for a cancelled send to store its partial reply."""
+DRAFT_SECONDS = 1.0
+"""The composer's text is kept at most this long after it changes (and quitting waits at most
+this long for it to be written)."""
 
 
 class ChatPane(Vertical):
@@ -76,12 +81,19 @@ class ChatPane(Vertical):
     class ToolsChanged(Message):
         """A tool server failed during a send: its state should be read again."""
 
-    def __init__(self, services: Services, status: StatusLine, draft: str = "") -> None:
+    def __init__(self, services: Services, status: StatusLine, typeahead: str = "") -> None:
         super().__init__(id="centre", classes="-empty")
         self._services = services
         self.status = status
         self._calls = ServiceCalls(self, status.report, status.show_fault)
-        self._draft = draft
+        self._composer = Composer(id="composer")
+        self._typeahead = typeahead
+        self._keeping_draft = False
+        """This app keeps the composer's text across its end (``services/drafts.py``)."""
+        self._edits = 0
+        """The composer's changes so far; with :attr:`_kept_edits`, whether the draft is behind."""
+        self._kept_edits = 0
+        self._draft_timer: Timer | None = None
         self._sending: Worker[None] | None = None
         self._quitting = False
         """The app is going: the pane's widgets are, too."""
@@ -93,12 +105,12 @@ class ChatPane(Vertical):
         yield Welcome(examples, keymap, reading_sessions=True, id="welcome")
         yield ChatLog(id="chat-log")
         yield self.status
-        yield Composer(id="composer")
+        yield self._composer
 
     def on_mount(self) -> None:
-        composer = self.query_one(Composer)
-        if self._draft:
-            composer.text = self._draft
+        composer = self._composer
+        if self._typeahead:
+            composer.text = self._typeahead
             composer.move_cursor(composer.document.end)
 
     @property
@@ -206,9 +218,14 @@ class ChatPane(Vertical):
                 dialog.dismiss(False)
 
     async def on_unmount(self) -> None:
-        """Quitting mid-reply keeps it, marked interrupted: the service stores it as the
-        worker winds down, and the app waits for that (a few seconds at most)."""
+        """Quitting keeps the composer's text (the draft) and, mid-reply, the reply, marked
+        interrupted: the service stores it as the worker winds down, and the app waits for
+        that (a few seconds at most)."""
         self._quitting = True
+        if self._keeping_draft and self._edits != self._kept_edits:
+            keep = self._keep_draft_call()
+            with contextlib.suppress(TimeoutError):  # a disk that hangs: the deadline is near
+                await asyncio.wait_for(in_thread(keep), DRAFT_SECONDS)
         sending = self._sending
         if sending is not None:
             sending.cancel()
@@ -216,6 +233,56 @@ class ChatPane(Vertical):
             # nothing it raised may stop the app from going.
             with contextlib.suppress(WorkerCancelled, WorkerFailed, TimeoutError):
                 await asyncio.wait_for(sending.wait(), STOP_SECONDS)
+
+    # -- the draft --------------------------------------------------------------------------
+
+    def keep_draft(self) -> None:
+        """Take the draft kept when the app last ended, if no other app has it, and put it in
+        the composer (before what was typed since); from now on the composer's text is kept
+        as it changes: at most :data:`DRAFT_SECONDS` after each change, and as the app ends."""
+        drafts = self._services.drafts
+
+        def claim() -> str | None:
+            return drafts.read() if drafts.claim() else None
+
+        self._calls.start(claim, self._draft_claimed)
+
+    def _draft_claimed(self, kept: str | None) -> None:
+        if kept is None:  # another app keeps it, or there is nowhere to
+            return
+        self._keeping_draft = True
+        composer = self._composer
+        if kept.strip():
+            if composer.text:
+                composer.insert(kept + "\n", (0, 0))
+            else:
+                composer.text = kept
+                composer.move_cursor(composer.document.end)
+            self.status.say(t("draft.restored", ui_lang(self)), app_wide=True)
+        elif composer.text:  # typed before the claim: kept too
+            self._composer_changed()
+
+    @on(TextArea.Changed, "Composer")
+    def _composer_changed(self) -> None:
+        self._edits += 1
+        if self._keeping_draft and self._draft_timer is None:
+            self._draft_timer = self.set_interval(DRAFT_SECONDS, self._write_draft)
+
+    def _write_draft(self) -> None:
+        """Each tick while the composer changes: its text written, in a thread; the first tick
+        that finds nothing new stops the ticks."""
+        if self._edits == self._kept_edits:
+            if self._draft_timer is not None:
+                self._draft_timer.stop()
+                self._draft_timer = None
+            return
+        self.run_worker(self._keep_draft_call(), thread=True, group="draft", exit_on_error=False)
+
+    def _keep_draft_call(self) -> Callable[[], bool]:
+        """Writing the composer's text as it is now; writings that come late lose to it."""
+        drafts, text, edits = self._services.drafts, self._composer.text, self._edits
+        self._kept_edits = edits
+        return lambda: drafts.keep(text, edits)
 
     # -- a session's messages ---------------------------------------------------------------
 

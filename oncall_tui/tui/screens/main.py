@@ -56,7 +56,7 @@ terminal) wrote: a new session, or messages in the open one."""
 class MainScreen(Screen[None]):
     AUTO_FOCUS = "#composer"
 
-    def __init__(self, services: Services, draft: str = "") -> None:
+    def __init__(self, services: Services, typeahead: str = "") -> None:
         super().__init__()
         # Built here, in the user's language, rather than as a class-level BINDINGS list; added
         # to the screen's own (Tab and shift+Tab move the focus, as on every screen).
@@ -65,7 +65,7 @@ class MainScreen(Screen[None]):
         self._bindings = BindingsMap.merge([self._bindings, main])
         self.services = services
         self.status = StatusLine(services, id="status")
-        self.chat = ChatPane(services, self.status, draft)
+        self.chat = ChatPane(services, self.status, typeahead)
         self.sessions = SessionList(id="sessions")
         self.panel = ContextPanel(id="context")
         self.session_actions = SessionActions(services, self.sessions, self.status)
@@ -97,6 +97,7 @@ class MainScreen(Screen[None]):
     def _after_first_frame(self) -> None:
         """What needs the database or the network waits until the screen is up: the user can
         type from the first frame."""
+        self.chat.keep_draft()
         self.load_sessions(open_newest=self.session_id is None and not self.sending)
         self.server_check.check()
         self.refresh_tools()

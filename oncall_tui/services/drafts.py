@@ -1,0 +1,123 @@
+"""The message being written when the app ended: kept in a private file, given back next time.
+
+An SSH link that drops, a terminal closed, a process killed, a database away at that moment:
+the text in the composer is not lost. The TUI writes it a moment after each edit, and as it
+quits, to ``draft.txt`` in the owner's spool folder for this database (0600, in 0700
+directories, as held replies are: :mod:`.spool`), and puts it back in the composer at its next
+start. An empty composer removes the file. The file is local to the host, as the terminal is;
+the database is not involved, so a draft is kept while PostgreSQL is down.
+
+One app at a time keeps the draft: the first to start holds a lock on ``draft.lock`` for its
+life (the kernel lets go of it when the process ends, however it ends). Another app of the
+same owner and database, in a second pane, neither shows that draft nor writes over it.
+
+Never logged: the text, nor its length.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import IO
+
+from oncall_tui.private_files import make_private_directories, write_privately
+
+log = logging.getLogger(__name__)
+
+DRAFT_FILE = "draft.txt"
+LOCK_FILE = "draft.lock"
+MAX_DRAFT_BYTES = 4 * 1024 * 1024
+"""A draft's UTF-8 at most; a longer one (a pasted log of megabytes) is not kept."""
+
+
+class DraftKeeper:
+    """The draft of one owner of one database (``folder``: their spool folder; ``None``: no
+    spool, nothing is kept). Thread-safe: the TUI writes from worker threads."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self._folder = folder
+        self._lock = threading.Lock()
+        self._claim: IO[bytes] | None = None
+        self._written = -1
+        """The generation of the newest text written: an older one that comes late is not."""
+
+    @property
+    def claimed(self) -> bool:
+        """This app keeps the draft (:meth:`claim` succeeded and nothing released it since)."""
+        return self._claim is not None
+
+    def claim(self) -> bool:
+        """Take the draft for this app's life; ``False`` when another app has it, or there
+        is nowhere to keep it."""
+        with self._lock:
+            if self._claim is not None:
+                return True
+            if self._folder is None:
+                return False
+            try:
+                import fcntl
+            except ImportError:  # no advisory locks here (Windows): drafts are not kept
+                return False
+            try:
+                make_private_directories(self._folder)
+                lock = (self._folder / LOCK_FILE).open("ab")
+            except OSError as exc:
+                log.warning("the draft cannot be kept: %s", exc.strerror)
+                return False
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                lock.close()
+                log.info("another oncall-tui keeps the draft")
+                return False
+            self._claim = lock
+            return True
+
+    def read(self) -> str:
+        """The draft kept, ``""`` if none (or this app has not claimed it)."""
+        if self._folder is None or self._claim is None:
+            return ""
+        try:
+            with (self._folder / DRAFT_FILE).open("rb") as file:
+                data = file.read(MAX_DRAFT_BYTES + 1)
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            log.warning("the draft was not read: %s", exc.strerror)
+            return ""
+        if len(data) > MAX_DRAFT_BYTES:
+            log.warning("the draft file is larger than a draft can be: not read")
+            return ""
+        return data.decode("utf-8", errors="replace")
+
+    def keep(self, text: str, generation: int) -> bool:
+        """Write ``text`` as the draft (``""``: none), unless a later generation was written
+        already; ``False`` when it could not be kept (too long, the disk refusing it)."""
+        with self._lock:
+            if self._folder is None or self._claim is None or generation <= self._written:
+                return False
+            self._written = generation
+            target = self._folder / DRAFT_FILE
+            data = text.encode("utf-8", errors="replace") if text.strip() else b""
+            try:
+                if data and len(data) <= MAX_DRAFT_BYTES:
+                    write_privately(target, data, prefix=".draft-")
+                    return True
+                with contextlib.suppress(FileNotFoundError):  # an older draft is not this one
+                    os.unlink(target)
+            except OSError as exc:
+                log.warning("the draft could not be written: %s", exc.strerror)
+                return False
+            if data:
+                log.warning("the draft is larger than %d bytes: not kept", MAX_DRAFT_BYTES)
+            return not data
+
+    def release(self) -> None:
+        """Let another app take the draft (the process ending does it too)."""
+        with self._lock:
+            if self._claim is not None:
+                self._claim.close()  # closing the file lets go of its lock
+                self._claim = None

@@ -1,0 +1,133 @@
+"""The message being written when the app ends (ctrl+q, a dropped link, a killed process) is
+back in the composer at the next start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oncall_tui.services.drafts import DRAFT_FILE, DraftKeeper
+from oncall_tui.services.spool import database_key, owner_folder
+from oncall_tui.settings import Settings
+from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.panes.chat import DRAFT_SECONDS
+from oncall_tui.tui.widgets.composer import Composer
+from tests.fakes.chat_model import ScriptedChatModel
+from tests.fakes.gateway import StaticGateway
+from tests.tui.harness import spy, wait_until
+
+RESTORED = "Restored your unsent message from last time."
+
+
+def settings_in(tmp_path: Path) -> Settings:
+    return Settings(db_path=tmp_path / "t.db", user="alice", spool_dir=tmp_path / "spool")
+
+
+def draft_file(settings: Settings) -> Path:
+    assert settings.spool_dir is not None
+    database = database_key(str(settings.db_path.absolute()))
+    return owner_folder(settings.spool_dir, database, "alice") / DRAFT_FILE
+
+
+def kept(path: Path) -> str | None:
+    return path.read_text() if path.exists() else None
+
+
+def app_for(settings: Settings, typeahead: str = "") -> OncallApp:
+    gateway = StaticGateway(ScriptedChatModel(["Roll back payments-api."]), 8192)
+    return build_app(settings, gateway=gateway, typeahead=typeahead)
+
+
+async def test_what_was_being_written_at_quit_is_back_in_the_composer(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        await pilot.press(*"first", "enter")
+        await wait_until(
+            pilot, lambda: len(app.main.sessions.sessions) == 1 and not app.main.sending
+        )
+        await pilot.press(*"why is db-3 slow", "ctrl+j", *"since 02:50")
+        await pilot.press("ctrl+q")
+    assert draft_file(settings).read_text() == "why is db-3 slow\nsince 02:50"
+    assert not app.services.drafts.claimed  # the next app may take it
+
+    again = app_for(settings)
+    async with again.run_test() as pilot:
+        composer = again.screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "why is db-3 slow\nsince 02:50")
+        # Said of the app: the session that opens (the newest) does not take it away.
+        await wait_until(pilot, lambda: again.main.session_id is not None)
+        assert RESTORED in again.main.status.text
+        assert composer.cursor_location == composer.document.end
+        await pilot.press("?")
+        assert composer.text.endswith("since 02:50?")
+
+
+async def test_the_text_is_kept_while_it_is_typed_so_a_killed_process_loses_little(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    path = draft_file(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        writes = spy(monkeypatch, app.services.drafts, "keep")
+        await pilot.press(*"pod api-7")
+        await wait_until(pilot, lambda: kept(path) == "pod api-7", timeout=DRAFT_SECONDS + 5)
+        await pilot.press(*" is down")
+        await wait_until(pilot, lambda: kept(path) == "pod api-7 is down", timeout=5)
+        # Nothing new, nothing written: the ticks stop.
+        written = len(writes)
+        await pilot.pause(2.5 * DRAFT_SECONDS)
+        assert len(writes) == written
+
+
+async def test_a_message_sent_is_no_longer_the_draft(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    path = draft_file(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        await pilot.press(*"roll back?")
+        await wait_until(pilot, lambda: path.exists(), timeout=5)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not path.exists(), timeout=5)
+        assert app.screen.query_one(Composer).text == ""
+
+
+async def test_keys_typed_as_the_app_started_come_after_the_draft(tmp_path: Path) -> None:
+    settings = settings_in(tmp_path)
+    path = draft_file(settings)
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.write_text("the draft")
+    app = app_for(settings, typeahead="typed ahead")
+    async with app.run_test() as pilot:
+        composer = app.screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "the draft\ntyped ahead")
+    assert path.read_text() == "the draft\ntyped ahead"
+
+
+async def test_an_app_opened_beside_another_leaves_that_app_s_draft_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another app of the same user and database (a second tmux pane) keeps the draft: this
+    one neither shows it nor writes over it, even as it quits with text of its own."""
+    settings = settings_in(tmp_path)
+    path = draft_file(settings)
+    other = DraftKeeper(path.parent)
+    assert other.claim()
+    other.keep("the other pane's", 1)
+    claims = spy(monkeypatch, DraftKeeper, "claim")
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        composer = app.screen.query_one(Composer)
+        await wait_until(pilot, lambda: bool(claims))
+        await pilot.press(*"mine")
+        await pilot.pause(DRAFT_SECONDS + 0.2)
+        assert composer.text == "mine"
+        assert RESTORED not in app.main.status.text
+        await pilot.press("ctrl+q")
+    assert path.read_text() == "the other pane's"
+    other.release()
