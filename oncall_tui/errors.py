@@ -629,8 +629,12 @@ NOTES: dict[str, dict[Language, str]] = {
         "数据库在此之前恢复则会保存。",
     },
     "held_saved": {
-        "en": "{count} answer(s) kept while the database was away are saved now.",
+        "en": "{count} answers kept while the database was away are saved now.",
         "zh": "数据库不可用期间保留的 {count} 条回答现已保存。",
+    },
+    "held_saved_one": {
+        "en": "The answer kept while the database was away is saved now.",
+        "zh": "数据库不可用期间保留的回答现已保存。",
     },
     "reply_sent_back_short": {
         "en": "This reply is long ({chars} characters): later requests carry only its "
@@ -696,6 +700,11 @@ class OncallError(Exception):
 def note(key: str, lang: Language, **params: object) -> str:
     """A catalogued note (see :data:`NOTES`), filled with ``params``."""
     return redact(NOTES[key][lang].format_map(_Lenient(params)))
+
+
+def held_saved_note(count: int, lang: Language) -> str:
+    """That ``count`` held replies are stored now (:mod:`oncall_tui.services.spool`)."""
+    return note("held_saved_one" if count == 1 else "held_saved", lang, count=count)
 
 
 def _embedded(message: str) -> str:

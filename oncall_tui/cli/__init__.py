@@ -214,7 +214,7 @@ def _save_held_replies(context: Services, as_json: bool) -> None:
     """Replies held while the database was away are saved before the command runs, and said
     on stderr; with none held, nothing is opened. A database still away is left to the
     command, which says so itself (or does not need it)."""
-    from oncall_tui.errors import note
+    from oncall_tui.errors import held_saved_note
 
     try:
         saved = context.save_held_replies()
@@ -225,7 +225,7 @@ def _save_held_replies(context: Services, as_json: bool) -> None:
     if as_json:
         sys.stderr.write(json.dumps({"held_saved": saved}) + "\n")
     else:
-        line = f"oncall-tui: {note('held_saved', context.settings.lang, count=saved)}"
+        line = f"oncall-tui: {held_saved_note(saved, context.settings.lang)}"
         sys.stderr.write(line + "\n")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.errors import CATALOG, REASONS
+from oncall_tui.errors import CATALOG, REASONS, held_saved_note
 from oncall_tui.texts import TEXTS, text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"
@@ -166,3 +166,9 @@ def test_no_user_facing_literal_is_left_outside_the_catalog() -> None:
 
 def test_text_fills_its_fields() -> None:
     assert text("search.count", "zh", count=3) == "找到 3 条，最新的在前。"
+
+
+def test_the_held_replies_note_says_one_answer_or_how_many() -> None:
+    assert held_saved_note(1, "en") == "The answer kept while the database was away is saved now."
+    assert held_saved_note(2, "en") == "2 answers kept while the database was away are saved now."
+    assert held_saved_note(2, "zh") == "数据库不可用期间保留的 2 条回答现已保存。"

@@ -106,7 +106,7 @@ def test_a_reply_streamed_while_postgresql_stops_is_held_then_saved_once(
 
         own_server.start()
         listed = run("sessions", "list")  # the next run, whatever its command
-        assert "1 answer(s) kept while the database was away are saved now" in listed.err
+        assert "The answer kept while the database was away is saved now." in listed.err
         assert spool_files(data_home) == []
         assert messages(run, session_id) == [
             ("user", "complete", "where do I start?"),
@@ -185,7 +185,7 @@ def test_a_held_reply_goes_only_into_its_owners_session_and_never_twice(
         assert len(spool_files(data_home)) == 2  # bob's run left alice's alone
 
         listed = run("sessions", "list")
-        assert "1 answer(s) kept while the database was away are saved now" in listed.err
+        assert "The answer kept while the database was away is saved now." in listed.err
         assert messages(run, alice) == [("assistant", "complete", ANSWER)]
         assert messages(run, bob, user="bob") == []  # bob's session is "not found" to alice
         assert spool_files(data_home) == []

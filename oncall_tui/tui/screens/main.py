@@ -20,7 +20,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 
 from oncall_tui.core.memory import ContextUsage, MemoryState
-from oncall_tui.errors import OncallError, note
+from oncall_tui.errors import OncallError, held_saved_note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.commands import main_bindings
@@ -168,7 +168,7 @@ class MainScreen(Screen[None]):
             return
         if saved:
             self._known_count = -1  # the open session's page is read again, with them
-            message = note("held_saved", self.lang, count=saved)
+            message = held_saved_note(saved, self.lang)
             self.app.call_from_thread(self.notify, message, timeout=10)
 
     def _follow_open_session(self, sessions: list[SessionView]) -> None:
