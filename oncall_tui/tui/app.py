@@ -136,7 +136,15 @@ class OncallApp(KeyOrderApp):
         self.exit()
 
     async def action_quit(self) -> None:
-        self.quit_now()
+        """ctrl+q: at once, unless the prompt editor holds unsaved edits: it asks first. (A
+        signal or a closed terminal asks nothing: the composer's text is kept, as always.)"""
+        from oncall_tui.tui.screens.prompts import PromptEditorScreen
+
+        if not any(
+            isinstance(screen, PromptEditorScreen) and screen.quit_after_asking()
+            for screen in self.screen_stack
+        ):
+            self.quit_now()
 
     def on_terminal_gone(self, _: TerminalGone) -> None:
         """The terminal has gone (hung up: ``tmux kill-session``, SSH dropped) without a

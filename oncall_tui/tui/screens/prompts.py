@@ -7,7 +7,7 @@ that would replace unsaved text (another prompt, a new one, leaving) asks first.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -31,6 +31,7 @@ from oncall_tui.tui.widgets.lang import translate_bindings
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.tui.app import OncallApp
 
 ACTIVE_MARK = "●"
 
@@ -296,6 +297,19 @@ class PromptEditorScreen(AssetScreen):
 
     def _leave(self) -> None:
         self._start(self._back_flow)  # asks about unsaved edits
+
+    def quit_after_asking(self) -> bool:
+        """ctrl+q with unsaved edits: ask first (save, discard, or stay), and quit unless the
+        answer is to stay. ``False`` when there is nothing to ask, or a question is already
+        open (the edits were named to the user): the app quits at once."""
+        if not self.is_dirty or self.busy:
+            return False
+        self._start(self._quit_flow)
+        return True
+
+    async def _quit_flow(self) -> None:
+        if await self._resolve_unsaved():
+            cast("OncallApp", self.app).quit_now()
 
     async def _back_flow(self) -> None:
         if await self._resolve_unsaved():
