@@ -3,11 +3,15 @@ back in the composer at the next start."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from oncall_tui.services.drafts import DRAFT_FILE, DraftKeeper
+from oncall_tui.services.memory import MemoryService
 from oncall_tui.services.spool import database_key, owner_folder
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
@@ -131,3 +135,41 @@ async def test_an_app_opened_beside_another_leaves_that_app_s_draft_alone(
         await pilot.press("ctrl+q")
     assert path.read_text() == "the other pane's"
     other.release()
+
+
+async def test_a_draft_that_comes_while_a_send_is_on_its_way_stays_when_it_leaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typed ahead and sent before the draft was read: the sent text leaves the composer once
+    stored, as always, and the draft stays."""
+    settings = settings_in(tmp_path)
+    path = draft_file(settings)
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.write_text("the draft")
+    gate = threading.Event()
+    prepare = MemoryService.prepare_message
+
+    async def held_back(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.to_thread(gate.wait, 10)
+        return await prepare(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryService, "prepare_message", held_back)
+    read = threading.Event()
+    claim = DraftKeeper.claim
+
+    def claim_later(self: DraftKeeper) -> bool:
+        read.wait(10)
+        return claim(self)
+
+    monkeypatch.setattr(DraftKeeper, "claim", claim_later)
+    app = app_for(settings, typeahead="typed ahead")
+    async with app.run_test() as pilot:
+        composer = app.screen.query_one(Composer)
+        await pilot.press("enter")  # before the draft is read
+        assert app.main.sending
+        read.set()
+        await wait_until(pilot, lambda: "the draft" in composer.text)
+        assert composer.text == "typed ahead\nthe draft"
+        gate.set()
+        await wait_until(pilot, lambda: not app.main.sending)
+        assert composer.text == "the draft"

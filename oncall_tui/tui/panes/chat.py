@@ -253,11 +253,13 @@ class ChatPane(Vertical):
         self._keeping_draft = True
         composer = self._composer
         if kept.strip():
-            if composer.text:
-                composer.insert(kept + "\n", (0, 0))
-            else:
+            if not composer.text:
                 composer.text = kept
                 composer.move_cursor(composer.document.end)
+            elif self._sending is None:  # typed ahead: it goes on after the draft
+                composer.insert(kept + "\n", (0, 0))
+            else:  # after the text on its way, which leaves the composer once stored
+                composer.insert("\n" + kept, composer.document.end)
             self.status.say(t("draft.restored", ui_lang(self)), app_wide=True)
         elif composer.text:  # typed before the claim: kept too
             self._composer_changed()
