@@ -63,7 +63,8 @@ class DraftKeeper:
                 return False
             try:
                 make_private_directories(self._folder)
-                lock = (self._folder / LOCK_FILE).open("ab")
+                descriptor = os.open(self._folder / LOCK_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
+                lock = os.fdopen(descriptor, "wb")
             except OSError as exc:
                 log.warning("the draft cannot be kept: %s", exc.strerror)
                 return False

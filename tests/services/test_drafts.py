@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.services.container import Services
-from oncall_tui.services.drafts import DRAFT_FILE, MAX_DRAFT_BYTES, DraftKeeper
+from oncall_tui.services.drafts import DRAFT_FILE, LOCK_FILE, MAX_DRAFT_BYTES, DraftKeeper
 from oncall_tui.settings import Settings
 
 SECRET = "db password is hunter2, see pod api-7"
@@ -42,6 +42,7 @@ def test_a_draft_kept_is_read_back_by_the_next_app(folder: Path, keeper: DraftKe
 def test_the_file_and_its_folder_are_private(folder: Path, keeper: DraftKeeper) -> None:
     keeper.keep(SECRET, 1)
     assert stat.S_IMODE((folder / DRAFT_FILE).stat().st_mode) == 0o600
+    assert stat.S_IMODE((folder / LOCK_FILE).stat().st_mode) == 0o600
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert stat.S_IMODE(folder.parent.stat().st_mode) == 0o700
 
