@@ -119,6 +119,10 @@ def test_keys_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt(
     terminal.wait_to_show("label 16/160")  # in the new prompt's label, not its content
     assert terminal.shows("disk full triage")
     assert terminal.shows("New prompt")
+    terminal.write("\x1b")  # leaving (as quitting) asks about the prompt not saved
+    terminal.wait_to_show("Unsaved changes")
+    terminal.write("d")
+    terminal.wait_to_show("Enter sends")
 
 
 def test_backspaces_and_a_new_ending_in_one_write_export_json(
