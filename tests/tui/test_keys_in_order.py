@@ -35,7 +35,14 @@ from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.tui.conftest import AssetsHostApp, ScreenFactory
 from tests.tui.harness import keys_in_one_read, scripted_app, seed_session, wait_until
-from tests.tui.test_skill_library import OWNER, add_skill, opened
+from tests.tui.test_skill_library import (
+    OWNER,
+    add_skill,
+    error_message,
+    opened,
+    skill_md,
+    write_skill,
+)
 
 HostFactory = Callable[[ScreenFactory], AssetsHostApp]
 
@@ -152,6 +159,26 @@ async def test_keys_typed_behind_alt_s_go_to_the_skill_path(tmp_path: Path) -> N
         path = library.query_one("#skill-path", Input)
         await wait_until(pilot, lambda: path.value == "~/skills/ ")
         assert screen.query_one(Composer).text == ""
+
+
+async def test_a_path_typed_with_ctrl_t_and_enter_in_one_read_adds_the_completed_file(
+    tmp_path: Path,
+) -> None:
+    """ctrl+t completes what is typed when it comes, though the inline suggestion is still
+    that of a shorter text; the Enter behind it submits the completed path."""
+    write_skill(tmp_path / "runbooks", skill_md())
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await main_screen(app)
+        keys_in_one_read(app, "alt+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SkillLibraryScreen))
+        library = app.screen
+        assert isinstance(library, SkillLibraryScreen)
+        await wait_until(pilot, lambda: library.loaded)
+        keys_in_one_read(app, *f"{tmp_path}/runbooks/SK", "ctrl+t", "enter")
+        await wait_until(pilot, lambda: bool(library.skills) or error_message(library) is not None)
+        assert error_message(library) is None
+        assert [skill.name for skill in library.skills] == ["disk-full"]
 
 
 async def test_keys_typed_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt(

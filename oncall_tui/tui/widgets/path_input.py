@@ -1,7 +1,8 @@
 """A one-line input for a file path, with shell-like completion of the last component.
 
-The completion is offered as the input's inline suggestion (listed off the UI thread) and
-taken with ctrl+t or → at the end. Tab is left alone: it moves the focus, as everywhere else.
+The completion is offered as the input's inline suggestion (listed off the UI thread), taken
+with → at the end; ctrl+t completes what is typed when it is pressed, whether or not the
+suggestion has caught up with it. Tab is left alone: it moves the focus, as everywhere else.
 ctrl+t reaches the app unchanged in tmux, screen and xterm alike.
 """
 
@@ -14,6 +15,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
 
+from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings
 
@@ -68,9 +70,19 @@ class PathInput(InOrderInput):
         translate_bindings(self, {"path.complete": "path.key.complete"})
 
     def action_complete(self) -> None:
-        """Take the suggested completion; the bell when there is none (yet)."""
+        """Complete the path as typed now, not the suggestion on offer, which may still be
+        that of a shorter text (ctrl+t typed right behind the path); the keys typed behind
+        ctrl+t (Enter) wait for it. The bell when there is nothing to complete."""
         self.action_end()
-        before = self.value
-        self.action_cursor_right()  # at the end, this accepts the suggestion
-        if self.value == before:
+        work = self.run_worker(self._complete(self.value), group="complete", exit_on_error=False)
+        hold_keys_for(self.app, work)
+
+    async def _complete(self, value: str) -> None:
+        completion = await asyncio.to_thread(complete_path, value)
+        if self.value != value:  # typed on meanwhile
+            return
+        if completion is None:
             self.app.bell()
+        else:
+            self.value = completion
+            self.action_end()
