@@ -238,6 +238,8 @@ async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, i
             whole_id = re.compile(rf"(?<!\w){re.escape(command.id)}(?!\w)")
             shown = screen_rows(app)
             assert any(keys in row and whole_id.search(row) for row in shown), (command.id, shown)
+        # And the note on rebinding, whole (wrapped where the dialog is narrow).
+        assert 'compact = "ctrl+k"' in " ".join(row.strip(" █▏▕") for row in screen_rows(app))
 
 
 README_NAMES = {
