@@ -323,13 +323,14 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
 
 def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
     """The headless answer to a ``confirm`` tool: yes for the names given with
-    ``--allow-tool``, no (said on stderr) for any other."""
+    ``--allow-tool``; for any other, that this run cannot ask (said on stderr: nobody said no,
+    and the model is told so)."""
 
-    async def confirm(request: ToolConfirmation) -> bool:
+    async def confirm(request: ToolConfirmation) -> bool | None:
         if request.name in names:
             return True
         emit_text(text("cli.chat.tool_refused", lang, name=request.name) + "\n", sys.stderr)
-        return False
+        return None
 
     return confirm
 

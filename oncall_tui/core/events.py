@@ -105,8 +105,9 @@ class ToolConfirmation:
         return f"{self.server}.{self.tool}"
 
 
-ConfirmHook = Callable[[ToolConfirmation], Awaitable[bool]]
-"""Asked before each call of a ``confirm`` tool; ``False`` declines it."""
+ConfirmHook = Callable[[ToolConfirmation], Awaitable[bool | None]]
+"""Asked before each call of a ``confirm`` tool: ``True`` runs it, ``False`` declines it (the
+user said no), ``None`` when the client cannot ask (a script's run: not allowed in it)."""
 
 
 @dataclass(frozen=True, slots=True)

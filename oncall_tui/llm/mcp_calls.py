@@ -6,8 +6,9 @@ People see ``server.tool`` (``logs.search_logs``): events, the audit and every c
 
 Every call of a wrapped tool, in order:
 
-1. a ``confirm`` tool asks the turn's hook first (server, tool, arguments); no hook, or a
-   refusal, and the model is told so and nothing runs (audited ``declined``);
+1. a ``confirm`` tool asks the turn's hook first (server, tool, arguments); a refusal, or no
+   way to ask (no hook, or one that cannot ask), and the model is told which and nothing runs
+   (audited ``declined``);
 2. the call runs on the servers' loop for at most the tool timeout;
 3. a result past the size limit is cut, with ``[truncated: N of M characters]``;
 4. an error of the server, a timeout or a crash is a failed result the model reads, and the
@@ -84,10 +85,11 @@ def wrap_tool(tool: ServerTool, runtime: ToolRunner, confirm: ConfirmHook | None
 
     async def run(**arguments: Any) -> tuple[str, dict[str, str]]:
         if tool.confirm:
-            if confirm is None:
-                return NOT_ALLOWED.format(name=name), _outcome(ToolStatus.DECLINED)
             request = ToolConfirmation(tool.server, tool.tool, dict(arguments))
-            if not await confirm(request):
+            answer = None if confirm is None else await confirm(request)
+            if answer is None:
+                return NOT_ALLOWED.format(name=name), _outcome(ToolStatus.DECLINED)
+            if not answer:
                 return DECLINED.format(name=name), _outcome(ToolStatus.DECLINED)
         try:
             content = await runtime.call(tool, arguments)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -318,3 +320,38 @@ def test_doctor_gives_the_pull_command_and_notices_ollama_down(
     report = down.json()
     assert isinstance(report, dict)
     assert report["ollama_reachable"] is False
+
+
+OPS = Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py"
+
+
+def test_a_confirm_tool_runs_only_when_allowed_for_the_run(
+    chat: RunCli, ollama: FakeOllama, private_config: Path
+) -> None:
+    """A script cannot answer a question: a ``confirm`` tool not allowed with --allow-tool is
+    not run, stderr says how to allow it, and the model is told that this run could not ask
+    (not that the user said no)."""
+    private_config.parent.mkdir(parents=True, exist_ok=True)
+    private_config.write_text(
+        f"[[mcp_servers]]\nname = \"ops\"\ncommand = '{sys.executable}'\nargs = ['{OPS}']\n"
+        'allow = ["restart_service"]\nconfirm = ["restart_service"]\n',
+        encoding="utf-8",
+    )
+    call = Reply.tool_call("ops__restart_service", {"service": "api"})
+    ollama.script(call, "I could not restart it.", call, "Restarted.")
+
+    refused = chat("chat", "restart", "api")
+    assert refused.code == 0, refused.err
+    assert (
+        "oncall-tui: ops.restart_service asks before every call and was not run; to allow it "
+        "for one run: --allow-tool ops.restart_service"
+    ) in refused.err
+    told = ollama.chat_requests[1]["messages"][-1]
+    assert told["role"] == "tool"
+    assert told["content"].startswith("Not run: ops.restart_service asks the user before every")
+    assert "declined" not in told["content"]
+
+    allowed = chat("chat", "--allow-tool", "ops.restart_service", "restart", "api")
+    assert allowed.code == 0, allowed.err
+    assert "asks before every call" not in allowed.err
+    assert ollama.chat_requests[3]["messages"][-1]["content"] == "restarted api"
