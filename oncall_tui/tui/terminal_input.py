@@ -11,7 +11,8 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
   reaches the composer whole, as a paste, and is not sent. Reads that follow a paste within
   :data:`PASTE_GAP` continue it (a long paste comes in several reads). A single line break is
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
-  stays in the composer.
+  stays in the composer. A paste the terminal brackets itself passes as it is, however many
+  reads it spans: a read from its middle is its text, never an unbracketed paste of its own.
 - **alt+letter**: terminals send ESC and the letter, which Textual's parser reports as
   ``alt+p`` *with the character* ``p``: the composer, which takes every printable character,
   typed a ``p`` instead of the app opening the prompts. ESC followed by a lowercase letter or
@@ -66,10 +67,34 @@ class InputFilter:
     def __init__(self) -> None:
         self._paste_seen = float("-inf")
         """When the last read taken as a paste arrived (``time.monotonic``)."""
+        self._bracketed = False
+        """Inside a paste the terminal brackets itself, which may span many reads."""
 
     def __call__(self, data: str, now: float) -> str:
-        if PASTE_START in data:  # the terminal brackets its pastes itself
-            return data
+        """The read as Textual should parse it: a bracketed paste's text as it is, however
+        many reads it spans (its line breaks are the text's, never keys); the keys around
+        it rewritten (:meth:`_keys`)."""
+        parts = []
+        while data:
+            if self._bracketed:
+                end = data.find(PASTE_END)
+                if end == -1:
+                    parts.append(data)
+                    break
+                cut = end + len(PASTE_END)
+                parts.append(data[:cut])
+                data, self._bracketed = data[cut:], False
+            else:
+                start = data.find(PASTE_START)
+                if start == -1:
+                    parts.append(self._keys(data, now))
+                    break
+                parts.append(self._keys(data[:start], now) + PASTE_START)
+                data, self._bracketed = data[start + len(PASTE_START) :], True
+        return "".join(parts)
+
+    def _keys(self, data: str, now: float) -> str:
+        """Keys, or an unbracketed paste: see the module."""
         if ESC not in data and data.strip():
             continuing = now - self._paste_seen < PASTE_GAP
             if continuing or line_breaks(data) >= 2:

@@ -70,6 +70,22 @@ def test_a_bracketed_paste_and_escape_sequences_pass_as_they_are() -> None:
     assert InputFilter()(arrows, now=0.0) == arrows
 
 
+def test_a_bracketed_paste_over_several_reads_passes_as_it_is() -> None:
+    """A long paste comes in reads of 4 kB: those in its middle, with line breaks and no
+    marker, are still its text, not an unbracketed paste of their own."""
+    rewrite = InputFilter()
+    reads = [f"{PASTE_START}a\rb", "c\rd\re\r", "f\x1bpg\r", f"h{PASTE_END}"]
+    assert [rewrite(read, now=0.0) for read in reads] == reads
+
+
+def test_keys_around_a_bracketed_paste_are_keys() -> None:
+    rewrite = InputFilter()
+    alt_p = f"\x1b[{ord('p')};3u"
+    assert rewrite(f"\x1bp{PASTE_START}a\rb", now=0.0) == f"{alt_p}{PASTE_START}a\rb"
+    assert rewrite(f"c{PASTE_END}\x1bp", now=0.0) == f"c{PASTE_END}{alt_p}"
+    assert rewrite("x\ry\rz", now=10.0) == f"{PASTE_START}x\ny\nz{PASTE_END}"  # unbracketed
+
+
 # -- the app in a pseudo-terminal ---------------------------------------------------------------
 
 
@@ -155,6 +171,18 @@ def test_a_thirty_line_log_pasted_without_brackets_is_one_message(
     terminal.write("what failed?")
     terminal.wait_to_show("what failed?")
     assert send_and_wait(terminal, tmp_path, 1) == ["\n".join(log) + "\nwhat failed?"]
+
+
+def test_a_long_bracketed_paste_keeps_every_line_break(terminal: Terminal, tmp_path: Path) -> None:
+    """200 lines (9 kB: three reads of the terminal), pasted by a terminal that brackets its
+    pastes, as tmux does: one message, every line whole. Each read in the middle of the paste
+    had been taken for an unbracketed paste of its own, and lines ran together."""
+    log = [f"2026-11-30T02:5{n % 10}:00Z ERROR timeout req={n:05d}" for n in range(200)]
+    terminal.write(PASTE_START + "\r".join(log) + PASTE_END)
+    terminal.wait_to_show("req=00199")
+    terminal.write("?")
+    terminal.wait_to_show("req=00199?")
+    assert send_and_wait(terminal, tmp_path, 1) == ["\n".join(log) + "?"]
 
 
 def test_alt_enter_and_ctrl_j_break_the_line_where_typed(
