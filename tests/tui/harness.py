@@ -77,6 +77,18 @@ async def wait_until(
         await asyncio.sleep(0.02)
 
 
+async def question_read(pilot: Pilot[Any]) -> None:
+    """Wait, as a person reads it, until the confirm dialog in front takes a "yes" (a
+    destructive one refuses it for its first moments on screen)."""
+    from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+    await wait_until(
+        pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen.answers_count
+    )
+
+
 def keys_in_one_read(app: App[Any], *keys: str) -> None:
     """Post ``keys`` to the app at once, as the terminal driver posts the keys of one read (a
     fast typist, ``tmux send-keys``, a slow link): all are queued before the first is handled.

@@ -9,6 +9,7 @@ from textual.app import App, ComposeResult
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
+from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.dialogs import (
     ConfirmDialog,
     ErrorText,
@@ -18,6 +19,7 @@ from oncall_tui.tui.widgets.dialogs import (
     UnsavedChangesDialog,
 )
 from tests.tui.conftest import wait_until
+from tests.tui.harness import question_read
 
 SIZE = (100, 32)
 
@@ -42,6 +44,8 @@ async def run_dialog(factory: Callable[[], ModalScreen[Any]], keys: list[str]) -
     app = DialogHost(factory)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ModalScreen))
+        if isinstance(app.screen, ConfirmDialog):
+            await question_read(pilot)
         await pilot.press(*keys)
         await wait_until(pilot, lambda: bool(app.results))
         return app.results
@@ -176,3 +180,33 @@ async def test_text_dialog_input_starts_with_the_value() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
         assert app.screen.query_one(Input).value == "abc"
+
+
+def takes_yes(dialog: ConfirmDialog) -> bool:
+    """Read anew at each call (mypy would keep what an assert said of the property)."""
+    return dialog.answers_count
+
+
+async def test_a_destructive_yes_typed_before_the_question_could_be_read_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``y`` pressed as the dialog is drawn (typed with the key that opened it) answers
+    nothing; the same key once the question has been on screen long enough answers it."""
+    now = [100.0]
+    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
+    app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?", destructive=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        await pilot.pause()  # drawn, at 100.0
+        now[0] += dialogs.READ_SECONDS - 0.01
+        assert not takes_yes(dialog)
+        await pilot.press("y")
+        assert app.results == []
+        assert dialog.is_current  # still asking
+        now[0] += 0.01
+        assert takes_yes(dialog)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bool(app.results))
+    assert app.results == [True]

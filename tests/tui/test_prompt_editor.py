@@ -13,6 +13,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
+from tests.tui.harness import question_read
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -201,7 +202,7 @@ async def test_delete_asks_first_and_cancel_keeps_the_prompt(
         assert len(library_services.configuration.list_prompts(OWNER)) == 2
 
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await question_read(pilot)
         await pilot.press("y")
         await settled(pilot, screen)
         prompts = library_services.configuration.list_prompts(OWNER)

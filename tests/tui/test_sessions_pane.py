@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
@@ -12,11 +13,12 @@ from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
+from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
+from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, TextDialog
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import keys_in_one_read, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)
 
@@ -112,6 +114,27 @@ async def test_what_another_process_writes_appears_without_a_restart(tmp_path: P
             lambda: any(m.content == "posted from a script" for m in log.messages),
             limit,
         )
+
+
+async def test_a_y_typed_with_the_delete_key_does_not_delete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alt+x and y in one burst (a slip while typing "yes…"): the y goes where alt+x led, to
+    the question, which nobody has read yet: it deletes nothing. Read, y deletes."""
+    now = [100.0]
+    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await open_seeded(pilot, 1, "redis failover")
+        keys_in_one_read(app, "alt+x", *"yes")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        assert app.services.sessions.get("alice", session_id).message_count == 2
+        now[0] += READ_SECONDS
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert [s.id for s in app.services.sessions.list_sessions("alice")] == []
 
 
 async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Path) -> None:

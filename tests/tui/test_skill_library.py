@@ -16,6 +16,7 @@ from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, TextViewerDialog
 from oncall_tui.tui.widgets.path_input import complete_path
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
+from tests.tui.harness import question_read
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -210,7 +211,7 @@ async def test_delete_asks_first_and_removes_the_skill_and_its_selection(
         assert len(library_services.configuration.list_skills(OWNER)) == 2
 
         await pilot.press("delete")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await question_read(pilot)
         await pilot.press("y")
         await settled(pilot, screen)
         assert [s.name for s in library_services.configuration.list_skills(OWNER)] == ["alpha"]

@@ -8,7 +8,8 @@ enters.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -24,6 +25,13 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+
+READ_SECONDS = 0.4
+"""How long a destructive question is on screen before its "yes" counts: less than it takes
+to read it, more than a burst of typing (or a link's round trip) puts between two keys."""
+
+clock: Callable[[], float] = time.monotonic
+"""Where the dialogs read the time (tests replace it)."""
 
 UnsavedChoice = Literal["save", "discard", "cancel"]
 """What to do with unsaved edits before an action that would replace them."""
@@ -93,7 +101,11 @@ class ConfirmDialog(ModalScreen[bool]):
 
     The focus starts on "No", so an Enter typed by habit changes nothing; the focused button
     is marked (``▸ No ◂``, in reverse) and the key line says what Enter does, so the choice
-    is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger.
+    is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger, and
+    takes it only once the question has been on screen for :data:`READ_SECONDS`: a ``y``
+    typed with the key that opened the dialog (``alt+x y``, one burst of typing: the keys
+    behind a key go where it leads) was not an answer to a question nobody had seen yet. It
+    rings the bell and the dialog stays.
     """
 
     DEFAULT_CSS = (
@@ -133,6 +145,27 @@ class ConfirmDialog(ModalScreen[bool]):
         no = t("dialog.no", self.lang) if no_label is None else no_label
         self._labels = {"yes": terminal_safe(yes), "no": terminal_safe(no)}
         self._destructive = destructive
+        self._drawn_at: float | None = None
+        """When the dialog was last drawn in front (``None`` while it is not)."""
+
+    @property
+    def answers_count(self) -> bool:
+        """Whether a "yes" counts now (see the class)."""
+        if not self._destructive:
+            return True
+        drawn = self._drawn_at
+        return drawn is not None and clock() - drawn >= READ_SECONDS
+
+    def on_screen_resume(self) -> None:
+        self._drawn_at = None
+        self.call_after_refresh(self._now_drawn)
+
+    def on_screen_suspend(self) -> None:
+        self._drawn_at = None
+
+    def _now_drawn(self) -> None:
+        if self.is_current:
+            self._drawn_at = clock()
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -174,7 +207,10 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def _answer(self, yes: bool) -> None:
         """Every answer, by key or button, ends here (a subclass may hold it back)."""
-        self.dismiss(yes)
+        if yes and not self.answers_count:
+            self.app.bell()
+        else:
+            self.dismiss(yes)
 
 
 class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
