@@ -78,15 +78,12 @@ async def wait_until(
 
 
 async def question_read(pilot: Pilot[Any]) -> None:
-    """Wait, as a person reads it, until the confirm dialog in front takes a "yes" (a
-    destructive one refuses it for its first moments on screen)."""
-    from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+    """Wait, as a person reads it, until the question in front takes every answer (one that
+    cannot be undone counts only after its first moments on screen)."""
+    from oncall_tui.tui.widgets.dialogs import Question
 
     app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-    await wait_until(
-        pilot, lambda: isinstance(app.screen, ConfirmDialog) and app.screen.answers_count
-    )
+    await wait_until(pilot, lambda: isinstance(app.screen, Question) and app.screen.read)
 
 
 def keys_in_one_read(app: App[Any], *keys: str) -> None:

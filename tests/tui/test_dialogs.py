@@ -14,6 +14,7 @@ from oncall_tui.tui.widgets.dialogs import (
     ConfirmDialog,
     ErrorText,
     FileBrowserDialog,
+    Question,
     TextDialog,
     TextViewerDialog,
     UnsavedChangesDialog,
@@ -44,7 +45,7 @@ async def run_dialog(factory: Callable[[], ModalScreen[Any]], keys: list[str]) -
     app = DialogHost(factory)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ModalScreen))
-        if isinstance(app.screen, ConfirmDialog):
+        if isinstance(app.screen, Question):
             await question_read(pilot)
         await pilot.press(*keys)
         await wait_until(pilot, lambda: bool(app.results))
@@ -210,3 +211,24 @@ async def test_a_destructive_yes_typed_before_the_question_could_be_read_is_refu
         await pilot.press("y")
         await wait_until(pilot, lambda: bool(app.results))
     assert app.results == [True]
+
+
+async def test_discarding_edits_typed_before_the_question_could_be_read_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Esc or ctrl+q in the prompt editor, then a "d" typed in the same burst: the edits stay;
+    the same key once the question has been on screen long enough discards them."""
+    now = [100.0]
+    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
+    app = DialogHost(lambda: UnsavedChangesDialog("Unsaved."))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        dialog = app.screen
+        await pilot.pause()
+        await pilot.press("d")
+        assert app.results == []
+        assert dialog.is_current
+        now[0] += dialogs.READ_SECONDS
+        await pilot.press("d")
+        await wait_until(pilot, lambda: bool(app.results))
+    assert app.results == ["discard"]

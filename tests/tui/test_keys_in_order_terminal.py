@@ -8,6 +8,7 @@ export lands there), on the loopback Ollama.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
+from oncall_tui.tui.widgets.dialogs import READ_SECONDS
 from tests.conftest import make_settings
 from tests.fakes.ollama_server import FakeOllama
 from tests.terminal import Terminal, wait_for
@@ -121,6 +123,7 @@ def test_keys_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt(
     assert terminal.shows("New prompt")
     terminal.write("\x1b")  # leaving (as quitting) asks about the prompt not saved
     terminal.wait_to_show("Unsaved changes")
+    time.sleep(READ_SECONDS)  # read, as a person does: discarding counts only then
     terminal.write("d")
     terminal.wait_to_show("Enter sends")
 

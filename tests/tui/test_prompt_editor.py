@@ -245,7 +245,7 @@ async def test_leaving_with_unsaved_edits_asks_cancel_keeps_and_discard_drops(
         assert content_area(screen).text == edited
 
         await pilot.press("escape")
-        await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        await question_read(pilot)
         await pilot.press("d")
         await wait_until(
             pilot, lambda: not isinstance(app.screen, (PromptEditorScreen, UnsavedChangesDialog))

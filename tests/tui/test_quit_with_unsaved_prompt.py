@@ -15,7 +15,7 @@ from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import UnsavedChangesDialog
-from tests.tui.harness import wait_until
+from tests.tui.harness import question_read, wait_until
 
 SIZE = (100, 32)
 
@@ -59,7 +59,7 @@ async def test_quitting_with_unsaved_edits_asks_and_does_as_answered(
         await wait_until(pilot, lambda: app.screen is editor and not editor.busy)
         assert app.is_running
         await pilot.press("ctrl+q")
-        await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        await question_read(pilot)
         await pilot.press(answer)
         await wait_until(pilot, lambda: not app.is_running)
     assert (" Be brief." in stored_content(settings)) is saved

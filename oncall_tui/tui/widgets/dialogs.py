@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -96,16 +96,45 @@ class ErrorText(Static):
         self.set_class(bool(message), "-shown")
 
 
-class ConfirmDialog(ModalScreen[bool]):
+AnswerT = TypeVar("AnswerT")
+
+
+class Question(ModalScreen[AnswerT]):
+    """A dialog that knows whether it has been read: an answer that cannot be undone counts
+    only once it has been drawn in front for :data:`READ_SECONDS` (:attr:`read`). Keys typed
+    behind the key that opened it go to it (:mod:`~oncall_tui.tui.key_order`): one of them
+    was not an answer to a question nobody had seen yet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._drawn_at: float | None = None
+        """When the dialog was last drawn in front (``None`` while it is not)."""
+
+    @property
+    def read(self) -> bool:
+        drawn = self._drawn_at
+        return drawn is not None and clock() - drawn >= READ_SECONDS
+
+    def on_screen_resume(self) -> None:
+        self._drawn_at = None
+        self.call_after_refresh(self._now_drawn)
+
+    def on_screen_suspend(self) -> None:
+        self._drawn_at = None
+
+    def _now_drawn(self) -> None:
+        if self.is_current:
+            self._drawn_at = clock()
+
+
+class ConfirmDialog(Question[bool]):
     """Ask a yes/no question; dismisses with ``True`` only for an explicit yes.
 
     The focus starts on "No", so an Enter typed by habit changes nothing; the focused button
     is marked (``▸ No ◂``, in reverse) and the key line says what Enter does, so the choice
     is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger, and
-    takes it only once the question has been on screen for :data:`READ_SECONDS`: a ``y``
-    typed with the key that opened the dialog (``alt+x y``, one burst of typing: the keys
-    behind a key go where it leads) was not an answer to a question nobody had seen yet. It
-    rings the bell and the dialog stays.
+    takes it only once the question has been read (:class:`Question`; ``alt+x y`` typed in one
+    burst deleted a session): before, it rings the bell and the dialog stays.
     """
 
     DEFAULT_CSS = (
@@ -145,27 +174,11 @@ class ConfirmDialog(ModalScreen[bool]):
         no = t("dialog.no", self.lang) if no_label is None else no_label
         self._labels = {"yes": terminal_safe(yes), "no": terminal_safe(no)}
         self._destructive = destructive
-        self._drawn_at: float | None = None
-        """When the dialog was last drawn in front (``None`` while it is not)."""
 
     @property
     def answers_count(self) -> bool:
         """Whether a "yes" counts now (see the class)."""
-        if not self._destructive:
-            return True
-        drawn = self._drawn_at
-        return drawn is not None and clock() - drawn >= READ_SECONDS
-
-    def on_screen_resume(self) -> None:
-        self._drawn_at = None
-        self.call_after_refresh(self._now_drawn)
-
-    def on_screen_suspend(self) -> None:
-        self._drawn_at = None
-
-    def _now_drawn(self) -> None:
-        if self.is_current:
-            self._drawn_at = clock()
+        return not self._destructive or self.read
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -213,10 +226,11 @@ class ConfirmDialog(ModalScreen[bool]):
             self.dismiss(yes)
 
 
-class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
+class UnsavedChangesDialog(Question[UnsavedChoice]):
     """Save, discard or keep editing: asked before anything would drop unsaved edits.
 
-    The focus starts on "Cancel" (keep editing), the only answer that changes nothing.
+    The focus starts on "Cancel" (keep editing), the only answer that changes nothing;
+    "Discard" counts only once the question has been read (:class:`Question`).
     """
 
     DEFAULT_CSS = "UnsavedChangesDialog {" + _DIALOG_CSS + "}"
@@ -253,19 +267,17 @@ class UnsavedChangesDialog(ModalScreen[UnsavedChoice]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        choice = event.button.id
-        if choice in ("save", "discard"):
-            self.dismiss("save" if choice == "save" else "discard")
-        else:
-            self.dismiss("cancel")
+        self.action_choose(event.button.id or "cancel")
 
     def action_choose(self, choice: str) -> None:
         if choice == "save":
             self.dismiss("save")
-        elif choice == "discard":
+        elif choice != "discard":
+            self.dismiss("cancel")
+        elif self.read:  # the edits go for good: only once the question could be read
             self.dismiss("discard")
         else:
-            self.dismiss("cancel")
+            self.app.bell()
 
 
 class TextDialog(ModalScreen[str | None]):
