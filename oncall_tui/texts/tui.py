@@ -401,6 +401,10 @@ MAIN: dict[str, dict[Language, str]] = {
         "en": "Delete “{title}” and its {count} messages? This cannot be undone.",
         "zh": "删除“{title}”及其 {count} 条消息？此操作无法撤销。",
     },
+    "delete.ask_one": {
+        "en": "Delete “{title}” and its one message? This cannot be undone.",
+        "zh": "删除“{title}”及其 1 条消息？此操作无法撤销。",
+    },
     "delete.ask_id": {
         "en": "Delete session {id}? This cannot be undone.",
         "zh": "删除会话 {id}？此操作无法撤销。",

@@ -137,6 +137,22 @@ async def test_a_y_typed_with_the_delete_key_does_not_delete(
         assert [s.id for s in app.services.sessions.list_sessions("alice")] == []
 
 
+async def test_the_delete_dialog_says_one_message_for_a_session_of_one(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        with app.services.database.session() as session:  # a question whose answer never came
+            chat = SessionRepository(session).create("alice", "db-3 slow", "every_30_turns")
+            MessageRepository(session).add(chat, "user", "why is db-3 slow?")
+            session_id = chat.id
+        screen.load_sessions(select=session_id)
+        await wait_until(pilot, lambda: screen.session_id == session_id)
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        text = " ".join(str(s.render()) for s in app.screen.query(Static))
+        assert "Delete “db-3 slow” and its one message?" in text
+
+
 async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

@@ -54,7 +54,7 @@ class SessionActions:
             text("delete.ask_id", lang, id=session_id)
             if listed is None
             else text(
-                "delete.ask",
+                "delete.ask_one" if listed.message_count == 1 else "delete.ask",
                 lang,
                 title=listed.title or text("sessions.new", lang),
                 count=f"{listed.message_count:,}",
