@@ -25,7 +25,7 @@ from textual.widgets import Button, Static
 from oncall_tui.core.events import ToolConfirmation
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.screens.main import MainScreen
-from oncall_tui.tui.widgets import tool_dialog
+from oncall_tui.tui.widgets import dialogs, tool_dialog
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.tool_dialog import GRACE_SECONDS, QUIET_SECONDS, ToolConfirmDialog
 from tests.fakes.ollama_server import FakeOllama, Reply
@@ -52,7 +52,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr(tool_dialog, "clock", fake)
+    monkeypatch.setattr(dialogs, "clock", fake)
     return fake
 
 

@@ -14,7 +14,6 @@ do. The key line says which of the two the dialog is doing.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 
 from textual import events
@@ -23,6 +22,7 @@ from textual.widgets import Button, Static
 
 from oncall_tui.core.events import ToolConfirmation
 from oncall_tui.texts import text as t
+from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -39,9 +39,6 @@ ANSWER_KEYS = frozenset({"y", "n", "escape", "enter", "tab", "shift+tab"})
 
 TYPING_KEYS = frozenset({"enter", "backspace", "ctrl+j", "alt+enter", "shift+enter"})
 """Keys, besides characters, that the composer takes as typing."""
-
-clock: Callable[[], float] = time.monotonic
-"""Where the dialog reads the time (tests replace it)."""
 
 Typed = Callable[[str, str | None], None]
 """Takes a key handed back (its name and character), as :meth:`Composer.type_key` does."""
@@ -67,8 +64,6 @@ class ToolConfirmDialog(ConfirmDialog):
             no_label=t("tools.confirm.no", lang),
         )
         self._typed = typed
-        self._shown_at: float | None = None
-        """When the dialog was last drawn in front (``None`` while it is not)."""
         self._last_key: float | None = None
         """When the last key that went to the composer came."""
         self._timer: Timer | None = None
@@ -78,29 +73,22 @@ class ToolConfirmDialog(ConfirmDialog):
     def wait_seconds(self) -> float | None:
         """How long until an answer counts: ``0.0`` from then on, ``None`` while the dialog
         is not on screen."""
-        if self._shown_at is None:
+        if self._drawn_at is None:
             return None
-        ready_at = self._shown_at + GRACE_SECONDS
+        ready_at = self._drawn_at + GRACE_SECONDS
         if self._last_key is not None:
             ready_at = max(ready_at, self._last_key + QUIET_SECONDS)
-        return max(0.0, ready_at - clock())
+        return max(0.0, ready_at - dialogs.clock())
 
     @property
     def answers_count(self) -> bool:
         return self.wait_seconds() == 0.0
 
-    def on_screen_resume(self) -> None:
+    def _now_drawn(self) -> None:
         """Drawn in front (when pushed, or again after a screen over it closed): the grace
-        period starts after that frame."""
-        self._shown_at = None
-        self.call_after_refresh(self._drawn)
-
-    def on_screen_suspend(self) -> None:
-        self._shown_at = None
-
-    def _drawn(self) -> None:
+        period starts with that frame."""
+        super()._now_drawn()
         if self.is_current:
-            self._shown_at = clock()
             self._check()
 
     def _check(self) -> None:
@@ -125,7 +113,7 @@ class ToolConfirmDialog(ConfirmDialog):
             return  # an answer, a move between the buttons, or a key of the app's
         event.stop()  # before the bindings (the dialog's y/n/esc, the button's Enter)
         event.prevent_default()
-        self._last_key = clock()
+        self._last_key = dialogs.clock()
         if typing:
             self._typed(event.key, event.character)
         self._check()
