@@ -1,7 +1,7 @@
 """Tool servers (MCP): one long-lived session per registered server, on a loop of its own.
 
 :class:`McpTools` starts every server of ``[[mcp_servers]]`` once per process, through the
-official SDK's transports (``stdio_client``, ``streamablehttp_client``, ``ClientSession``)
+official SDK's transports (``stdio_client``, ``streamable_http_client``, ``ClientSession``)
 and LangChain's adapters (``load_mcp_tools``), lists what each offers, and keeps only the
 tools its ``allow`` names. A stdio server is started once, not per call: its start costs a
 Python server a few hundred milliseconds, a call a millisecond or two (docs/PERFORMANCE.md).

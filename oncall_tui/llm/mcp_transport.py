@@ -1,7 +1,7 @@
 """How a tool server's session is opened, and what of the SDK is kept off the terminal.
 
 :func:`open_session` gives :class:`~oncall_tui.llm.mcp.McpTools` a session over the SDK's
-transports (``stdio_client``, ``streamablehttp_client``) with no read timeout of its own (the
+transports (``stdio_client``, ``streamable_http_client``) with no read timeout of its own (the
 runtime bounds the start and each call) and a handler of what the server sends unasked, which
 is where a line that is not an MCP message arrives (:func:`stray_line` reads it back).
 :func:`quiet_sdk_logs` sends the SDK's log records to the app's log, never the terminal the
@@ -16,12 +16,14 @@ import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import IO, TextIO, cast
 
+import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+from mcp.client.streamable_http import streamable_http_client
 
 from oncall_tui.core.text import one_line
+from oncall_tui.llm.tls import tls_context
 from oncall_tui.settings.mcp import McpServer
 
 log = logging.getLogger(__name__)
@@ -31,6 +33,10 @@ SELF_COMMAND = "oncall-tui"
 (``-m oncall_tui``): found wherever it is installed, whatever the PATH holds (a virtual
 environment that is not activated, a pipx or uv tool install), and of the same version. The
 example server is registered so (``args = ["tools", "example-server"]``)."""
+HTTP_TIMEOUT = httpx.Timeout(10.0, read=300.0)
+"""A Streamable HTTP server's connection, write and pool timeouts, and its stream's read
+timeout (the SDK's own for a stream that waits on a long call): the runtime bounds the start
+and each call well within these."""
 STRAY_LIMIT = 80
 """Characters of a stray stdout line quoted in the error."""
 _RECORD_LIMIT = 200
@@ -60,10 +66,13 @@ async def open_session(
                 stdio_client(params, errlog=cast(TextIO, stderr))
             )
         else:
-            read, write, _ = await stack.enter_async_context(
-                streamablehttp_client(
-                    str(server.url), headers=dict(server.headers) or None, timeout=10.0
+            client = await stack.enter_async_context(
+                httpx.AsyncClient(
+                    verify=tls_context(), headers=dict(server.headers) or None, timeout=HTTP_TIMEOUT
                 )
+            )
+            read, write, _ = await stack.enter_async_context(
+                streamable_http_client(str(server.url), http_client=client)
             )
         session = await stack.enter_async_context(
             ClientSession(read, write, read_timeout_seconds=None, message_handler=handler)
