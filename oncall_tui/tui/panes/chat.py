@@ -240,9 +240,10 @@ class ChatPane(Vertical):
         """Take the draft kept when the app last ended, if no other app has it, and put it in
         the composer (before what was typed since); from now on the composer's text is kept
         as it changes: at most :data:`DRAFT_SECONDS` after each change, and as the app ends."""
-        drafts = self._services.drafts
+        services = self._services
 
-        def claim() -> str | None:
+        def claim() -> str | None:  # in a thread: loading the module is not the UI's to wait for
+            drafts = services.drafts
             return drafts.read() if drafts.claim() else None
 
         self._calls.start(claim, self._draft_claimed)
