@@ -73,7 +73,9 @@ class ServiceCalls:
             except Exception as exc:  # a bug: said, and the app goes on
                 self._fault(exc)
 
-        return self._node.run_worker(run(), group=group, exclusive=exclusive, exit_on_error=False)
+        # The function, not a coroutine made of it: a worker the app cancels before it starts
+        # (the app closing) would leave that coroutine never awaited.
+        return self._node.run_worker(run, group=group, exclusive=exclusive, exit_on_error=False)
 
     def _notify_fault(self, exc: Exception) -> None:
         lang = ui_lang(self._node)
@@ -109,7 +111,7 @@ class ServiceCalls:
                 if action is not None and self._node.app.screen is self._node:
                     self._node.call_later(action)  # not under a dialog the flow opened
 
-        self._flow = self._node.run_worker(run(), group="flows", exit_on_error=False)
+        self._flow = self._node.run_worker(run, group="flows", exit_on_error=False)
         hold_keys_for(self._node.app, self._flow)  # the keys typed behind go where it leads
 
     def when_idle(self, action: Callable[[], object]) -> None:

@@ -5,7 +5,9 @@ a time, and Esc pressed meanwhile waits for its end."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
+import warnings
 
 from textual.app import App
 
@@ -104,3 +106,18 @@ async def test_one_flow_at_a_time_and_an_action_asked_meanwhile_runs_after_it() 
         assert not calls.busy
         calls.when_idle(lambda: order.append("now"))  # idle: at once
         assert order[-1] == "now"
+
+
+async def test_a_call_asked_for_as_the_app_closes_leaves_no_coroutine_never_awaited() -> None:
+    """The app ends before the worker starts (a poll due as the user quits): nothing of the
+    call was made, so nothing is left for the garbage collector to warn about."""
+    app = CallsApp()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with app.run_test():
+            calls = ServiceCalls(app.screen, lambda e: app.reported.append(e.code))
+            app.exit()
+            calls.start(lambda: 1, lambda _: None)
+            calls.flow(lambda: asyncio.sleep(0), finished=lambda: None)
+        gc.collect()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []

@@ -114,9 +114,12 @@ class SessionMemory:
             self._status.say(t("memory.busy_changing", lang), True)
             return
         self._status.say(working)
-        self._work = self._panel.run_worker(
-            self._run(self._panel, session_id, call, done), group="memory", exit_on_error=False
-        )
+        panel = self._panel
+
+        async def run() -> None:  # the function: a worker cancelled unstarted leaves no coroutine
+            await self._run(panel, session_id, call, done)
+
+        self._work = panel.run_worker(run, group="memory", exit_on_error=False)
 
     async def _run(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
@@ -18,6 +18,9 @@ from textual.suggester import Suggester
 from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
 
 COMPLETE_KEY = "ctrl+t"
 
@@ -74,7 +77,12 @@ class PathInput(InOrderInput):
         that of a shorter text (ctrl+t typed right behind the path); the keys typed behind
         ctrl+t (Enter) wait for it. The bell when there is nothing to complete."""
         self.action_end()
-        work = self.run_worker(self._complete(self.value), group="complete", exit_on_error=False)
+        value = self.value
+
+        async def complete() -> None:
+            await self._complete(value)
+
+        work: Worker[None] = self.run_worker(complete, group="complete", exit_on_error=False)
         hold_keys_for(self.app, work)
 
     async def _complete(self, value: str) -> None:
