@@ -238,8 +238,8 @@ class ChatPane(Vertical):
 
     def keep_draft(self) -> None:
         """Take the draft kept when the app last ended, if no other app has it, and put it in
-        the composer (before what was typed since); from now on the composer's text is kept
-        as it changes: at most :data:`DRAFT_SECONDS` after each change, and as the app ends."""
+        the composer (see :meth:`_draft_claimed`); from now on the composer's text is kept as
+        it changes: at most :data:`DRAFT_SECONDS` after each change, and as the app ends."""
         services = self._services
 
         def claim() -> str | None:  # in a thread: loading the module is not the UI's to wait for
@@ -249,6 +249,9 @@ class ChatPane(Vertical):
         self._calls.start(claim, self._draft_claimed)
 
     def _draft_claimed(self, kept: str | None) -> None:
+        """The draft read back (``None``: not this app's to keep): in an empty composer as it
+        is; before text typed ahead; after text already on its way, which leaves the composer
+        once stored, as always. The status line says so, of the app, not of a session."""
         if kept is None:  # another app keeps it, or there is nowhere to
             return
         self._keeping_draft = True
