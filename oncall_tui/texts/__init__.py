@@ -26,4 +26,10 @@ def text(key: str, lang: Language, /, **fields: object) -> str:
     return redact(template.format(**fields)) if fields else template
 
 
-__all__ = ["TEXTS", "text"]
+def counted(key: str, count: int, lang: Language, /, **fields: object) -> str:
+    """``key``'s text for ``count`` (filled in as ``count``), or ``key_one``'s for a count of
+    one: "its one message", not "its 1 messages"."""
+    return text(f"{key}_one" if count == 1 else key, lang, count=count, **fields)
+
+
+__all__ = ["TEXTS", "counted", "text"]

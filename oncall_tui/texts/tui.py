@@ -234,7 +234,7 @@ COPYING: dict[str, dict[Language, str]] = {
         "zh": "按 1-9 或 Enter 复制 · Esc 取消",
     },
     "code.lines": {"en": "{count} lines", "zh": "{count} 行"},
-    "code.line": {"en": "1 line", "zh": "1 行"},
+    "code.lines_one": {"en": "1 line", "zh": "1 行"},
     "code.none": {
         "en": "The selected message has no code block (shift+tab selects messages).",
         "zh": "选中的消息中没有代码块（shift+tab 可选择消息）。",
@@ -398,8 +398,8 @@ MAIN: dict[str, dict[Language, str]] = {
     },
     "delete.title": {"en": "Delete session", "zh": "删除会话"},
     "delete.ask": {
-        "en": "Delete “{title}” and its {count} messages? This cannot be undone.",
-        "zh": "删除“{title}”及其 {count} 条消息？此操作无法撤销。",
+        "en": "Delete “{title}” and its {count:,} messages? This cannot be undone.",
+        "zh": "删除“{title}”及其 {count:,} 条消息？此操作无法撤销。",
     },
     "delete.ask_one": {
         "en": "Delete “{title}” and its one message? This cannot be undone.",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.errors import CATALOG, REASONS, held_saved_note
-from oncall_tui.texts import TEXTS, text
+from oncall_tui.texts import TEXTS, counted, text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"
 CLIENTS = sorted([*(PACKAGE / "tui").rglob("*.py"), *(PACKAGE / "cli").rglob("*.py")])
@@ -172,3 +172,16 @@ def test_the_held_replies_note_says_one_answer_or_how_many() -> None:
     assert held_saved_note(1, "en") == "The answer kept while the database was away is saved now."
     assert held_saved_note(2, "en") == "2 answers kept while the database was away are saved now."
     assert held_saved_note(2, "zh") == "数据库不可用期间保留的 2 条回答现已保存。"
+
+
+def test_a_counted_text_says_one_thing_or_how_many() -> None:
+    assert counted("code.lines", 1, "en") == "1 line"
+    assert counted("code.lines", 12, "en") == "12 lines"
+    ask = "Delete “db-3” and its {} This cannot be undone."
+    assert counted("delete.ask", 1, "en", title="db-3") == ask.format("one message?")
+    assert counted("delete.ask", 1234, "en", title="db-3") == ask.format("1,234 messages?")
+
+
+@pytest.mark.parametrize("key", sorted(k for k in TEXTS if k.endswith("_one")))
+def test_every_text_for_one_has_its_text_for_many(key: str) -> None:
+    assert key.removesuffix("_one") in TEXTS

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from oncall_tui.texts import text
+from oncall_tui.texts import counted, text
 from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.messages import SessionsChanged
 from oncall_tui.tui.service_calls import ServiceCalls
@@ -53,11 +53,11 @@ class SessionActions:
         question = (
             text("delete.ask_id", lang, id=session_id)
             if listed is None
-            else text(
-                "delete.ask_one" if listed.message_count == 1 else "delete.ask",
+            else counted(
+                "delete.ask",
+                listed.message_count,
                 lang,
                 title=listed.title or text("sessions.new", lang),
-                count=f"{listed.message_count:,}",
             )
         )
         dialog = ConfirmDialog(

@@ -14,7 +14,7 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.code_blocks import CodeBlock
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
-from oncall_tui.texts import text
+from oncall_tui.texts import counted, text
 from oncall_tui.tui.widgets.lang import ui_lang
 
 
@@ -68,4 +68,4 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
 
 def line_count(count: int, lang: Language) -> str:
     """``1 line``, ``12 lines``: how long a code block is, in the user's language."""
-    return text("code.line", lang) if count == 1 else text("code.lines", lang, count=count)
+    return counted("code.lines", count, lang)

@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
@@ -134,8 +135,7 @@ def details_note(undescribed: int, lang: Language) -> str:
     """What the picker says when ``/api/show`` did not answer for some models."""
     if not undescribed:
         return ""
-    key = "models.no_details_one" if undescribed == 1 else "models.no_details"
-    return t(key, lang, count=undescribed)
+    return counted("models.no_details", undescribed, lang)
 
 
 def model_prompt(model: ModelInfo, *, current: bool) -> Content:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from oncall_tui.core.memory import MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
+from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
@@ -33,9 +34,8 @@ def summary_header(memory: MemoryState, lang: Language) -> list[str]:
     status = memory.memory_summary_status
     if status == "truncated":
         status += t("summary.cut_off", lang)
-    covers = "summary.covers_one" if count == 1 else "summary.covers"
     return [
-        t(covers, lang, count=count, stamp=stamp),
+        counted("summary.covers", count, lang, stamp=stamp),
         t("summary.status", lang, status=status),
         t("summary.where", lang),
     ]
