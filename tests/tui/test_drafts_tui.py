@@ -15,7 +15,7 @@ from oncall_tui.services.memory import MemoryService
 from oncall_tui.services.spool import database_key, owner_folder
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
-from oncall_tui.tui.panes.chat import DRAFT_SECONDS
+from oncall_tui.tui.panes.draft import DRAFT_SECONDS
 from oncall_tui.tui.widgets.composer import Composer
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway

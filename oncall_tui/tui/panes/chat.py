@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -28,6 +27,7 @@ from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.panes.draft import ComposerDraft
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -44,9 +44,6 @@ PAGE_SIZE = 40
 """Messages shown when a session opens, and read each time earlier ones are asked for."""
 STOP_SECONDS = 5.0
 """How long quitting waits for a cancelled send to store its partial reply."""
-DRAFT_SECONDS = 1.0
-"""The composer's text is kept at most this long after it changes (and quitting waits at most
-this long for it to be written)."""
 
 
 class ChatPane(Vertical):
@@ -88,13 +85,9 @@ class ChatPane(Vertical):
         self._calls = ServiceCalls(self, status.report, status.show_fault)
         self._composer = Composer(id="composer")
         self._typeahead = typeahead
-        self._keeping_draft = False
-        """This app keeps the composer's text across its end (``services/drafts.py``)."""
-        self._edits = 0
-        """The composer's changes so far; with :attr:`_kept_edits`, whether the draft is behind."""
-        self._kept_edits = 0
-        self._draft_timer: Timer | None = None
         self._sending: Worker[None] | None = None
+        self.draft = ComposerDraft(services, self._composer, status, lambda: self.sending)
+        """The composer's text, kept across the app's end (claimed by the screen)."""
         self._quitting = False
         """The app is going: the pane's widgets are, too."""
         self._oldest_loaded: int | None = None
@@ -222,10 +215,7 @@ class ChatPane(Vertical):
         interrupted: the service stores it as the worker winds down, and the app waits for
         that (a few seconds at most)."""
         self._quitting = True
-        if self._keeping_draft and self._edits != self._kept_edits:
-            keep = self._keep_draft_call()
-            with contextlib.suppress(TimeoutError):  # a disk that hangs: the deadline is near
-                await asyncio.wait_for(in_thread(keep), DRAFT_SECONDS)
+        await self.draft.keep_now()
         sending = self._sending
         if sending is not None:
             sending.cancel()
@@ -234,61 +224,9 @@ class ChatPane(Vertical):
             with contextlib.suppress(WorkerCancelled, WorkerFailed, TimeoutError):
                 await asyncio.wait_for(sending.wait(), STOP_SECONDS)
 
-    # -- the draft --------------------------------------------------------------------------
-
-    def keep_draft(self) -> None:
-        """Take the draft kept when the app last ended, if no other app has it, and put it in
-        the composer (see :meth:`_draft_claimed`); from now on the composer's text is kept as
-        it changes: at most :data:`DRAFT_SECONDS` after each change, and as the app ends."""
-        services = self._services
-
-        def claim() -> str | None:  # in a thread: loading the module is not the UI's to wait for
-            drafts = services.drafts
-            return drafts.read() if drafts.claim() else None
-
-        self._calls.start(claim, self._draft_claimed)
-
-    def _draft_claimed(self, kept: str | None) -> None:
-        """The draft read back (``None``: not this app's to keep): in an empty composer as it
-        is; before text typed ahead; after text already on its way, which leaves the composer
-        once stored, as always. The status line says so, of the app, not of a session."""
-        if kept is None:  # another app keeps it, or there is nowhere to
-            return
-        self._keeping_draft = True
-        composer = self._composer
-        if kept.strip():
-            if not composer.text:
-                composer.text = kept
-                composer.move_cursor(composer.document.end)
-            elif self._sending is None:  # typed ahead: it goes on after the draft
-                composer.insert(kept + "\n", (0, 0))
-            else:  # after the text on its way, which leaves the composer once stored
-                composer.insert("\n" + kept, composer.document.end)
-            self.status.say(t("draft.restored", ui_lang(self)), app_wide=True)
-        elif composer.text:  # typed before the claim: kept too
-            self._composer_changed()
-
     @on(TextArea.Changed, "Composer")
     def _composer_changed(self) -> None:
-        self._edits += 1
-        if self._keeping_draft and self._draft_timer is None:
-            self._draft_timer = self.set_interval(DRAFT_SECONDS, self._write_draft)
-
-    def _write_draft(self) -> None:
-        """Each tick while the composer changes: its text written, in a thread; the first tick
-        that finds nothing new stops the ticks."""
-        if self._edits == self._kept_edits:
-            if self._draft_timer is not None:
-                self._draft_timer.stop()
-                self._draft_timer = None
-            return
-        self.run_worker(self._keep_draft_call(), thread=True, group="draft", exit_on_error=False)
-
-    def _keep_draft_call(self) -> Callable[[], bool]:
-        """Writing the composer's text as it is now; writings that come late lose to it."""
-        drafts, text, edits = self._services.drafts, self._composer.text, self._edits
-        self._kept_edits = edits
-        return lambda: drafts.keep(text, edits)
+        self.draft.changed()
 
     # -- a session's messages ---------------------------------------------------------------
 

@@ -99,7 +99,7 @@ class MainScreen(Screen[None]):
     def _after_first_frame(self) -> None:
         """What needs the database or the network waits until the screen is up: the user can
         type from the first frame."""
-        self.chat.keep_draft()
+        self.chat.draft.claim()
         self.load_sessions(open_newest=self.session_id is None and not self.sending)
         self.server_check.check()
         self.refresh_tools()

@@ -1,0 +1,112 @@
+"""The composer's text kept across the app's end (``services/drafts.py``), as the chat pane
+keeps it.
+
+Claimed just after the first frame (:meth:`ComposerDraft.claim`), in a thread: the file is read
+back into the composer and the status line says so. From then on each change of the composer
+starts a one-second interval that writes its text in a thread and stops at its first tick with
+nothing new; the app's end writes what changed since (:meth:`ComposerDraft.keep_now`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.timer import Timer
+
+from oncall_tui.texts import text as t
+from oncall_tui.tui.service_calls import ServiceCalls, in_thread
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.status_line import StatusLine
+
+if TYPE_CHECKING:
+    from oncall_tui.services.container import Services
+
+DRAFT_SECONDS = 1.0
+"""The composer's text is kept at most this long after it changes (and quitting waits at most
+this long for it to be written)."""
+
+
+class ComposerDraft:
+    """Keeps ``composer``'s text for the next start; ``sending()`` says whether a text is on
+    its way (it leaves the composer once stored)."""
+
+    def __init__(
+        self,
+        services: Services,
+        composer: Composer,
+        status: StatusLine,
+        sending: Callable[[], bool],
+    ) -> None:
+        self._services = services
+        self._composer = composer
+        self._status = status
+        self._sending = sending
+        self._calls = ServiceCalls(composer, status.report, status.show_fault)
+        self._keeping = False
+        """This app keeps the draft (it claimed it)."""
+        self._edits = 0
+        """The composer's changes so far; with :attr:`_kept_edits`, whether the file is behind."""
+        self._kept_edits = 0
+        self._timer: Timer | None = None
+
+    def claim(self) -> None:
+        """Take the draft kept when the app last ended, if no other app has it, and put it in
+        the composer (see :meth:`_claimed`)."""
+        services = self._services
+
+        def claim() -> str | None:  # in a thread: loading the module is not the UI's to wait for
+            drafts = services.drafts
+            return drafts.read() if drafts.claim() else None
+
+        self._calls.start(claim, self._claimed)
+
+    def _claimed(self, kept: str | None) -> None:
+        """The draft read back (``None``: not this app's to keep): in an empty composer as it
+        is; before text typed ahead; after text already on its way, which leaves the composer
+        once stored, as always. The status line says so, of the app, not of a session."""
+        if kept is None:  # another app keeps it, or there is nowhere to
+            return
+        self._keeping = True
+        composer = self._composer
+        if kept.strip():
+            if not composer.text:
+                composer.text = kept
+                composer.move_cursor(composer.document.end)
+            elif not self._sending():  # typed ahead: it goes on after the draft
+                composer.insert(kept + "\n", (0, 0))
+            else:
+                composer.insert("\n" + kept, composer.document.end)
+            self._status.say(t("draft.restored", ui_lang(composer)), app_wide=True)
+        elif composer.text:  # typed before the claim: kept too
+            self.changed()
+
+    def changed(self) -> None:
+        """The composer's text changed."""
+        self._edits += 1
+        if self._keeping and self._timer is None:
+            self._timer = self._composer.set_interval(DRAFT_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        if self._edits == self._kept_edits:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            return
+        self._composer.run_worker(self._write(), thread=True, group="draft", exit_on_error=False)
+
+    async def keep_now(self) -> None:
+        """The app is ending: what changed since the last write is written (a disk that hangs
+        is waited for no longer than :data:`DRAFT_SECONDS`: the exit deadline is near)."""
+        if self._keeping and self._edits != self._kept_edits:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(in_thread(self._write()), DRAFT_SECONDS)
+
+    def _write(self) -> Callable[[], bool]:
+        """Writing the composer's text as it is now; writings that come late lose to it."""
+        drafts, text, edits = self._services.drafts, self._composer.text, self._edits
+        self._kept_edits = edits
+        return lambda: drafts.keep(text, edits)
