@@ -136,12 +136,13 @@ class OncallApp(KeyOrderApp):
         self.exit()
 
     async def action_quit(self) -> None:
-        """ctrl+q: at once, unless the prompt editor holds unsaved edits: it asks first. (A
-        signal or a closed terminal asks nothing: the composer's text is kept, as always.)"""
-        from oncall_tui.tui.screens.prompts import PromptEditorScreen
+        """ctrl+q: at once, unless an asset screen holds unsaved edits (the prompt editor): it
+        asks first. (A signal or a closed terminal asks nothing: the composer's text is kept,
+        as always.)"""
+        from oncall_tui.tui.screens.assets import AssetScreen
 
         if not any(
-            isinstance(screen, PromptEditorScreen) and screen.quit_after_asking()
+            isinstance(screen, AssetScreen) and screen.quit_after_asking()
             for screen in self.screen_stack
         ):
             self.quit_now()

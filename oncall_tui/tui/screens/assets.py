@@ -68,6 +68,12 @@ class AssetScreen(Screen[None]):
         """Whether a service call (or a question it depends on) is in progress."""
         return self._calls.busy
 
+    def quit_after_asking(self) -> bool:
+        """ctrl+q: ``True`` when the screen has asked a question first (unsaved edits) and
+        quits on its answer; ``False``, the app quits at once. A screen that holds nothing
+        unsaved asks nothing."""
+        return False
+
     def _show_error(self, error: OncallError | None) -> None:
         message = None if error is None else error.message(self._lang)
         self.query_one(ErrorText).show_error(message)  # the screen's one error line

@@ -299,9 +299,8 @@ class PromptEditorScreen(AssetScreen):
         self._start(self._back_flow)  # asks about unsaved edits
 
     def quit_after_asking(self) -> bool:
-        """ctrl+q with unsaved edits: ask first (save, discard, or stay), and quit unless the
-        answer is to stay. ``False`` when there is nothing to ask, or a question is already
-        open (the edits were named to the user): the app quits at once."""
+        """With unsaved edits, ask first (save, discard, or stay), and quit unless the answer
+        is to stay; not when a question is already open (the edits were named to the user)."""
         if not self.is_dirty or self.busy:
             return False
         self._start(self._quit_flow)
