@@ -44,11 +44,6 @@ class DraftKeeper:
         self._written = -1
         """The generation of the newest text written: an older one that comes late is not."""
 
-    @property
-    def claimed(self) -> bool:
-        """This app keeps the draft (:meth:`claim` succeeded and nothing released it since)."""
-        return self._claim is not None
-
     def claim(self) -> bool:
         """Take the draft for this app's life; ``False`` when another app has it, or there
         is nowhere to keep it."""

@@ -38,16 +38,32 @@ def kept(path: Path) -> str | None:
     return path.read_text() if path.exists() else None
 
 
+@pytest.fixture
+def claims(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """What each claim of the draft answered, in order."""
+    answers: list[bool] = []
+    claim = DraftKeeper.claim
+
+    def noted(self: DraftKeeper) -> bool:
+        answers.append(claim(self))
+        return answers[-1]
+
+    monkeypatch.setattr(DraftKeeper, "claim", noted)
+    return answers
+
+
 def app_for(settings: Settings, typeahead: str = "") -> OncallApp:
     gateway = StaticGateway(ScriptedChatModel(["Roll back payments-api."]), 8192)
     return build_app(settings, gateway=gateway, typeahead=typeahead)
 
 
-async def test_what_was_being_written_at_quit_is_back_in_the_composer(tmp_path: Path) -> None:
+async def test_what_was_being_written_at_quit_is_back_in_the_composer(
+    tmp_path: Path, claims: list[bool]
+) -> None:
     settings = settings_in(tmp_path)
     app = app_for(settings)
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        await wait_until(pilot, lambda: claims == [True])
         await pilot.press(*"first", "enter")
         await wait_until(
             pilot, lambda: len(app.main.sessions.sessions) == 1 and not app.main.sending
@@ -55,7 +71,9 @@ async def test_what_was_being_written_at_quit_is_back_in_the_composer(tmp_path: 
         await pilot.press(*"why is db-3 slow", "ctrl+j", *"since 02:50")
         await pilot.press("ctrl+q")
     assert draft_file(settings).read_text() == "why is db-3 slow\nsince 02:50"
-    assert not app.services.drafts.claimed  # the next app may take it
+    next_app = DraftKeeper(draft_file(settings).parent)
+    assert next_app.claim()  # the app let go of it as it ended
+    next_app.release()
 
     again = app_for(settings)
     async with again.run_test() as pilot:
@@ -70,13 +88,13 @@ async def test_what_was_being_written_at_quit_is_back_in_the_composer(tmp_path: 
 
 
 async def test_the_text_is_kept_while_it_is_typed_so_a_killed_process_loses_little(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claims: list[bool]
 ) -> None:
     settings = settings_in(tmp_path)
     app = app_for(settings)
     path = draft_file(settings)
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        await wait_until(pilot, lambda: claims == [True])
         writes = spy(monkeypatch, app.services.drafts, "keep")
         await pilot.press(*"pod api-7")
         await wait_until(pilot, lambda: kept(path) == "pod api-7", timeout=DRAFT_SECONDS + 5)
@@ -88,12 +106,12 @@ async def test_the_text_is_kept_while_it_is_typed_so_a_killed_process_loses_litt
         assert len(writes) == written
 
 
-async def test_a_message_sent_is_no_longer_the_draft(tmp_path: Path) -> None:
+async def test_a_message_sent_is_no_longer_the_draft(tmp_path: Path, claims: list[bool]) -> None:
     settings = settings_in(tmp_path)
     app = app_for(settings)
     path = draft_file(settings)
     async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: app.services.drafts.claimed)
+        await wait_until(pilot, lambda: claims == [True])
         await pilot.press(*"roll back?")
         await wait_until(pilot, lambda: path.exists(), timeout=5)
         await pilot.press("enter")
