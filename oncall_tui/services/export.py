@@ -119,6 +119,13 @@ class ExportService:
         log.info("session %s exported as %s (%d bytes)", session_id, fmt, len(data))
         return target
 
+    def existing(self, path: Path) -> Path | None:
+        """The file an export to ``path`` would replace (absolute, as :meth:`write` resolves
+        it), or ``None`` when there is none; a path no export can write is its catalog error
+        (``EXPORT_FAILED``), as :meth:`write` would raise it."""
+        target = export_target(path)
+        return target if target.exists() else None
+
     def default_filename(self, owner: str, session_id: int, fmt: ExportFormat) -> str:
         """e.g. 'oncall-session-12-2026-12-01-2130.md' (safe characters only): the session's
         id and the local time of the export, to the minute."""

@@ -343,6 +343,12 @@ EXPORT: dict[str, dict[Language, str]] = {
         "zh": "把会话写入此文件（Markdown；以 .json 结尾则写 JSON）：",
     },
     "export.done": {"en": "Exported to {path}", "zh": "已导出到 {path}"},
+    "export.replace.title": {"en": "Replace file?", "zh": "替换文件？"},
+    "export.replace.ask": {
+        "en": "{path} exists. Replace it with this session? Its content is lost.",
+        "zh": "{path} 已存在。用此会话替换它吗？它原来的内容将丢失。",
+    },
+    "export.replace.yes": {"en": "Replace", "zh": "替换"},
 }
 
 PREFERENCES: dict[str, dict[Language, str]] = {

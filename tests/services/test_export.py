@@ -341,6 +341,25 @@ def test_an_existing_file_is_replaced_whole_and_made_private(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+def test_existing_names_the_file_an_export_would_replace(
+    chatted: tuple[Services, int], tmp_path: Path
+) -> None:
+    """What the TUI asks about before it replaces a file; a path no export can write is the
+    error the write would raise."""
+    services, _ = chatted
+    export = exporter(services)
+    assert export.existing(tmp_path / "new.md") is None
+    log = tmp_path / "incident.log"
+    log.write_text("02:51 ERROR\n")
+    (tmp_path / "link.md").symlink_to(log)
+    assert export.existing(log) == log
+    assert export.existing(tmp_path / "link.md") == log  # the file the link names
+    with pytest.raises(OncallError) as caught:
+        export.existing(tmp_path)
+    assert caught.value.reason == "export_is_directory"
+    assert log.read_text() == "02:51 ERROR\n"
+
+
 def refused(export: ExportService, path: Path, session_id: int) -> OncallError:
     with pytest.raises(OncallError) as caught:
         export.write("alice", session_id, "md", path)

@@ -9,9 +9,17 @@ import pytest
 from textual.widgets import Input
 
 from oncall_tui.tui.screens.main import MainScreen
-from oncall_tui.tui.widgets.dialogs import TextDialog
+from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
-from tests.tui.harness import notifications, scripted_app, seed_session, wait_until
+from tests.tui.harness import (
+    keys_in_one_read,
+    notifications,
+    question_read,
+    scripted_app,
+    seed_session,
+    wait_until,
+)
 
 SIZE = (120, 36)
 
@@ -90,3 +98,59 @@ async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> Non
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
         assert any("Nothing to export" in n for n in notifications(app))
+
+
+async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(tmp_path: Path) -> None:
+    """An incident log typed as the export's name (found in tmux: it was overwritten at once).
+    The keys typed behind Enter go to the question, where a "y" nobody has read yet is no
+    answer; "n" keeps the file; a "y" once it is read replaces it."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    target = tmp_path / "incident.log"
+    target.write_text("02:51 ERROR upstream 502\n", encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.open_session(seed_session(app, 1, title="checkout 502s"))
+        await wait_until(pilot, lambda: screen.session_id is not None)
+
+        async def export_to(path: Path, *behind: str) -> None:
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+            app.screen.query_one(Input).value = str(path)
+            keys_in_one_read(app, "enter", *behind)
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+
+        await export_to(target, "y")
+        assert "incident.log exists" in str(app.screen.query_one(".dialog--message").render())
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ConfirmDialog)  # the early "y" answered nothing
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert target.read_text(encoding="utf-8") == "02:51 ERROR upstream 502\n"
+        assert screen.query_one(Composer).text == ""
+
+        await export_to(target)
+        await question_read(pilot)
+        await pilot.press("y")
+        status = screen.query_one("#status", PlainText)
+        await wait_until(pilot, lambda: status.text == f"Exported to {target}")
+        assert "checkout 502s" in target.read_text(encoding="utf-8")
+
+
+async def test_a_new_file_is_written_without_a_question(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    target = tmp_path / "new.md"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.open_session(seed_session(app, 1))
+        await wait_until(pilot, lambda: screen.session_id is not None)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = str(target)
+        keys_in_one_read(app, "enter", *"next")
+        await wait_until(pilot, target.exists)
+        await wait_until(pilot, lambda: screen.query_one(Composer).text == "next")
+        assert app.screen is screen

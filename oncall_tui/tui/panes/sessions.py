@@ -97,9 +97,10 @@ class SessionActions:
 
     def export(self, session_id: int | None) -> None:
         """Write the session to a file for the postmortem: the dialog shows the path (the
-        current directory, a name with the session and the time), Enter writes it; a path
-        ending in ``.json`` gets the JSON document instead of Markdown."""
-        from oncall_tui.tui.widgets.dialogs import TextDialog
+        current directory, a name with the session and the time), Enter writes it, after asking
+        whether to replace a file that exists; a path ending in ``.json`` gets the JSON
+        document instead of Markdown."""
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
 
         services, owner = self._services, self._services.owner
         lang = ui_lang(self._listing)
@@ -107,10 +108,7 @@ class SessionActions:
             self._listing.notify(text("export.nothing", lang), timeout=3)
             return
 
-        def write(path: str | None) -> None:
-            if not path or not path.strip():
-                return
-            target = Path(path.strip()).expanduser()
+        def write(target: Path) -> None:
             fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
             self._calls.start(
                 lambda: services.export.write(owner, session_id, fmt, target),
@@ -119,11 +117,32 @@ class SessionActions:
                 ),
             )
 
+        def replace(target: Path) -> None:
+            """A file that exists is replaced only once the user has said so: the name typed
+            may be a log of the incident, or another session's export."""
+            dialog = ConfirmDialog(
+                text("export.replace.title", lang),
+                text("export.replace.ask", lang, path=str(target)),
+                yes_label=text("export.replace.yes", lang),
+                destructive=True,
+            )
+            self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
+
+        def chosen(path: str | None) -> None:
+            if not path or not path.strip():
+                return
+            typed = Path(path.strip())
+            checked = self._calls.start(
+                lambda: services.export.existing(typed),
+                lambda found: write(typed) if found is None else replace(found),
+            )
+            hold_keys_for(self._listing.app, checked)  # typed behind Enter: to the question
+
         def ask(name: str) -> None:
             dialog = TextDialog(
                 text("export.title", lang), text("export.prompt", lang), value=str(_here() / name)
             )
-            self._listing.app.push_screen(dialog, write)
+            self._listing.app.push_screen(dialog, chosen)
 
         named = self._calls.start(
             lambda: services.export.default_filename(owner, session_id, "md"), ask
