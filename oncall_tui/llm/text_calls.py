@@ -32,6 +32,8 @@ FENCE = "```"
 _FENCED = re.compile(r"```[\w+-]*[ \t]*\n(.*?)\n[ \t]*```", re.DOTALL)
 _IDENTIFIER = re.compile(r"`?([A-Za-z_][\w.-]*)\(")
 _MISTRAL_ARGS = re.compile(r"\s*([A-Za-z_][\w.-]*)\[ARGS\]")
+CALL_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
+"""The keys of a call written as a JSON object (``name`` and what may stand beside it)."""
 _INVALID = object()
 """A value that does not fit its schema."""
 
@@ -105,6 +107,34 @@ def find_calls(reply: str, tools: Tools) -> list[FoundCall]:
         if calls:
             found.extend(FoundCall(c.name, c.arguments, reply[start:end]) for c in calls)
     return found
+
+
+def only_a_call(reply: str) -> bool:
+    """Whether the whole of ``reply`` is a call written as text, to any tool: tagged, or a
+    JSON object with a ``name`` (bare, fenced, or a list of them). A reply asked for prose (a
+    summary, with no tools bound) that is only this holds none: the model imitated the calls
+    in what it was given."""
+    body = reply.strip()
+    if any(body.startswith(opener) for opener, _ in TAGS):
+        return True
+    fenced = _FENCED.fullmatch(body)
+    if fenced is not None:
+        body = fenced.group(1).strip()
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return False
+    items = value if isinstance(value, list) else [value]
+    return bool(items) and all(_call_shaped(item) for item in items)
+
+
+def _call_shaped(value: object) -> bool:
+    if not isinstance(value, dict):
+        return False
+    item: dict[str, Any] = value
+    if isinstance(item.get("function"), dict):  # the OpenAI API's own shape
+        item = item["function"]
+    return {"name"} <= item.keys() <= CALL_KEYS
 
 
 def without_calls(reply: str, texts: Sequence[str]) -> str:
@@ -237,7 +267,7 @@ def _json_call(value: object, tools: Tools) -> FoundCall | None:
     item: dict[str, Any] = value
     if isinstance(item.get("function"), dict):  # the OpenAI API's own shape
         item = item["function"]
-    if not {"name"} <= item.keys() <= {"name", "arguments", "parameters", "type", "id"}:
+    if not {"name"} <= item.keys() <= CALL_KEYS:
         return None
     tool = tools.tool(item["name"])
     if tool is None:

@@ -21,6 +21,7 @@ from oncall_tui.core.memory import (
 )
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
+from oncall_tui.llm.text_calls import only_a_call
 from oncall_tui.llm.tokens import estimate_tokens
 from oncall_tui.llm.turn import Summary
 from oncall_tui.services.context import History
@@ -50,6 +51,10 @@ async def summarise(
             written = await gateway.summarize(SUMMARY_INSTRUCTIONS, summary_request(summary, part))
         except OncallError as error:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
+        if only_a_call(written.text):  # a small model imitating the calls in the transcript
+            raise OncallError(
+                "MEMORY_COMPACTION_FAILED", detail="the model wrote a tool call, not a summary"
+            )
         summary = clean_summary(written.text)
         if not summary:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail="the model returned no summary")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from oncall_tui.llm.text_calls import BoundTool, Tools, conform, find_calls, without_calls
+from oncall_tui.llm.text_calls import (
+    BoundTool,
+    Tools,
+    conform,
+    find_calls,
+    only_a_call,
+    without_calls,
+)
 
 SEARCH = {
     "type": "object",
@@ -183,3 +190,32 @@ def test_the_text_of_a_call_is_exactly_what_the_reply_wrote() -> None:
     (call,) = find_calls(reply, TOOLS)
     assert call.text == fenced
     assert without_calls(reply, [call.text]) == "Checking the clock.\n"  # not the guess after it
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"name": "logs__search_logs", "arguments": {"pattern": "502"}}',
+        '  ```json\n{"name": "search_logs", "parameters": {}}\n```\n',
+        '[{"name": "a", "arguments": {}}, {"type": "function", "function": {"name": "b"}}]',
+        '<tool_call>\n{"name": "anything", "arguments": {}}\n</tool_call>',
+        '[TOOL_CALLS] [{"name": "x", "arguments": {}}]',
+    ],
+)
+def test_a_reply_that_is_only_a_call_to_any_tool_is_one(reply: str) -> None:
+    assert only_a_call(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "- 02:51 checkout 502s; the pool on db-2 ran out.",
+        'Ran search_logs:\n{"name": "search_logs", "arguments": {}}',
+        '{"name": "x", "arguments": {}, "result": "502 found"}',  # a key no call has
+        '{"incident": "502s", "owner": "alice"}',
+        "[]",
+        "",
+    ],
+)
+def test_prose_and_other_data_are_not_only_a_call(reply: str) -> None:
+    assert not only_a_call(reply)

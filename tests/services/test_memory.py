@@ -211,7 +211,16 @@ class TestCompaction:
         )
         assert len(model.bound_tools) == 1  # only the agent's reply call bound tools
 
-    @pytest.mark.parametrize("turn", ["   ", Turn.raises(RuntimeError("boom"))])
+    @pytest.mark.parametrize(
+        "turn",
+        [
+            "   ",
+            Turn.raises(RuntimeError("boom")),
+            # a small model imitating the calls in the transcript (found by hand)
+            '{"name": "logs__search_logs", "arguments": {"pattern": "502", "limit": 3}}',
+            '<tool_call>{"name": "search_logs", "arguments": {}}</tool_call>',
+        ],
+    )
     async def test_empty_or_failed_summary_changes_nothing(
         self, engine: Engine, turn: TurnLike
     ) -> None:
