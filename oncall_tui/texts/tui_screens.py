@@ -17,10 +17,6 @@ STATUS: dict[str, dict[Language, str]] = {
         "en": "Reply cancelled; the partial answer is kept.",
         "zh": "已取消回复；已收到的部分会保留。",
     },
-    "status.still_streaming": {
-        "en": "A reply is still streaming; Esc cancels it.",
-        "zh": "回复仍在输出；按 Esc 取消。",
-    },
     "memory.compacted_notice": {
         "en": "Memory compacted: {count:,} messages summarised",
         "zh": "记忆已压缩：总结了 {count:,} 条消息",

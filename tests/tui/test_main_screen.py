@@ -144,6 +144,31 @@ async def test_escape_cancels_and_keeps_the_partial_reply_marked(tmp_path: Path)
         assert 0 < len(reply.content) < len(slow.text)
 
 
+async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: a session chosen in the list mid-reply did not open, and nothing said
+    why. The reply keeps its session open; each way to leave it says so."""
+    slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        other = seed_session(app, 1, title="db-3 disk full")
+        screen = await reply_under_way(pilot)
+        streaming = screen.session_id
+        screen.query_one(SessionList).post_message(SessionList.Opened(other))
+        await wait_until(pilot, lambda: "still streaming" in status_text(screen))
+        assert screen.session_id == streaming
+        screen.status.say("")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "still streaming" in status_text(screen))
+        assert screen.session_id == streaming
+        assert screen.sending
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not screen.sending)
+        screen.query_one(SessionList).post_message(SessionList.Opened(other))
+        await wait_until(pilot, lambda: screen.session_id == other)
+
+
 async def test_quitting_mid_reply_keeps_it_marked_interrupted(tmp_path: Path) -> None:
     slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
     app, _ = scripted_app(tmp_path / "t.db", [slow])

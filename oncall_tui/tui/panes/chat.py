@@ -120,7 +120,7 @@ class ChatPane(Vertical):
     def retry(self, session_id: int) -> None:
         """Answer the session's last message again; the service says if there is none."""
         if self._sending is not None:
-            self.status.say(t("status.still_streaming", ui_lang(self)), error=True)
+            self.status.say(t("send.still_streaming", ui_lang(self)), error=True)
         else:
             self.status.say(t("status.retrying", ui_lang(self)))
             self.send(session_id, None)

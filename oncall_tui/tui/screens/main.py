@@ -316,7 +316,7 @@ class MainScreen(Screen[None]):
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
-        if not self.sending:
+        if self._may_leave_the_reply():
             self.open_session(event.session_id, keep_status=True)  # what it did stays said
             self.query_one(Composer).focus()
 
@@ -360,11 +360,18 @@ class MainScreen(Screen[None]):
     def action_retry(self) -> None:
         if self.session_id is not None:
             self.chat.retry(self.session_id)
-        elif self.sending:
-            self.status.say(t("status.still_streaming", self.lang), error=True)
+        else:
+            self._may_leave_the_reply()  # a first message's reply streams: say so
+
+    def _may_leave_the_reply(self) -> bool:
+        """Whether another session (or a new one) may open now: not while a reply streams
+        into this one, and then the status line says why and how to stop it."""
+        if self.sending:
+            self.status.say(t("send.still_streaming", self.lang), error=True)
+        return not self.sending
 
     def action_new_session(self) -> None:
-        if not self.sending:
+        if self._may_leave_the_reply():
             self.open_session(None)
             self.query_one(Composer).focus()
 
@@ -373,7 +380,7 @@ class MainScreen(Screen[None]):
         from oncall_tui.tui.screens.search import SearchScreen
 
         def chosen(hit: SearchHit | None) -> None:
-            if hit is not None and not self.sending:
+            if hit is not None and self._may_leave_the_reply():
                 self.open_session(hit.session_id, keep_status=True, at=hit.position)
 
         self.app.push_screen(SearchScreen(self.services), chosen)
