@@ -162,6 +162,30 @@ def read_stdin_text(limit: int, stream: TextIO | None = None) -> str:
     return text
 
 
+def stdin_is_piped(stream: TextIO | None = None) -> bool:
+    """Whether standard input is a pipe or a file (``… | oncall-tui chat``, ``< app.log``):
+    not a terminal, not ``/dev/null``, not a socket, not a stream of a test."""
+    source = sys.stdin if stream is None else stream
+    try:
+        mode = os.fstat(source.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):  # None, closed, or no descriptor
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
+
+
+def stdin_waits(seconds: float, stream: TextIO | None = None) -> bool:
+    """Whether a pipe on standard input still has nothing to read (not even its end) after
+    ``seconds``: a writer that is slow, or one that never ends (``ssh`` without ``-n``)."""
+    import select  # only a chat that reads a pipe comes here
+
+    source = sys.stdin if stream is None else stream
+    try:
+        ready, _, _ = select.select([source.fileno()], [], [], seconds)
+    except (AttributeError, OSError, ValueError):  # no descriptor, or no select for pipes
+        return False
+    return not ready
+
+
 def _read_decoded(buffer: io.BufferedIOBase | io.RawIOBase, wanted: int) -> str:
     """At least ``wanted`` characters of ``buffer`` (or all of it, if fewer), read in steps
     that never take more bytes than characters still wanted: each byte is at most one

@@ -48,7 +48,7 @@ from oncall_tui.core.events import (
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import id_type, read_stdin_text
+from oncall_tui.inputs import id_type, read_stdin_text, stdin_is_piped, stdin_waits
 from oncall_tui.texts import TEXTS, text
 
 if TYPE_CHECKING:
@@ -119,7 +119,12 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME",
         help="run this confirm tool (server.tool) without asking, for this run; repeatable",
     )
-    chat.add_argument("message", nargs="*", metavar="MESSAGE", help='"-" reads standard input')
+    chat.add_argument(
+        "message",
+        nargs="*",
+        metavar="MESSAGE",
+        help='a pipe or file on standard input follows the words; "-" puts it there instead',
+    )
     add_json_flag(chat).set_defaults(handler=chat_send)
 
 
@@ -283,14 +288,35 @@ def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
     return _emit_memory(state, args.json, ctx.settings.lang)
 
 
-def read_message(parts: list[str]) -> str:
-    """The message: its words, or with ``-`` standard input, read to at most a message's
-    limit (an endless or huge input is refused without being read whole)."""
-    if parts == ["-"]:
-        from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
+STDIN_HINT_SECONDS = 2.0
+"""How long a pipe on standard input may stay silent before the chat says it is reading it."""
 
-        return read_stdin_text(MAX_MESSAGE_CHARS)
-    return " ".join(parts)
+
+def read_message(parts: list[str], lang: Language) -> str:
+    """The message: its words, with standard input where a ``-`` stands among them, or after
+    them when standard input is a pipe or a file and no ``-`` is given (``kubectl logs … |
+    oncall-tui chat "why"`` sends the log too, as ``ollama run`` does; it is not left out
+    unsaid). Words and input are a blank line apart.
+    Standard input is read to at most a message's limit (an endless or huge input is refused
+    without being read whole)."""
+    if parts.count("-") > 1:
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=text("cli.chat.one_dash", lang))
+    if "-" not in parts and not stdin_is_piped():
+        return " ".join(parts)
+    from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
+
+    if stdin_waits(STDIN_HINT_SECONDS):
+        emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
+    piped = read_stdin_text(MAX_MESSAGE_CHARS)
+    if parts == ["-"]:
+        return piped  # exactly as given
+    if "-" in parts:
+        at = parts.index("-")
+        before, after = parts[:at], parts[at + 1 :]
+    else:  # the words first: the question names the session, not the log's first line
+        before, after = parts, []
+    pieces = (" ".join(before), piped.strip("\n"), " ".join(after))
+    return "\n\n".join(piece for piece in pieces if piece.strip())
 
 
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
@@ -305,10 +331,10 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
             )
         events = ctx.chat.retry(ctx.owner, args.session, confirm=confirm)
     else:
-        if not args.message:
+        message = read_message(args.message, ctx.settings.lang)  # refused before the engine
+        if not message.strip():
             detail = text("cli.chat.empty_message", ctx.settings.lang)
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
-        message = read_message(args.message)  # bad input is refused before the engine loads
         events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
     output = _ChatOutput(args.json, args.session, ctx.settings.lang)
     try:

@@ -170,6 +170,15 @@ CLI: dict[str, dict[Language, str]] = {
         "zh": "--retry 需要 --session ID，且不带消息",
     },
     "cli.chat.empty_message": {"en": "the message is empty", "zh": "消息为空"},
+    "cli.chat.one_dash": {
+        "en": "one - at most: it stands for standard input in the message",
+        "zh": "最多一个 -：它在消息中代表标准输入",
+    },
+    "cli.chat.reading_stdin": {
+        "en": "Reading the message's text from standard input (a pipe); ctrl+d ends it, "
+        "and </dev/null leaves it out.",
+        "zh": "正在从标准输入（管道）读取消息内容；ctrl+d 结束输入，</dev/null 则不读取。",
+    },
     "cli.export.json_not_md": {
         "en": "--json prints JSON: leave out --format md, or write the Markdown with -o FILE",
         "zh": "--json 输出 JSON：请去掉 --format md，或用 -o FILE 写出 Markdown",

@@ -1,0 +1,165 @@
+"""``kubectl logs … | oncall-tui chat "why"``: a pipe or a file on standard input is part of
+the message, as ``ollama run`` takes it; a terminal or ``/dev/null`` is not read. Real pipes
+and files here, since what decides is what the descriptor is."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import pytest
+
+from oncall_tui.cli import chat as chat_command
+from oncall_tui.services.chat import MAX_MESSAGE_CHARS
+from tests.conftest import CliResult, RunCli
+from tests.fakes.ollama_server import FakeModel, FakeOllama
+
+MODEL = "qwen3:8b"
+LOG = "02:51 ERROR checkout-api upstream 502\n02:52 ERROR pool=10/10\n"
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama(models=[FakeModel(MODEL, context_length=40960)]) as server:
+        yield server
+
+
+@pytest.fixture
+def chat(cli: RunCli, ollama: FakeOllama) -> RunCli:
+    def run(*args: str) -> CliResult:
+        ollama.script("ok")
+        return cli("--ollama-url", ollama.url, "--model", MODEL, "--num-ctx", "1048576", *args)
+
+    return run
+
+
+def sent(ollama: FakeOllama) -> str:
+    content = ollama.chat_requests[-1]["messages"][-1]["content"]
+    assert isinstance(content, str)
+    return content
+
+
+@pytest.fixture
+def pipe_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
+    """Put a real pipe on standard input; a thread writes ``data`` (after ``delay`` seconds)
+    and closes it."""
+    threads: list[threading.Thread] = []
+    streams: list[TextIO] = []
+
+    def put(data: bytes, delay: float = 0.0) -> None:
+        read_end, write_end = os.pipe()
+
+        def write() -> None:
+            threading.Event().wait(delay)
+            with os.fdopen(write_end, "wb") as writer:
+                writer.write(data)
+
+        thread = threading.Thread(target=write, daemon=True)
+        thread.start()
+        threads.append(thread)
+        stream = io.TextIOWrapper(os.fdopen(read_end, "rb"), encoding="utf-8")
+        streams.append(stream)
+        monkeypatch.setattr(sys, "stdin", stream)
+
+    yield put
+    for thread in threads:
+        thread.join(5)
+    for stream in streams:
+        stream.close()
+
+
+def test_a_piped_log_follows_the_question_a_blank_line_apart(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    pipe_in(LOG.encode())
+    result = chat("chat", "--json", "why", "is", "it", "failing?")
+    assert result.code == 0, result.err
+    assert sent(ollama) == "why is it failing?\n\n" + LOG.rstrip("\n")
+    titles = [s["title"] for s in chat("sessions", "list", "--json").json_list()]
+    assert titles == ["why is it failing?"]  # the question names the session
+
+
+def test_a_file_on_stdin_is_read_and_dev_null_is_not(
+    chat: RunCli, ollama: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "app.log"
+    log.write_text(LOG, encoding="utf-8")
+    with log.open(encoding="utf-8") as stream:
+        monkeypatch.setattr(sys, "stdin", stream)
+        assert chat("chat", "why").code == 0
+    assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
+    with open(os.devnull, encoding="utf-8") as stream:
+        monkeypatch.setattr(sys, "stdin", stream)
+        assert chat("chat", "why").code == 0
+        assert sent(ollama) == "why"
+        result = chat("chat", "--json")
+    assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
+    assert "the message is empty" in result.error()["message"]
+
+
+def test_a_dash_puts_the_input_where_it_stands(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    pipe_in(LOG.encode())
+    assert chat("chat", "these", "lines:", "-", "what", "broke?").code == 0
+    assert sent(ollama) == "these lines:\n\n" + LOG.rstrip("\n") + "\n\nwhat broke?"
+    pipe_in(LOG.encode())
+    assert chat("chat", "-").code == 0
+    assert sent(ollama) == LOG  # alone, exactly as given
+
+
+def test_two_dashes_are_refused_before_anything_is_read_or_sent(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    pipe_in(LOG.encode())
+    result = chat("chat", "--json", "-", "and", "-")
+    assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
+    assert "one - at most" in result.error()["message"]
+    assert ollama.chat_requests == []
+    assert sys.stdin.read() == LOG  # nothing taken from it
+
+
+def test_an_empty_pipe_leaves_the_words_and_alone_is_an_empty_message(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    pipe_in(b"\n")
+    assert chat("chat", "why").code == 0
+    assert sent(ollama) == "why"
+    pipe_in(b"")
+    result = chat("chat", "--json")
+    assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
+
+
+def test_words_and_input_at_the_limit_are_sent_and_one_past_it_refused(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    room = MAX_MESSAGE_CHARS - len("why\n\n")
+    pipe_in(b"x" * room)
+    assert chat("chat", "why").code == 0
+    assert len(sent(ollama)) == MAX_MESSAGE_CHARS
+    requests = len(ollama.chat_requests)
+    pipe_in(b"x" * (room + 1))
+    result = chat("chat", "--json", "why")
+    assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
+    assert f"at most {MAX_MESSAGE_CHARS} characters" in result.error()["message"]
+    assert len(ollama.chat_requests) == requests
+
+
+def test_a_pipe_that_stays_silent_is_said_to_be_read(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ssh host oncall-tui chat …`` without ``-n``: standard input is a pipe that ends only
+    with ctrl+d. The chat says what it waits for instead of hanging unexplained."""
+    monkeypatch.setattr(chat_command, "STDIN_HINT_SECONDS", 0.05)
+    pipe_in(LOG.encode(), delay=0.5)
+    result = chat("chat", "why")
+    assert result.code == 0, result.err
+    assert "Reading the message's text from standard input (a pipe); ctrl+d ends it" in result.err
+    assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
+    pipe_in(LOG.encode())
+    assert "standard input" not in chat("chat", "why").err  # a prompt pipe: nothing said
