@@ -209,6 +209,8 @@ MODELS: dict[str, dict[Language, str]] = {
         "zh": "{url} 上的模型（当前：{current}）",
     },
     "models.loading": {"en": "Loading…", "zh": "加载中…"},
+    "models.current": {"en": "(current)", "zh": "（当前）"},
+    "models.no_tools": {"en": "no tools", "zh": "不支持工具"},
     "models.none": {
         "en": "Ollama has no models yet: run `ollama pull NAME`.",
         "zh": "Ollama 还没有模型：请运行 `ollama pull NAME`。",

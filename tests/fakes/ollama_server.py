@@ -199,6 +199,8 @@ class FakeOllama(LoopbackServer[Reply | str]):
         self.show_gate: threading.Event | None = None
         """When set to an event, every `/api/show` waits for it (at most 10 s) before answering:
         a test sees what a client does before the details come."""
+        self.tags_gate: threading.Event | None = None
+        """The same for `/api/tags`: a test sees what a client does before the list comes."""
         self.requests: list[RecordedRequest] = []
 
     def make_server(self) -> ThreadingHTTPServer:
@@ -373,6 +375,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/api/version":
             self._send_json(200, {"version": self.fake.version})
         elif self.path == "/api/tags":
+            if (gate := self.fake.tags_gate) is not None:
+                gate.wait(10)
             self._send_json(200, self.fake.tags_body())
         else:
             self._send_json(404, {"error": "404 page not found"})

@@ -24,7 +24,7 @@ from oncall_tui.tui.screens.models import (
     token_count,
 )
 from tests.fakes.ollama_server import DEFAULT_MODELS, FakeModel, FakeOllama
-from tests.tui.harness import screen_rows, spy, wait_until
+from tests.tui.harness import keys_in_one_read, screen_rows, spy, wait_until
 
 QWEN_FACTS = "8.2B qwen3 · Q4_K_M · 5.2 GB · 40k ctx, uses 8k"
 GEMMA_FACTS = "2.5B gemma · Q4_K_M · 1.7 GB · 8k ctx · no tools"
@@ -140,6 +140,30 @@ async def test_enter_picks_the_highlighted_model(server: FakeOllama, tmp_path: P
         assert not isinstance(app.screen, ModelPicker)
 
 
+async def test_keys_typed_behind_f5_wait_for_the_list_then_pick_and_send(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    """Found in tmux: f5, ↓, Enter and a message in one burst. The ↓ and Enter reached the
+    picker before its list came, and went nowhere, and so did the message typed after them."""
+    server.tags_gate = threading.Event()
+    server.script("hello")
+    app = app_on(server.url, tmp_path)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            keys_in_one_read(app, "f5", "down", "enter", *"hi", "enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
+            await pilot.pause(0.2)
+            assert picker(app).models == []  # the list has not come: the keys wait
+            server.tags_gate.set()
+            await wait_until(pilot, lambda: app.services.settings.model == "llama3.2:3b")
+            await wait_until(pilot, lambda: bool(server.chat_requests))
+            request = server.chat_requests[-1]
+            assert (request["model"], request["messages"][-1]["content"]) == ("llama3.2:3b", "hi")
+    finally:
+        server.tags_gate.set()
+
+
 async def test_esc_keeps_the_current_model(server: FakeOllama, tmp_path: Path) -> None:
     app = app_on(server.url, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -232,16 +256,25 @@ def test_the_window_used_is_said_only_when_it_differs() -> None:
 
 def test_no_tools_only_when_the_capabilities_lack_them() -> None:
     def text(tools: bool | None) -> str:
-        return str(model_prompt(replace(LISTED, tools=tools), current=False))
+        return str(model_prompt(replace(LISTED, tools=tools), current=False, lang="en"))
 
     assert text(False).endswith(" · no tools")
     assert "no tools" not in text(True)
     assert "no tools" not in text(None)  # an older Ollama: unknown, not "no"
 
 
+def test_current_and_no_tools_are_said_in_the_users_language() -> None:
+    """They were English in a Chinese picker (found at 60x20 in tmux)."""
+    text = str(model_prompt(replace(LISTED, tools=False), current=True, lang="zh"))
+    assert "（当前）" in text
+    assert text.endswith(" · 不支持工具")
+    assert "current" not in text
+    assert "no tools" not in text
+
+
 def test_a_name_with_control_characters_is_drawn_inert() -> None:
     hostile = replace(LISTED, name="evil\x1b[2J:7b", family="x\x07")
-    text = str(model_prompt(hostile, current=True))
+    text = str(model_prompt(hostile, current=True, lang="en"))
     assert "\x1b" not in text
     assert "\x07" not in text
     assert "● evil␛[2J:7b  (current)" in text

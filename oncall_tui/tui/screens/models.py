@@ -27,10 +27,13 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
-from oncall_tui.tui.service_calls import ServiceCalls, in_thread
+from oncall_tui.tui.key_order import hold_keys_for
+from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from oncall_tui.services.container import Services
     from oncall_tui.services.server import ServerWording
     from oncall_tui.services.views import ModelInfo
@@ -68,22 +71,23 @@ class ModelPicker(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
-        self.load_models()
+        # The keys typed behind the one that opened the picker (↓, Enter) wait for the list.
+        hold_keys_for(self.app, self.load_models())
 
-    def load_models(self) -> None:
+    def load_models(self) -> Worker[None]:
         """The list first, then each model's details: a server that does not answer is said
         where the list would be."""
-        self._calls.start(
+        return self._calls.start(
             self.services.installed_models, self._listed, group="models", exclusive=True
         )
 
-    async def _listed(self, listed: list[ModelInfo]) -> None:
+    def _listed(self, listed: list[ModelInfo]) -> None:
         if not listed:
             self._list([], t("models.none", self.lang))
             return
         self._list(listed, t("models.reading", self.lang))
-        described = await in_thread(lambda: self.services.describe_models(listed))
-        self._describe(described)
+        describe = self.services.describe_models
+        self._calls.start(lambda: describe(listed), self._describe, group="details", exclusive=True)
 
     def _refused(self, error: OncallError) -> None:
         self._list([], error.message(self.lang))
@@ -113,7 +117,7 @@ class ModelPicker(ModalScreen[str | None]):
         self._note(details_note(sum(not model.described for model in models), self.lang))
 
     def _prompt(self, model: ModelInfo) -> Content:
-        return model_prompt(model, current=same_model(model.name, self.current))
+        return model_prompt(model, current=same_model(model.name, self.current), lang=self.lang)
 
     def _note(self, note: str) -> None:
         """The note under the list: that the configured model is missing (kept while the
@@ -138,17 +142,21 @@ def details_note(undescribed: int, lang: Language) -> str:
     return counted("models.no_details", undescribed, lang)
 
 
-def model_prompt(model: ModelInfo, *, current: bool) -> Content:
+def model_prompt(model: ModelInfo, *, current: bool, lang: Language) -> Content:
     """The two lines of one model: its name, then what it is. Text from the server is made
     terminal-safe and never parsed as markup."""
     name = terminal_safe(model.name)
     first: list[str | tuple[str, str]] = (
-        [(f"{CURRENT_MARK}{name}", "bold $text-accent"), ("  (current)", "$text-accent")]
+        [
+            (f"{CURRENT_MARK}{name}", "bold $text-accent"),
+            (f"  {t('models.current', lang)}", "$text-accent"),
+        ]
         if current
         else [f"{' ' * len(CURRENT_MARK)}{name}"]
     )
     facts = Content(terminal_safe(" · ".join(model_facts(model))))
-    warning = (" · ", ("no tools", "bold $text-warning")) if model.tools is False else ()
+    no_tools = (" · ", (t("models.no_tools", lang), "bold $text-warning"))
+    warning = no_tools if model.tools is False else ()
     indent = " " * len(CURRENT_MARK)
     return Content.assemble(*first, "\n", indent, facts.stylize("$text-muted"), *warning)
 
