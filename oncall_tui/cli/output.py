@@ -72,8 +72,10 @@ def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None
         *([terminal_safe(redact(str(c))) for c in row] for row in rows),
     ]
     widths = [max(cell_width(row[i]) for row in cells) for i in range(len(headers))]
-    for row in cells:
-        emit_line("  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)))
+    for row in cells:  # the last column is not padded: no line ends in spaces
+        emit_line(
+            "  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
 
 
 def cell_width(text: str) -> int:

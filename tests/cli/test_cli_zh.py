@@ -82,6 +82,17 @@ def test_chinese_columns_stay_aligned_by_terminal_width() -> None:
     assert pad("ID", 6) == "ID    "
 
 
+def test_a_table_s_lines_end_where_their_text_does(cli: RunCli) -> None:
+    """Padding the last column to the longest cell ended every line of ``search`` in spaces,
+    up to a hundred of them, in a file or a pipe."""
+    for title in ("db-3 disk full", "数据库主从切换，主库延迟超过三十秒，需要人工确认后再切换"):
+        assert cli("sessions", "new", "--title", title).code == 0
+    lines = cli("sessions", "list").out.splitlines()
+    assert len(lines) == 3
+    assert all(line == line.rstrip() for line in lines)
+    assert lines[-1].endswith("db-3 disk full")
+
+
 def test_prompts_and_skills_speak_chinese(cli: RunCli, tmp_path: Path) -> None:
     added = cli("--lang", "zh", "prompts", "add", "--label", "值班", "--content", "简洁回答")
     assert added.code == 0, added.err
