@@ -164,13 +164,18 @@ def read_stdin_text(limit: int, stream: TextIO | None = None) -> str:
 
 def stdin_is_piped(stream: TextIO | None = None) -> bool:
     """Whether standard input is a pipe or a file (``… | oncall-tui chat``, ``< app.log``):
-    not a terminal, not ``/dev/null``, not a socket, not a stream of a test."""
+    not a terminal, not ``/dev/null``, not a socket, not a stream of a test. A file already
+    read into is someone else's (``while read q; do oncall-tui chat "$q"; done < questions``:
+    the shell's ``read`` leaves the offset past the line it took), and is left alone."""
     source = sys.stdin if stream is None else stream
     try:
-        mode = os.fstat(source.fileno()).st_mode
+        descriptor = source.fileno()
+        mode = os.fstat(descriptor).st_mode
+        return stat.S_ISFIFO(mode) or (
+            stat.S_ISREG(mode) and os.lseek(descriptor, 0, os.SEEK_CUR) == 0
+        )
     except (AttributeError, OSError, ValueError):  # None, closed, or no descriptor
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode)
 
 
 def stdin_waits(seconds: float, stream: TextIO | None = None) -> bool:

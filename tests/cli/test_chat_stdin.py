@@ -102,6 +102,23 @@ def test_a_file_on_stdin_is_read_and_dev_null_is_not(
     assert "the message is empty" in result.error()["message"]
 
 
+def test_a_file_another_reader_has_begun_is_left_alone(
+    chat: RunCli, ollama: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``while read q; do oncall-tui chat "$q"; done < questions``: the shell's ``read`` leaves
+    the file's offset after the line it took. Reading the rest would send every question after
+    it with the first, and end the loop."""
+    questions = tmp_path / "questions"
+    questions.write_text("why 502s?\nwhy slow?\n", encoding="utf-8")
+    descriptor = os.open(questions, os.O_RDONLY)
+    os.lseek(descriptor, len("why 502s?\n"), os.SEEK_SET)
+    with io.TextIOWrapper(os.fdopen(descriptor, "rb"), encoding="utf-8") as stream:
+        monkeypatch.setattr(sys, "stdin", stream)
+        assert chat("chat", "why 502s?").code == 0
+        assert os.lseek(descriptor, 0, os.SEEK_CUR) == len("why 502s?\n")
+    assert sent(ollama) == "why 502s?"
+
+
 def test_a_dash_puts_the_input_where_it_stands(
     chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
 ) -> None:
