@@ -49,7 +49,7 @@ from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type, read_stdin_text, stdin_is_piped, stdin_waits
-from oncall_tui.texts import TEXTS, text
+from oncall_tui.texts import TEXTS, counted, text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -292,37 +292,44 @@ STDIN_HINT_SECONDS = 2.0
 """How long a pipe on standard input may stay silent before the chat says it is reading it."""
 
 
-def read_message(parts: list[str], lang: Language) -> str:
+def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tuple[str, int]:
     """The message: its words, with standard input where a ``-`` stands among them, or after
     them when standard input is a pipe or a file and no ``-`` is given (``kubectl logs … |
     oncall-tui chat "why"`` sends the log too, as ``ollama run`` does; it is not left out
-    unsaid). Words and input are a blank line apart.
-    Standard input is read to at most a message's limit (an endless or huge input is refused
-    without being read whole)."""
+    unsaid). Words and input are a blank line apart. Standard input is read to at most a
+    message's limit (an endless or huge input is refused without being read whole); a pipe
+    that stays silent is said to be read, unless ``quiet`` (``--json``).
+
+    Also returns how many lines of input went after the words unasked (no ``-``), to be said
+    as the message is stored: input meant for a ``while read`` loop is seen going."""
     if parts.count("-") > 1:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=text("cli.chat.one_dash", lang))
     if "-" not in parts and not stdin_is_piped():
-        return " ".join(parts)
+        return " ".join(parts), 0
     from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
 
-    if stdin_waits(STDIN_HINT_SECONDS):
+    if not quiet and stdin_waits(STDIN_HINT_SECONDS):
         emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
     piped = read_stdin_text(MAX_MESSAGE_CHARS)
     if parts == ["-"]:
-        return piped  # exactly as given
+        return piped, 0  # exactly as given
     if "-" in parts:
         at = parts.index("-")
         before, after = parts[:at], parts[at + 1 :]
     else:  # the words first: the question names the session, not the log's first line
         before, after = parts, []
-    pieces = (" ".join(before), piped.strip("\n"), " ".join(after))
-    return "\n\n".join(piece for piece in pieces if piece.strip())
+    added = piped.strip("\n")
+    pieces = (" ".join(before), added, " ".join(after))
+    message = "\n\n".join(piece for piece in pieces if piece.strip())
+    unasked = "-" not in parts and bool(parts) and bool(added.strip())
+    return message, len(added.splitlines()) if unasked else 0
 
 
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 
     confirm = allow_listed(frozenset(args.allow_tool), ctx.settings.lang)
+    stdin_lines = 0
     if args.retry:
         if args.session is None or args.message:
             raise OncallError(
@@ -331,12 +338,13 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
             )
         events = ctx.chat.retry(ctx.owner, args.session, confirm=confirm)
     else:
-        message = read_message(args.message, ctx.settings.lang)  # refused before the engine
-        if not message.strip():
+        message, stdin_lines = read_message(args.message, ctx.settings.lang, quiet=args.json)
+        if not message.strip():  # bad input is refused before the engine loads
             detail = text("cli.chat.empty_message", ctx.settings.lang)
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
         events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
     output = _ChatOutput(args.json, args.session, ctx.settings.lang)
+    output.stdin_lines = stdin_lines
     try:
         return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
@@ -370,6 +378,9 @@ class _ChatOutput:
         self.session_id = session_id
         self.answer_open = False
         """Answer text was written and its line is not ended yet."""
+        self.stdin_lines = 0
+        """Lines of standard input sent after the words unasked: said as the message is
+        stored."""
 
     async def consume(self, events: AsyncIterator[ChatEvent]) -> int:
         status = EXIT_OK
@@ -408,6 +419,8 @@ class _ChatOutput:
         """Human output, every write through :func:`emit_text`, which makes it terminal-safe."""
         out, err, lang = sys.stdout, sys.stderr, self.lang
         match event:
+            case UserMessageStored() if self.stdin_lines:
+                emit_text(counted("cli.chat.with_stdin", self.stdin_lines, lang) + "\n", err)
             case TokenDelta(text=delta):
                 emit_text(delta, out, flush=True)
                 self.answer_open = self.answer_open or bool(delta)

@@ -153,6 +153,14 @@ CLI: dict[str, dict[Language, str]] = {
     # chat
     "cli.chat.interrupted": {"en": "[interrupted]", "zh": "[已中断]"},
     "cli.chat.session": {"en": "[session {id}]", "zh": "[会话 {id}]"},
+    "cli.chat.with_stdin": {
+        "en": "[standard input sent after your words: {count} lines]",
+        "zh": "[标准输入已附在你的文字之后发送：{count} 行]",
+    },
+    "cli.chat.with_stdin_one": {
+        "en": "[standard input sent after your words: one line]",
+        "zh": "[标准输入已附在你的文字之后发送：1 行]",
+    },
     "cli.chat.compacting": {
         "en": "[compacting: the model summarises {count} messages first]",
         "zh": "[正在压缩：模型先摘要 {count} 条消息]",

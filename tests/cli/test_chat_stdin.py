@@ -77,9 +77,10 @@ def test_a_piped_log_follows_the_question_a_blank_line_apart(
     chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
 ) -> None:
     pipe_in(LOG.encode())
-    result = chat("chat", "--json", "why", "is", "it", "failing?")
+    result = chat("chat", "why", "is", "it", "failing?")
     assert result.code == 0, result.err
     assert sent(ollama) == "why is it failing?\n\n" + LOG.rstrip("\n")
+    assert "[standard input sent after your words: 2 lines]" in result.err
     titles = [s["title"] for s in chat("sessions", "list", "--json").json_list()]
     assert titles == ["why is it failing?"]  # the question names the session
 
@@ -126,8 +127,10 @@ def test_a_dash_puts_the_input_where_it_stands(
     assert chat("chat", "these", "lines:", "-", "what", "broke?").code == 0
     assert sent(ollama) == "these lines:\n\n" + LOG.rstrip("\n") + "\n\nwhat broke?"
     pipe_in(LOG.encode())
-    assert chat("chat", "-").code == 0
+    alone = chat("chat", "-")
+    assert alone.code == 0
     assert sent(ollama) == LOG  # alone, exactly as given
+    assert "standard input" not in alone.err  # asked for: nothing to point out
 
 
 def test_two_dashes_are_refused_before_anything_is_read_or_sent(
@@ -145,8 +148,12 @@ def test_an_empty_pipe_leaves_the_words_and_alone_is_an_empty_message(
     chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
 ) -> None:
     pipe_in(b"\n")
-    assert chat("chat", "why").code == 0
+    result = chat("chat", "why")
+    assert result.code == 0
     assert sent(ollama) == "why"
+    assert "standard input" not in result.err
+    pipe_in(b"one line, no newline")
+    assert "sent after your words: one line]" in chat("chat", "why").err
     pipe_in(b"")
     result = chat("chat", "--json")
     assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
@@ -179,4 +186,4 @@ def test_a_pipe_that_stays_silent_is_said_to_be_read(
     assert "Reading the message's text from standard input (a pipe); ctrl+d ends it" in result.err
     assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
     pipe_in(LOG.encode())
-    assert "standard input" not in chat("chat", "why").err  # a prompt pipe: nothing said
+    assert "Reading the message" not in chat("chat", "why").err  # a prompt pipe: not said
