@@ -40,6 +40,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar
 
+import anyio
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_mcp_adapters.tools import load_mcp_tools
@@ -65,6 +66,9 @@ TOOL_TIMEOUT = 30.0
 """Seconds one call of a tool server's tool may take: a hung server is a failed call."""
 TOOL_RESULT_CHARS = 20_000
 """A tool server's result past this is cut, with a note of how much was kept."""
+RESTARTS = 3
+"""How many times one process starts a server again that stopped after it was ready (a crash,
+a kill): at the next send, or the next look at the servers."""
 CLOSE_SECONDS = 0.5
 """How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
 _WIND_DOWN = 0.25
@@ -112,6 +116,13 @@ class ServerState:
     session: ClientSession | None = None
     stray: str | None = None
     """The first line the server wrote on stdout that is not an MCP message, if any."""
+    restarts: int = 0
+
+    @property
+    def will_restart(self) -> bool:
+        """Stopped after it was ready, and started again at the next send (:data:`RESTARTS`)."""
+        stopped = self.error is not None and self.error.reason == "tool_server_stopped"
+        return self.state == "failed" and stopped and self.restarts < RESTARTS
 
 
 class McpTools:
@@ -139,6 +150,7 @@ class McpTools:
         self._thread: threading.Thread | None = None
         self._stop: asyncio.Event | None = None
         self._owners: list[asyncio.Task[None]] = []
+        self._owner_of: dict[str, asyncio.Task[None]] = {}
         self._closed = False
         self._foreign: frozenset[int] | None = None
         """Children of this process leading their own session before the servers started
@@ -149,9 +161,13 @@ class McpTools:
         return bool(self._servers)
 
     def start(self) -> None:
-        """Blocking: start every server and list its tools (once; later calls return at
-        once). Never raises for a server: its failure is its state."""
+        """Blocking: start every server and list its tools (once; later calls start again
+        only the servers that stopped since, :attr:`ServerState.will_restart`). Never raises
+        for a server: its failure is its state."""
         with self._lock:
+            if self._started and not self._closed:
+                self._restart_stopped()
+                return
             if self._started or self._closed or not self._servers:  # none started after close
                 self._started = True
                 return
@@ -212,9 +228,11 @@ class McpTools:
             future.cancel()
             raise
         except Exception as exc:
-            if _connection_lost(exc):
-                self._fail(state, "tool_server_stopped", exc)
-            raise
+            if not _connection_lost(exc):
+                raise
+            # Said in words for this call too (the model reads it), as for every later one.
+            problem = str(_leaf(exc)) or "its connection closed"
+            raise ConnectionError(self._fail(state, "tool_server_stopped", problem)) from exc
 
     @property
     def timeout(self) -> float:
@@ -273,15 +291,41 @@ class McpTools:
             raise ConnectionError("the tool servers are closed")
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
+    def _restart_stopped(self) -> None:
+        """Start again, and wait for, the servers that stopped since they were ready."""
+        stopped = [state for state in self.states() if state.will_restart]
+        loop = self._loop
+        if not stopped or loop is None:
+            return
+        for state in stopped:
+            log.info("tool server %s stopped; starting it again", state.server.name)
+            state.restarts += 1
+            state.state, state.error, state.stray, state.reported = "starting", None, None, False
+        servers = [state.server for state in stopped]
+        starting = asyncio.run_coroutine_threadsafe(self._start_each(servers), loop)
+        with contextlib.suppress(concurrent.futures.CancelledError):  # closed meanwhile
+            starting.result()
+
     async def _start_all(self) -> None:
         self._stop = asyncio.Event()
+        await self._start_each(self._servers)
+
+    async def _start_each(self, servers: Sequence[McpServer]) -> None:
         readies: list[asyncio.Future[None]] = []
-        for server in self._servers:
+        owners: list[asyncio.Task[None]] = []
+        for server in servers:
+            gone = self._owner_of.get(server.name)
+            if gone is not None and not gone.done():  # holding a dead session: it ends first
+                gone.cancel()
+                await asyncio.wait([gone], timeout=_WIND_DOWN)
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._owners.append(asyncio.create_task(self._own(server, ready)))
+            owner = asyncio.create_task(self._own(server, ready))
+            self._owners.append(owner)
+            self._owner_of[server.name] = owner
+            owners.append(owner)
             readies.append(ready)
         await asyncio.wait(readies, timeout=self._start_seconds)
-        for server, ready, owner in zip(self._servers, readies, self._owners, strict=True):
+        for server, ready, owner in zip(servers, readies, owners, strict=True):
             if not ready.done():
                 owner.cancel()
                 state = self._states[server.name]
@@ -318,6 +362,8 @@ class McpTools:
                 ready.set_result(None)
             raise
         except BaseException as exc:  # an ExceptionGroup from the transport's task group
+            if self._owner_of.get(server.name) is not asyncio.current_task():
+                return  # a session given up for a new one: its end says nothing of the server
             if not ready.done():
                 if state.stray is not None:  # what it wrote explains the failure best
                     self._fail(state, "tool_server_not_mcp", state.stray)
@@ -371,7 +417,7 @@ class McpTools:
             state.tools.append(_with_schema(tool, schema))
         state.missing = tuple(name for name in server.allow if name not in offered)
         state.session = session
-        state.state = "ready"
+        state.state, state.error = "ready", None
         log.info(
             "tool server %s ready: %d tools offered, %d bound",
             server.name,
@@ -379,7 +425,8 @@ class McpTools:
             len(state.tools),
         )
 
-    def _fail(self, state: ServerState, reason: str, problem: object) -> None:
+    def _fail(self, state: ServerState, reason: str, problem: object) -> str:
+        """Mark the server failed; returns what is said of it (short, redacted)."""
         detail = _short(str(problem))
         state.state = "failed"
         state.error = OncallError(
@@ -387,6 +434,7 @@ class McpTools:
         )
         state.tools = []
         log.warning("tool server %s failed: %s", state.server.name, detail)
+        return _short(state.error.message("en"))
 
 
 def for_the_model(description: str, parameters: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -518,9 +566,12 @@ def _leaf(exc: BaseException) -> BaseException:
 
 
 def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server has gone: its connection closed mid-call (the SDK's
+    "Connection closed"), or was found closed by the call (a server that died while idle)."""
     leaf = _leaf(exc)
-    text = str(leaf).lower()
-    return isinstance(leaf, ConnectionError) or "connection closed" in text
+    if isinstance(leaf, ConnectionError | anyio.ClosedResourceError | anyio.BrokenResourceError):
+        return True
+    return "connection closed" in str(leaf).lower()
 
 
 def _short(text: str) -> str:

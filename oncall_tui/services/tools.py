@@ -16,7 +16,7 @@ from oncall_tui.errors import Language, OncallError
 from oncall_tui.settings.mcp import McpServer
 
 if TYPE_CHECKING:
-    from oncall_tui.llm.mcp import McpTools
+    from oncall_tui.llm.mcp import McpTools, ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,8 @@ class ToolServerView:
     transport: str
     """``stdio`` or ``streamable_http``."""
     state: str
-    """``ready`` or ``failed``."""
+    """``ready``; ``failed`` (it did not start); or ``stopped``: it went after it was ready
+    more often than it is started again in one run (:data:`~oncall_tui.llm.mcp.RESTARTS`)."""
     error: OncallError | None = None
     tools: tuple[ToolView, ...] = field(default=())
 
@@ -92,7 +93,7 @@ class ToolsService:
                 ToolServerView(
                     server.name,
                     server.transport,
-                    "ready" if state.state == "ready" else "failed",
+                    _shown_state(state),
                     state.error,
                     tuple(tools),
                 )
@@ -102,3 +103,12 @@ class ToolsService:
     def failures(self) -> list[tuple[str, OncallError]]:
         """Failed servers not reported yet (each once per process), after :meth:`servers`."""
         return [] if self._runtime is None else self._runtime.unreported_failures()
+
+
+def _shown_state(state: ServerState) -> str:
+    """After ``start``, a server that went once is running again: one still down has either
+    not started or stopped too often."""
+    if state.state == "ready":
+        return "ready"
+    stopped = state.error is not None and state.error.reason == "tool_server_stopped"
+    return "stopped" if stopped else "failed"

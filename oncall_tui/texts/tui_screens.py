@@ -359,6 +359,10 @@ SKILLS: dict[str, dict[Language, str]] = {
         "en": "{server}: did not start (oncall-tui doctor says why)",
         "zh": "{server}：未能启动（oncall-tui doctor 会说明原因）",
     },
+    "panel.tools_stopped": {
+        "en": "{server}: kept stopping; not started again until oncall-tui restarts",
+        "zh": "{server}：多次停止；在 oncall-tui 重启前不再启动",
+    },
     "path.key.complete": {"en": "Complete path", "zh": "补全路径"},
     "prompts.save_first": {
         "en": "Save this new prompt first (ctrl+s), then make it active.",

@@ -4,6 +4,8 @@ Ollama answering with tool calls."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +25,7 @@ from oncall_tui.core.events import (
     ToolStarted,
 )
 from oncall_tui.llm import mcp as mcp_runtime
+from oncall_tui.llm import mcp_processes
 from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -238,21 +241,76 @@ async def test_a_server_error_is_a_failed_call_the_model_reads(
     assert events[-1].type == "done"
 
 
-async def test_a_server_that_crashes_mid_call_fails_that_call_and_the_chat_goes_on(
+async def test_a_server_that_crashes_mid_call_fails_that_call_and_starts_again_for_the_next(
     server: FakeOllama, with_tools: Build
 ) -> None:
     services = with_tools()
     server.script(Reply.tool_call("ops__crash", {}), "It crashed.")
     events = await collect(services.chat.send("alice", None, "crash"))
     assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+    assert "The tool server 'ops' is not available: it stopped" in tool_message(server)
     assert events[-1].type == "done"
-    server.script("Still here.")
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Back.")
     session_id = events[-1].session_id  # type: ignore[union-attr]
     again = await collect(services.chat.send("alice", session_id, "still there?"))
-    failed = [e for e in again if isinstance(e, ToolServerFailed)]
-    assert [e.server for e in failed] == ["ops"]
-    assert "ops__search_logs" not in bound_names(server, -1)
+    assert not [e for e in again if isinstance(e, ToolServerFailed)]
+    assert "ops__search_logs" in bound_names(server, -2)
+    assert [e.status for e in again if isinstance(e, ToolFinished)] == ["ok"]
     assert again[-1].type == "done"
+
+
+async def test_a_server_that_keeps_stopping_is_started_again_three_times_then_reported(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    services = with_tools()
+    session_id = None
+    for _ in range(mcp_runtime.RESTARTS + 1):
+        server.script(Reply.tool_call("ops__crash", {}), "It crashed.")
+        events = await collect(services.chat.send("alice", session_id, "crash"))
+        assert not [e for e in events if isinstance(e, ToolServerFailed)]
+        assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+        session_id = events[-1].session_id  # type: ignore[union-attr]
+    server.script("Without it.")
+    last = await collect(services.chat.send("alice", session_id, "and now?"))
+    failed = [e for e in last if isinstance(e, ToolServerFailed)]
+    assert [e.server for e in failed] == ["ops"]
+    assert "it stopped" in failed[0].message
+    assert "ops__search_logs" not in bound_names(server, -1)
+    (view,) = services.tools.servers()
+    assert view.state == "stopped"  # not "failed": it started, RESTARTS + 1 times
+    assert view.error is not None
+    assert view.error.reason == "tool_server_stopped"
+
+
+async def test_a_server_that_died_between_calls_fails_the_next_one_in_words_then_restarts(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    """Found in tmux: a stdio server killed while idle made every later call fail with
+    "ClosedResourceError", for the app's life. The call that finds it gone says so in words;
+    the server is started again before the next send."""
+    services = with_tools()
+    server.script("Ready.")
+    first = await collect(services.chat.send("alice", None, "hello"))
+    session_id = first[-1].session_id  # type: ignore[union-attr]
+    servers = mcp_processes.server_processes()
+    assert len(servers) == 1
+    os.kill(servers[0], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while mcp_processes.server_processes():  # a zombie is not listed
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "It is gone.")
+    events = await collect(services.chat.send("alice", session_id, "any timeouts?"))
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+    result = tool_message(server, -1)
+    assert "The tool server 'ops' is not available: it stopped" in result, result
+    assert "ClosedResourceError" not in result
+    (view,) = services.tools.servers()  # what the panel shows, before the next send
+    assert view.state == "ready"  # looking at the servers started it again
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Back.")
+    again = await collect(services.chat.send("alice", session_id, "and now?"))
+    assert not [e for e in again if isinstance(e, ToolServerFailed)]
+    assert [e.status for e in again if isinstance(e, ToolFinished)] == ["ok"]
 
 
 async def test_a_server_that_fails_to_start_is_reported_once_and_the_chat_works(

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from oncall_tui.errors import OncallError
+from oncall_tui.services.tools import ToolServerView
 from oncall_tui.settings import Settings
 from oncall_tui.settings.mcp import McpServer
 from oncall_tui.tui.app import OncallApp, build_app
@@ -107,6 +109,29 @@ async def test_the_panel_lists_the_allowed_tools_and_marks_the_ones_that_ask(
         tools = app.screen.query_one(ContextPanel).query_one("#tools", PlainText)
         await wait_until(pilot, lambda: "ops.search_logs" in tools.text, timeout=30)
         assert tools.text.splitlines() == ["ops.search_logs", "ops.restart_service ⚠"]
+
+
+async def test_the_panel_tells_a_server_that_kept_stopping_from_one_that_did_not_start(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    app = tools_app(tmp_path, ollama)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = app.screen.query_one(ContextPanel)
+        tools = panel.query_one("#tools", PlainText)
+        await wait_until(pilot, lambda: "ops.search_logs" in tools.text, timeout=30)
+        stopped = OncallError("TOOL_SERVER_FAILED", "tool_server_stopped", server="ops")
+        unstarted = OncallError("TOOL_SERVER_FAILED", "tool_server_start", server="gone")
+        panel.show_tools(
+            [
+                ToolServerView("ops", "stdio", "stopped", stopped),
+                ToolServerView("gone", "stdio", "failed", unstarted),
+            ]
+        )
+        await pilot.pause()
+        assert tools.text.splitlines() == [
+            "ops: kept stopping; not started again until oncall-tui restarts",
+            "gone: did not start (oncall-tui doctor says why)",
+        ]
 
 
 async def test_a_server_that_does_not_start_is_said_and_the_chat_goes_on(

@@ -212,7 +212,8 @@ class ContextPanel(VerticalScroll):
         lines = []
         for server in servers:
             if server.state != "ready":
-                lines.append(t("panel.tools_failed", lang, server=server.name))
+                said = "panel.tools_stopped" if server.state == "stopped" else "panel.tools_failed"
+                lines.append(t(said, lang, server=server.name))
                 continue
             for tool in server.tools:
                 if tool.allowed and tool.offered:
