@@ -17,7 +17,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from examples.mcp import log_search
 from oncall_tui.core.prompts import MANDATORY_INSTRUCTIONS, SKILLS_INSTRUCTION
-from oncall_tui.llm.mcp import DESCRIPTION_CHARS, McpTools, for_the_model
+from oncall_tui.llm.mcp import McpTools
+from oncall_tui.llm.mcp_schemas import DESCRIPTION_CHARS, for_the_model
 from oncall_tui.llm.tokens import tool_schema_tokens
 from oncall_tui.llm.tool_specs import (
     GET_CURRENT_TIME_DESCRIPTION,
