@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from oncall_tui.cli.chat_input import read_message
 from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -48,7 +49,7 @@ from oncall_tui.core.events import (
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import id_type, read_stdin_text, stdin_is_piped, stdin_waits
+from oncall_tui.inputs import id_type
 from oncall_tui.texts import TEXTS, counted, text
 
 if TYPE_CHECKING:
@@ -286,43 +287,6 @@ def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
 
     state = asyncio.run(ctx.memory.compact(ctx.owner, args.session))
     return _emit_memory(state, args.json, ctx.settings.lang)
-
-
-STDIN_HINT_SECONDS = 2.0
-"""How long a pipe on standard input may stay silent before the chat says it is reading it."""
-
-
-def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tuple[str, int]:
-    """The message: its words, with standard input where a ``-`` stands among them, or after
-    them when standard input is a pipe or a file and no ``-`` is given (``kubectl logs … |
-    oncall-tui chat "why"`` sends the log too, as ``ollama run`` does; it is not left out
-    unsaid). Words and input are a blank line apart. Standard input is read to at most a
-    message's limit (an endless or huge input is refused without being read whole); a pipe
-    that stays silent is said to be read, unless ``quiet`` (``--json``).
-
-    Also returns how many lines of input went after the words unasked (no ``-``), to be said
-    as the message is stored: input meant for a ``while read`` loop is seen going."""
-    if parts.count("-") > 1:
-        raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=text("cli.chat.one_dash", lang))
-    if "-" not in parts and not stdin_is_piped():
-        return " ".join(parts), 0
-    from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
-
-    if not quiet and stdin_waits(STDIN_HINT_SECONDS):
-        emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
-    piped = read_stdin_text(MAX_MESSAGE_CHARS)
-    if parts == ["-"]:
-        return piped, 0  # exactly as given
-    if "-" in parts:
-        at = parts.index("-")
-        before, after = parts[:at], parts[at + 1 :]
-    else:  # the words first: the question names the session, not the log's first line
-        before, after = parts, []
-    added = piped.strip("\n")
-    pieces = (" ".join(before), added, " ".join(after))
-    message = "\n\n".join(piece for piece in pieces if piece.strip())
-    unasked = "-" not in parts and bool(parts) and bool(added.strip())
-    return message, len(added.splitlines()) if unasked else 0
 
 
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from typing import TextIO
 
 import pytest
 
-from oncall_tui.cli import chat as chat_command
+from oncall_tui.cli import chat_input
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
 from tests.conftest import CliResult, RunCli
 from tests.fakes.ollama_server import FakeModel, FakeOllama
@@ -179,7 +179,7 @@ def test_a_pipe_that_stays_silent_is_said_to_be_read(
 ) -> None:
     """``ssh host oncall-tui chat …`` without ``-n``: standard input is a pipe that ends only
     with ctrl+d. The chat says what it waits for instead of hanging unexplained."""
-    monkeypatch.setattr(chat_command, "STDIN_HINT_SECONDS", 0.05)
+    monkeypatch.setattr(chat_input, "STDIN_HINT_SECONDS", 0.05)
     pipe_in(LOG.encode(), delay=0.5)
     result = chat("chat", "why")
     assert result.code == 0, result.err
