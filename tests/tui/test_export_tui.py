@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import stat
+import time
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input
 
 from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -100,10 +102,14 @@ async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> Non
         assert any("Nothing to export" in n for n in notifications(app))
 
 
-async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(tmp_path: Path) -> None:
+async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An incident log typed as the export's name (found in tmux: it was overwritten at once).
     The keys typed behind Enter go to the question, where a "y" nobody has read yet is no
     answer; "n" keeps the file; a "y" once it is read replaces it."""
+    now = [100.0]  # the dialogs' clock, moved by the test: no machine is too slow for it
+    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
     app, _ = scripted_app(tmp_path / "t.db")
     target = tmp_path / "incident.log"
     target.write_text("02:51 ERROR upstream 502\n", encoding="utf-8")
@@ -119,17 +125,25 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(tmp_pat
             await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
             app.screen.query_one(Input).value = str(path)
             keys_in_one_read(app, "enter", *behind)
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await wait_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, ConfirmDialog)
+                    and bool(app.screen.query(".dialog--message"))
+                ),
+            )
 
         await export_to(target, "y")
+        assert isinstance(app.screen, ConfirmDialog)
         assert "incident.log exists" in str(app.screen.query_one(".dialog--message").render())
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)  # the early "y" answered nothing
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen)
         assert target.read_text(encoding="utf-8") == "02:51 ERROR upstream 502\n"
         assert screen.query_one(Composer).text == ""
 
+        monkeypatch.setattr(dialogs, "clock", time.monotonic)  # read as a person reads it
         await export_to(target)
         await question_read(pilot)
         await pilot.press("y")

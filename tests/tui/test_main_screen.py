@@ -152,9 +152,9 @@ async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
     slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
     app, _ = scripted_app(tmp_path / "t.db", [slow])
     async with app.run_test(size=SIZE) as pilot:
-        other = seed_session(app, 1, title="db-3 disk full")
         screen = await reply_under_way(pilot)
         streaming = screen.session_id
+        other = seed_session(app, 1, title="db-3 disk full")  # seeded first, it could open
         screen.query_one(SessionList).post_message(SessionList.Opened(other))
         await wait_until(pilot, lambda: "still streaming" in status_text(screen))
         assert screen.session_id == streaming
