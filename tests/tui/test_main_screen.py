@@ -169,6 +169,26 @@ async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
         await wait_until(pilot, lambda: screen.session_id == other)
 
 
+async def test_the_gauge_counts_the_message_just_sent_while_the_reply_comes(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: a 4,000-character message sent in a new session, and the gauge stayed at
+    the empty session's 10% until the reply ended, then jumped to 61%."""
+    slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        gauge = screen.query_one(ContextPanel).gauge
+        await wait_until(pilot, lambda: gauge.window > 0)
+        empty = gauge.used
+        app.query_one(Composer).text = "disk full on db-3, here is df -h: " + "/dev/sda1 99% " * 200
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.sending and bool(blocks(screen)[-1].content))
+        await wait_until(pilot, lambda: gauge.used > empty + 500)
+        assert screen.sending  # counted while the reply streams, not after it
+        await pilot.press("escape")
+
+
 async def test_quitting_mid_reply_keeps_it_marked_interrupted(tmp_path: Path) -> None:
     slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
     app, _ = scripted_app(tmp_path / "t.db", [slow])

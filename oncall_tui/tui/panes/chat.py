@@ -56,6 +56,13 @@ class ChatPane(Vertical):
             super().__init__()
             self.session_id = session_id
 
+    class MessageStored(Message):
+        """A send stored the user's message: the gauge counts it while the reply comes."""
+
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
+
     class SendEnded(Message):
         """A send or retry ended, however: the rest of the screen reads what it changed."""
 

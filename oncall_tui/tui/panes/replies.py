@@ -87,6 +87,7 @@ class Replies:
             if status.open_session != event.session_id:
                 status.open_session = event.session_id  # what is said now is of this one
                 pane.post_message(pane.SessionStarted(event.session_id))
+            pane.post_message(pane.MessageStored(event.session_id))
             self._reply = self._log.add_exchange(event.content)
         elif isinstance(event, TokenDelta):
             self._server_answered()

@@ -283,6 +283,12 @@ class MainScreen(Screen[None]):
         self.sessions.current = event.session_id
         self.load_sessions()
 
+    @on(ChatPane.MessageStored)
+    def _message_stored(self) -> None:
+        """Found in tmux: mid-reply, the gauge still showed the session without the message
+        just sent (10% for a request at 38%) until the reply ended."""
+        self.refresh_context()
+
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
         self._known_count = None  # the log shows this send: take the count as it is
