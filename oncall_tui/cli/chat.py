@@ -307,8 +307,7 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
             detail = text("cli.chat.empty_message", ctx.settings.lang)
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
         events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
-    output = _ChatOutput(args.json, args.session, ctx.settings.lang)
-    output.stdin_lines = stdin_lines
+    output = _ChatOutput(args.json, args.session, ctx.settings.lang, stdin_lines)
     try:
         return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
@@ -336,13 +335,15 @@ def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
 class _ChatOutput:
     """Writes one chat's events as they come and works out its exit status."""
 
-    def __init__(self, as_json: bool, session_id: int | None, lang: Language) -> None:
+    def __init__(
+        self, as_json: bool, session_id: int | None, lang: Language, stdin_lines: int = 0
+    ) -> None:
         self.as_json = as_json
         self.lang = lang
         self.session_id = session_id
         self.answer_open = False
         """Answer text was written and its line is not ended yet."""
-        self.stdin_lines = 0
+        self.stdin_lines = stdin_lines
         """Lines of standard input sent after the words unasked: said as the message is
         stored."""
 

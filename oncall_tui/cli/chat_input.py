@@ -30,11 +30,12 @@ def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tu
     as the message is stored: input meant for a ``while read`` loop is seen going."""
     if parts.count("-") > 1:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=text("cli.chat.one_dash", lang))
-    if "-" not in parts and not stdin_is_piped():
+    piped_in = stdin_is_piped()
+    if "-" not in parts and not piped_in:
         return " ".join(parts), 0
     from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
 
-    if not quiet and stdin_waits(STDIN_HINT_SECONDS):
+    if piped_in and not quiet and stdin_waits(STDIN_HINT_SECONDS):  # a terminal: typed there
         emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
     piped = read_stdin_text(MAX_MESSAGE_CHARS)
     if parts == ["-"]:

@@ -285,8 +285,8 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.MessageStored)
     def _message_stored(self) -> None:
-        """Found in tmux: mid-reply, the gauge still showed the session without the message
-        just sent (10% for a request at 38%) until the reply ended."""
+        """The gauge counts the message just stored while its reply comes, not only once the
+        reply has ended (a long message pasted into a new session is most of the request)."""
         self.refresh_context()
 
     @on(ChatPane.SendEnded)
