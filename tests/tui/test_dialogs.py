@@ -232,3 +232,43 @@ async def test_discarding_edits_typed_before_the_question_could_be_read_is_refus
         await pilot.press("d")
         await wait_until(pilot, lambda: bool(app.results))
     assert app.results == ["discard"]
+
+
+LONG_QUESTION = "Run it with these arguments?\n" + "\n".join(f'  "k{i}": {i},' for i in range(40))
+
+
+@pytest.mark.parametrize(("size", "button_rows"), [((60, 20), 1), ((80, 24), 3)])
+async def test_a_long_question_scrolls_and_the_keys_and_buttons_stay_on_screen(
+    size: tuple[int, int], button_rows: int
+) -> None:
+    """At 60x20 a tool's arguments pushed the buttons off the dialog. The question scrolls
+    (PgUp/PgDn) instead; on a short terminal the buttons are one row each."""
+    app = DialogHost(lambda: ConfirmDialog("Run ops.deploy?", LONG_QUESTION))
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query("#no")))
+        await pilot.pause()
+        dialog = app.screen
+        for widget in (dialog.query_one("#confirm-keys"), *dialog.query(Button)):
+            region = widget.region
+            assert region.height > 0
+            assert region.y >= 0, (widget, region)
+            assert region.bottom <= size[1], (widget, region)
+        assert {button.region.height for button in dialog.query(Button)} == {button_rows}
+        body = dialog.query_one(".dialog--body")
+        assert body.scroll_y == 0
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: body.scroll_y > 0)
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: body.scroll_y == 0)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.results == [False])
+
+
+async def test_a_short_question_is_drawn_whole_without_a_scroll() -> None:
+    app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: bool(app.screen.query("#no")))
+        await pilot.pause()
+        body = app.screen.query_one(".dialog--body")
+        assert body.region.height == 1
+        assert body.max_scroll_y == 0

@@ -149,8 +149,12 @@ async def test_the_delete_dialog_says_one_message_for_a_session_of_one(tmp_path:
         await wait_until(pilot, lambda: screen.session_id == session_id)
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        text = " ".join(str(s.render()) for s in app.screen.query(Static))
-        assert "Delete “db-3 slow” and its one message?" in text
+
+        def text() -> str:  # the question is mounted a moment after the dialog is in front
+            return " ".join(str(s.render()) for s in app.screen.query(Static))
+
+        await wait_until(pilot, lambda: "Delete “db-3 slow”" in text())
+        assert "Delete “db-3 slow” and its one message?" in text()
 
 
 async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Path) -> None:
@@ -159,8 +163,13 @@ async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Pa
         screen, session_id = await open_seeded(pilot, 3, "redis failover")
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        text = " ".join(str(s.render()) for s in app.screen.query(Static))
-        assert "“redis failover” and its 6 messages" in text
+        await wait_until(
+            pilot,
+            lambda: (
+                "“redis failover” and its 6 messages"
+                in " ".join(str(s.render()) for s in app.screen.query(Static))
+            ),
+        )
         focused = app.focused
         assert isinstance(focused, Button)
         assert focused.id == "no"

@@ -82,8 +82,8 @@ async def test_a_confirm_tool_asks_with_its_server_name_and_arguments(
         def dialog_text() -> str:  # the dialog is the screen a moment before its texts are mounted
             return " ".join(str(w.render()) for w in app.screen.query("Static"))
 
-        await wait_until(pilot, lambda: "ops.restart_service" in dialog_text(), timeout=10)
-        assert "Server: ops" in dialog_text()
+        await wait_until(pilot, lambda: "Server: ops" in dialog_text(), timeout=10)
+        assert "ops.restart_service" in dialog_text()
         assert "Tool: restart_service" in dialog_text()
         assert '"service": "api"' in dialog_text()
         dialog = app.screen

@@ -16,7 +16,7 @@ from typing import ClassVar, Literal, TypeVar
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
@@ -63,6 +63,7 @@ _DIALOG_CSS = """
     }
     & .dialog--title { text-style: bold; width: 1fr; }
     & .dialog--message { width: 1fr; margin: 1 0; }
+    & .dialog--body { height: auto; margin: 1 0; & .dialog--message { margin: 0; } }
     & .dialog--keys { color: $text-muted; width: 1fr; }
     & Horizontal { height: auto; align-horizontal: right; margin-top: 1; }
     & Button { margin-left: 1; min-width: 10; }
@@ -146,6 +147,12 @@ class ConfirmDialog(Question[bool]):
         border-top: tall $accent;
         border-bottom: tall $accent;
     }
+    &.-short Horizontal { margin-top: 0; }
+    &.-short #yes, &.-short #no, &.-short #yes:focus, &.-short #no:focus {
+        height: 1;
+        border-top: none;
+        border-bottom: none;
+    }
 }"""
     )
     AUTO_FOCUS = "#no"  # from the first frame: never "Yes", not even for a moment
@@ -153,7 +160,18 @@ class ConfirmDialog(Question[bool]):
         Binding("y", "answer(True)", "Yes", id="dialog.yes"),
         Binding("n", "answer(False)", "No", id="dialog.no"),
         Binding("escape", "answer(False)", "Cancel", id="dialog.cancel"),
+        Binding("pageup", "scroll_body(-1)", show=False),
+        Binding("pagedown", "scroll_body(1)", show=False),
     ]
+    OTHER_ROWS = 13
+    """The rows of the dialog besides the question: borders, padding, title, key line and
+    buttons. A question longer than the rest of the terminal scrolls (PgUp/PgDn); the key
+    line and the buttons stay on screen."""
+    SHORT_ROWS = 24
+    """Below this many rows the buttons are one row each, without their borders and the gap
+    above them (:data:`SAVED_ROWS`), so that the question is read whole more often (the
+    focused one is marked ``▸ … ◂`` all the same)."""
+    SAVED_ROWS = 3
 
     def __init__(
         self,
@@ -183,7 +201,8 @@ class ConfirmDialog(Question[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._title, markup=False, classes="dialog--title")
-            yield Static(self._message, markup=False, classes="dialog--message")
+            with VerticalScroll(classes="dialog--body", can_focus=False):
+                yield Static(self._message, markup=False, classes="dialog--message")
             yield Static(
                 self._keys_text("no"), id="confirm-keys", classes="dialog--keys", markup=False
             )
@@ -194,6 +213,20 @@ class ConfirmDialog(Question[bool]):
                     variant="error" if self._destructive else "primary",
                 )
                 yield Button(self._button_label("no", focused=True), id="no")
+
+    def on_resize(self, event: events.Resize) -> None:
+        short = event.size.height < self.SHORT_ROWS
+        self.set_class(short, "-short")
+        other = self.OTHER_ROWS - (self.SAVED_ROWS if short else 0)
+        body = self.query_one(".dialog--body", VerticalScroll)
+        body.styles.max_height = max(3, event.size.height - other)
+
+    def action_scroll_body(self, pages: int) -> None:
+        body = self.query_one(".dialog--body", VerticalScroll)
+        if pages < 0:
+            body.scroll_page_up()
+        else:
+            body.scroll_page_down()
 
     def _button_label(self, button_id: str, *, focused: bool) -> Content:
         label = self._labels[button_id]
