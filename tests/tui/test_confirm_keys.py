@@ -72,8 +72,9 @@ def key_names(text: str) -> list[str]:
 class ComposerHost(App[None]):
     """A composer, and the dialog pushed over it on mount; records answers and sends."""
 
-    def __init__(self) -> None:
+    def __init__(self, request: ToolConfirmation | None = None) -> None:
         super().__init__()
+        self.request = request or ToolConfirmation("ops", "restart_service", {"service": "api"})
         self.answers: list[bool | None] = []
         self.submitted: list[str] = []
 
@@ -81,9 +82,9 @@ class ComposerHost(App[None]):
         yield Composer()
 
     def on_mount(self) -> None:
-        request = ToolConfirmation("ops", "restart_service", {"service": "api"})
         composer = self.query_one(Composer)
-        self.push_screen(ToolConfirmDialog(request, composer.type_key), self.answers.append)
+        dialog = ToolConfirmDialog(self.request, composer.type_key)
+        self.push_screen(dialog, self.answers.append)
 
     def on_composer_submitted(self, event: Composer.Submitted) -> None:
         self.submitted.append(event.text)
@@ -114,6 +115,25 @@ async def test_the_dialog_speaks_the_app_s_language() -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, ToolConfirmDialog))
         shown = " ".join(str(label.render()) for label in app.screen.query(Static))
         assert "运行 ops.restart_service？" in shown, shown
+
+
+async def test_a_long_call_is_read_with_pgdn_before_answers_count(clock: Clock) -> None:
+    """Reading the arguments is what the grace period is for: PgUp/PgDn scroll them at once,
+    and neither answers nor counts as typing."""
+    app = ComposerHost(ToolConfirmation("ops", "deploy", {f"flag{i}": i for i in range(40)}))
+    async with app.run_test(size=(60, 20)) as pilot:
+        dialog = await drawn(pilot, app)
+        body = dialog.query_one(".dialog--body")
+        assert not dialog.answers_count
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: body.scroll_y > 0)
+        assert app.query_one(Composer).text == ""
+        clock.now = START + GRACE_SECONDS  # no key was typing: the quiet gap did not start
+        assert dialog.wait_seconds() == 0.0
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: body.scroll_y == 0)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: app.answers == [False])
 
 
 async def test_answers_count_only_after_the_grace_period_and_a_quiet_gap_at_their_bounds(

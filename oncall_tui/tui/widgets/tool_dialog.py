@@ -8,7 +8,8 @@ it. Those keys go back to the composer, in order (its :meth:`Composer.type_key`)
 dialog stays. After that, ``y`` (or Enter on "Run", reached with Tab) runs the tool; ``n``,
 Esc or Enter on "Don't run", where the focus starts, declines it; any other typing goes to the
 composer again and starts the quiet gap over. A mouse click on "Run" counts only once answers
-do. The key line says which of the two the dialog is doing.
+do. The key line says which of the two the dialog is doing. PgUp/PgDn scroll long arguments at
+any time: reading them is what the wait is for.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ ANSWER_KEYS = frozenset({"y", "n", "escape", "enter", "tab", "shift+tab"})
 
 TYPING_KEYS = frozenset({"enter", "backspace", "ctrl+j", "alt+enter", "shift+enter"})
 """Keys, besides characters, that the composer takes as typing."""
+
+READING_KEYS = frozenset({"pageup", "pagedown"})
+"""Keys that scroll a long question (:class:`ConfirmDialog`): reading it answers nothing, so
+they act at once, and say nothing of typing."""
 
 Typed = Callable[[str, str | None], None]
 """Takes a key handed back (its name and character), as :meth:`Composer.type_key` does."""
@@ -108,6 +113,8 @@ class ToolConfirmDialog(ConfirmDialog):
     def on_key(self, event: events.Key) -> None:
         """Before answers count, every key is held back from the dialog, and typing goes to
         the composer; after, answers and Tab act, and typing goes to the composer again."""
+        if event.key in READING_KEYS:
+            return
         typing = event.is_printable or event.key in TYPING_KEYS
         if self.answers_count and (event.key in ANSWER_KEYS or not typing):
             return  # an answer, a move between the buttons, or a key of the app's
