@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input
 
+from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
@@ -24,6 +26,24 @@ from tests.tui.harness import (
 )
 
 SIZE = (120, 36)
+
+
+async def export_dialog_for(
+    pilot: Pilot[None], pairs: int, path: Path, key: str = "ctrl+s"
+) -> MainScreen:
+    """Open a seeded session of ``pairs`` exchanges, press ``key`` and type ``path`` in the
+    export dialog (not submitted)."""
+    app = pilot.app
+    assert isinstance(app, OncallApp)
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    await pilot.pause()
+    screen.open_session(seed_session(app, pairs))
+    await wait_until(pilot, lambda: screen.session_id is not None)
+    await pilot.press(key)
+    await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+    app.screen.query_one(Input).value = str(path)
+    return screen
 
 
 async def test_ctrl_s_offers_a_path_here_and_writes_the_markdown_there(
@@ -58,14 +78,7 @@ async def test_a_path_ending_in_json_writes_the_json_document(tmp_path: Path) ->
     app, _ = scripted_app(tmp_path / "t.db")
     target = tmp_path / "incident.json"
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.pause()
-        screen.open_session(seed_session(app, 1))
-        await wait_until(pilot, lambda: screen.session_id is not None)
-        await pilot.press("alt+e")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-        app.screen.query_one(Input).value = str(target)
+        await export_dialog_for(pilot, 1, target, key="alt+e")
         await pilot.press("enter")
         await wait_until(pilot, target.exists)
         assert target.read_text(encoding="utf-8").lstrip().startswith("{")
@@ -77,14 +90,7 @@ async def test_a_directory_that_does_not_exist_is_said_and_nothing_is_written(
     app, _ = scripted_app(tmp_path / "t.db")
     target = tmp_path / "missing" / "out.md"
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.pause()
-        screen.open_session(seed_session(app, 1))
-        await wait_until(pilot, lambda: screen.session_id is not None)
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-        app.screen.query_one(Input).value = str(target)
+        screen = await export_dialog_for(pilot, 1, target)
         await pilot.press("enter")
         status = screen.query_one("#status", PlainText)
         await wait_until(pilot, lambda: status.has_class("-error"))
@@ -156,14 +162,7 @@ async def test_a_new_file_is_written_without_a_question(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     target = tmp_path / "new.md"
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.pause()
-        screen.open_session(seed_session(app, 1))
-        await wait_until(pilot, lambda: screen.session_id is not None)
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-        app.screen.query_one(Input).value = str(target)
+        screen = await export_dialog_for(pilot, 1, target)
         keys_in_one_read(app, "enter", *"next")
         await wait_until(pilot, target.exists)
         await wait_until(pilot, lambda: screen.query_one(Composer).text == "next")
