@@ -106,10 +106,15 @@ class ServerState:
     restarts: int = 0
 
     @property
+    def stopped(self) -> bool:
+        """Failed after it was ready (a crash, a kill), not in starting."""
+        gone = self.error is not None and self.error.reason == "tool_server_stopped"
+        return self.state == "failed" and gone
+
+    @property
     def will_restart(self) -> bool:
-        """Stopped after it was ready, and started again at the next send (:data:`RESTARTS`)."""
-        stopped = self.error is not None and self.error.reason == "tool_server_stopped"
-        return self.state == "failed" and stopped and self.restarts < RESTARTS
+        """Stopped, and started again at the next send (:data:`RESTARTS` at most)."""
+        return self.stopped and self.restarts < RESTARTS
 
 
 class McpTools:

@@ -110,5 +110,4 @@ def _shown_state(state: ServerState) -> str:
     not started or stopped too often."""
     if state.state == "ready":
         return "ready"
-    stopped = state.error is not None and state.error.reason == "tool_server_stopped"
-    return "stopped" if stopped else "failed"
+    return "stopped" if state.stopped else "failed"
