@@ -28,21 +28,33 @@ from tests.tui.harness import (
 SIZE = (120, 36)
 
 
-async def export_dialog_for(
-    pilot: Pilot[None], pairs: int, path: Path, key: str = "ctrl+s"
-) -> MainScreen:
-    """Open a seeded session of ``pairs`` exchanges, press ``key`` and type ``path`` in the
-    export dialog (not submitted)."""
+async def open_seeded(pilot: Pilot[None], pairs: int, title: str = "seeded incident") -> MainScreen:
+    """The main screen with a seeded session of ``pairs`` exchanges open."""
     app = pilot.app
     assert isinstance(app, OncallApp)
     screen = app.screen
     assert isinstance(screen, MainScreen)
     await pilot.pause()
-    screen.open_session(seed_session(app, pairs))
+    screen.open_session(seed_session(app, pairs, title=title))
     await wait_until(pilot, lambda: screen.session_id is not None)
+    return screen
+
+
+async def export_dialog(pilot: Pilot[None], key: str = "ctrl+s") -> Input:
+    """Press ``key``; the export dialog's path field, once the dialog is in front."""
+    app = pilot.app
     await pilot.press(key)
     await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-    app.screen.query_one(Input).value = str(path)
+    return app.screen.query_one(Input)
+
+
+async def export_dialog_for(
+    pilot: Pilot[None], pairs: int, path: Path, key: str = "ctrl+s"
+) -> MainScreen:
+    """Open a seeded session of ``pairs`` exchanges and type ``path`` in its export dialog
+    (not submitted)."""
+    screen = await open_seeded(pilot, pairs)
+    (await export_dialog(pilot, key)).value = str(path)
     return screen
 
 
@@ -52,14 +64,8 @@ async def test_ctrl_s_offers_a_path_here_and_writes_the_markdown_there(
     monkeypatch.chdir(tmp_path)
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.pause()
-        screen.open_session(seed_session(app, 2, title="db-3 disk full"))
-        await wait_until(pilot, lambda: screen.session_id is not None)
-        await pilot.press("ctrl+s")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-        offered = Path(app.screen.query_one(Input).value)
+        screen = await open_seeded(pilot, 2, title="db-3 disk full")
+        offered = Path((await export_dialog(pilot)).value)
         assert offered.parent == tmp_path
         assert offered.name.startswith(f"oncall-session-{screen.session_id}-")
         assert offered.suffix == ".md"
@@ -120,16 +126,10 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
     target = tmp_path / "incident.log"
     target.write_text("02:51 ERROR upstream 502\n", encoding="utf-8")
     async with app.run_test(size=SIZE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        await pilot.pause()
-        screen.open_session(seed_session(app, 1, title="checkout 502s"))
-        await wait_until(pilot, lambda: screen.session_id is not None)
+        screen = await open_seeded(pilot, 1, title="checkout 502s")
 
         async def export_to(path: Path, *behind: str) -> None:
-            await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
-            app.screen.query_one(Input).value = str(path)
+            (await export_dialog(pilot)).value = str(path)
             keys_in_one_read(app, "enter", *behind)
             await wait_until(
                 pilot,
