@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from rich.markdown import Markdown as RichMarkdown
 from textual.app import App, ComposeResult
 from textual.strip import Strip
@@ -347,6 +348,24 @@ def test_documents_share_one_parser_and_are_set_up_as_rich_sets_up_its_own() -> 
     ]
     assert rich_markdown("x").parsed is not ours.parsed
     assert _RichMarkdown._parser is not None
+
+
+def test_lines_the_model_writes_one_under_the_other_stay_lines() -> None:
+    """Markdown joins lines broken by a single newline into one paragraph: a timeline or log
+    lines written that way would read as one run-on line."""
+    text = "Timeline:\n03:12 p99 at 2.4 s\n03:15 rollback started\n\nNext paragraph."
+    console = Console(width=60)
+    rows = [
+        "".join(segment.text for segment in line).rstrip()
+        for line in console.render_lines(rich_markdown(text), console.options)
+    ]
+    assert rows == [
+        "Timeline:",
+        "03:12 p99 at 2.4 s",
+        "03:15 rollback started",
+        "",
+        "Next paragraph.",
+    ]
 
 
 async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reopened() -> None:

@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
@@ -95,8 +96,20 @@ class _CodeBlock(CodeBlock):
         )
 
 
+def _keep_line_breaks(state: StateCore) -> None:
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+
+
 class _RichMarkdown(RichMarkdown):
-    """Rich's Markdown with headings on the left, parsed by one shared parser.
+    """Rich's Markdown with headings on the left, each line break kept, parsed by one shared
+    parser.
+
+    A model writes lines one under the other (log lines, a timeline, steps) with single line
+    breaks, which Markdown would join into one paragraph; as in a terminal (and in ``ollama
+    run``), they stay lines here: the parser makes each soft break a hard one.
 
     Rich builds a new markdown-it parser for every document, and building one (its rules, and
     a linkify matcher when linkify-it is installed) costs more than parsing a paragraph: a
@@ -115,7 +128,9 @@ class _RichMarkdown(RichMarkdown):
         # What rich's own __init__ sets (a test checks the two agree), with the shared parser.
         parser = _RichMarkdown._parser
         if parser is None:
-            parser = _RichMarkdown._parser = MarkdownIt().enable("strikethrough").enable("table")
+            parser = MarkdownIt().enable(["strikethrough", "table"])
+            parser.core.ruler.push("keep_line_breaks", _keep_line_breaks)
+            _RichMarkdown._parser = parser
         self.markup = markup
         self.parsed = parser.parse(markup)
         self.code_theme = code_theme
