@@ -20,7 +20,7 @@ from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
-    from oncall_tui.services.diagnostics import Diagnosis
+    from oncall_tui.services.diagnostics import Diagnosis, WindowSource
     from oncall_tui.services.tools import ToolServerView
 
 
@@ -29,6 +29,17 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         "doctor", help="check Ollama, the model, the window and the database"
     )
     add_json_flag(doctor).set_defaults(handler=doctor_report)
+
+
+WINDOW_SOURCES: dict[WindowSource, str] = {
+    "flag": "cli.doctor.window_flag",
+    "modelfile": "cli.doctor.window_modelfile",
+    "trained": "cli.doctor.window_trained",
+    "llama.cpp /props": "cli.doctor.window_props",
+    "vLLM /v1/models": "cli.doctor.window_models",
+    "default": "cli.doctor.window_default",
+}
+"""The words for each rule that gives the window."""
 
 
 def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
@@ -48,11 +59,12 @@ def doctor_report(ctx: Services, args: argparse.Namespace) -> int:
         _server_rows(report, row)
     else:
         _ollama_rows(report, row, lang)
+    window = report.context_window
     row(
         "cli.doctor.context",
         "cli.doctor.window",
-        tokens=f"{report.context_window_tokens:,}",
-        source=report.context_window_source,
+        tokens=f"{window.tokens:,}",
+        source=text(WINDOW_SOURCES[window.source], lang, trained=f"{window.trained or 0:,}"),
     )
     _database_row(report, row)
     row("cli.doctor.user", None, value=report.user)

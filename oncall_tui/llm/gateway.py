@@ -33,8 +33,8 @@ from oncall_tui.llm.ollama_api import (
     resolve_context_window,
 )
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
-from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport
-from oncall_tui.llm.server_gateway import ServerGateway, Window
+from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport, Window
+from oncall_tui.llm.server_gateway import ServerGateway
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 

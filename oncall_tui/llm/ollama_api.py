@@ -21,6 +21,7 @@ from typing import Any, Self
 import httpx
 
 from oncall_tui.errors import OncallError
+from oncall_tui.llm.server import Window
 from oncall_tui.llm.tls import http_client
 
 DEFAULT_WINDOW_CAP = 8192
@@ -235,18 +236,17 @@ def resolve_context_window(configured: int | None, details: ModelDetails | None)
     """The ``num_ctx`` to send: the user's setting, else the Modelfile's, else the capped
     trained length, else :data:`DEFAULT_WINDOW_CAP` (docs/ARCHITECTURE.md "Session memory").
     """
-    return explain_context_window(configured, details)[0]
+    return explain_context_window(configured, details).tokens
 
 
-def explain_context_window(configured: int | None, details: ModelDetails | None) -> tuple[int, str]:
-    """:func:`resolve_context_window` and, in words, which rule chose it (for ``doctor``)."""
+def explain_context_window(configured: int | None, details: ModelDetails | None) -> Window:
+    """:func:`resolve_context_window` and which rule chose it (for ``doctor``)."""
     if configured is not None:
-        return configured, "--num-ctx / ONCALL_TUI_NUM_CTX"
+        return Window(configured, "flag")
     if details is not None:
         if details.modelfile_num_ctx is not None:
-            return details.modelfile_num_ctx, "the model's Modelfile num_ctx"
+            return Window(details.modelfile_num_ctx, "modelfile")
         if details.context_length is not None:
             trained = details.context_length
-            window = min(trained, DEFAULT_WINDOW_CAP)
-            return window, f"trained length {trained:,}, capped at {DEFAULT_WINDOW_CAP:,}"
-    return DEFAULT_WINDOW_CAP, "default (model details unavailable)"
+            return Window(min(trained, DEFAULT_WINDOW_CAP), "trained", trained)
+    return Window(DEFAULT_WINDOW_CAP, "default")

@@ -21,12 +21,9 @@ import httpx
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.ollama_api import DEFAULT_WINDOW_CAP, json_object, named_entries
+from oncall_tui.llm.server import Window
 from oncall_tui.llm.tls import http_client
 
-SOURCE_FLAG = "flag"
-SOURCE_PROPS = "llama.cpp /props"
-SOURCE_MODELS = "vLLM /v1/models"
-SOURCE_DEFAULT = "default"
 UNKNOWN_VERSION = "unknown"
 
 
@@ -129,19 +126,19 @@ def explain_openai_window(
     props: ServerProps | None,
     models: list[ServedModel] | None,
     model: str,
-) -> tuple[int, str]:
+) -> Window:
     """The window and which rule chose it: the setting (``flag``), else llama.cpp's
     ``/props`` ``n_ctx``, else vLLM's ``max_model_len`` of ``model`` in ``/v1/models``, else
     :data:`DEFAULT_WINDOW_CAP` (``default``). The server's own numbers are not capped: it runs
     with that context, whatever the app would ask."""
     if configured is not None:
-        return configured, SOURCE_FLAG
+        return Window(configured, "flag")
     if props is not None and props.n_ctx is not None:
-        return props.n_ctx, SOURCE_PROPS
+        return Window(props.n_ctx, "llama.cpp /props")
     for served in models or ():
         if served.name == model and served.max_model_len is not None:
-            return served.max_model_len, SOURCE_MODELS
-    return DEFAULT_WINDOW_CAP, SOURCE_DEFAULT
+            return Window(served.max_model_len, "vLLM /v1/models")
+    return Window(DEFAULT_WINDOW_CAP, "default")
 
 
 def server_version(props: ServerProps | None, server_header: str | None) -> str:

@@ -16,15 +16,14 @@ from typing import TYPE_CHECKING
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.openai_api import (
-    SOURCE_DEFAULT,
     OpenAIApi,
     ServedModel,
     explain_openai_window,
     server_version,
 )
 from oncall_tui.llm.readiness import ModelReadiness
-from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, ServerReport
-from oncall_tui.llm.server_gateway import ServerGateway, Window
+from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, ServerReport, Window
+from oncall_tui.llm.server_gateway import ServerGateway
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -139,4 +138,4 @@ class OpenAIGateway(ServerGateway):
         )
 
 
-__all__ = ["SOURCE_DEFAULT", "OpenAIGateway"]
+__all__ = ["OpenAIGateway"]

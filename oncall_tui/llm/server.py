@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from oncall_tui.errors import OncallError
 
@@ -102,6 +102,23 @@ def kind_named(name: str) -> ServerKind:
     return next((kind for kind in KINDS if kind.name == name), OLLAMA)
 
 
+WindowSource = Literal[
+    "flag", "modelfile", "trained", "llama.cpp /props", "vLLM /v1/models", "default"
+]
+"""Which rule gave a window: the ``num_ctx`` setting (``flag``: the flag, the variable or the
+settings file); for Ollama the model's Modelfile, else its trained length capped; for an
+OpenAI-compatible server what it says it runs (llama.cpp, vLLM); else the default."""
+
+
+class Window(NamedTuple):
+    """A window and the rule that gave it (``doctor`` says which, in the user's language)."""
+
+    tokens: int
+    source: WindowSource
+    trained: int | None = None
+    """The model's trained length, when the window is that length capped (``trained``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ListedModel:
     """A model as a server lists and then describes it; whatever it did not say is ``None``."""
@@ -138,9 +155,7 @@ class ServerReport:
     """The configured model is among them; ``None``: not asked, or the server does not say."""
     model_tools: bool | None
     """Can the model call tools? ``None``: not known."""
-    window: int
-    window_source: str
-    """Which rule gave :attr:`window`, in words."""
+    window: Window
     problems: tuple[OncallError, ...] = field(default=())
 
     @property
@@ -157,5 +172,7 @@ __all__ = [
     "ServerKind",
     "ServerReport",
     "ServerWording",
+    "Window",
+    "WindowSource",
     "kind_named",
 ]

@@ -21,15 +21,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
-from oncall_tui.llm.server import ListedModel, ServerKind, ServerReport
+from oncall_tui.llm.server import ListedModel, ServerKind, ServerReport, Window, WindowSource
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-Window = tuple[int, str]
-"""A window and, in words, the rule that gave it (for ``doctor``)."""
 _Built = tuple["BaseChatModel", int | None, asyncio.AbstractEventLoop | None]
 
 
@@ -120,11 +118,11 @@ class ServerGateway(ABC):
         return self._settings.request_timeout
 
     def context_window(self) -> int:
-        return self._resolved()[0]
+        return self._resolved().tokens
 
-    def window_source(self) -> str:
-        """Which rule gave the window, in words."""
-        return self._resolved()[1]
+    def window_source(self) -> WindowSource:
+        """Which rule gave the window."""
+        return self._resolved().source
 
     def _resolved(self, ask: bool = True) -> Window:
         """The window; found by a check when it is not known and no setting gives it (unless
@@ -230,7 +228,6 @@ class ServerGateway(ABC):
         problems: Sequence[OncallError],
     ) -> ServerReport:
         """A report with the window as known now: a failed check is not asked again."""
-        window, source = self._resolved(ask=False)
         return ServerReport(
             kind=self.server,
             url=self.url,
@@ -240,10 +237,9 @@ class ServerGateway(ABC):
             models=models,
             model_present=present,
             model_tools=tools,
-            window=window,
-            window_source=source,
+            window=self._resolved(ask=False),
             problems=tuple(problems),
         )
 
 
-__all__ = ["ServerGateway", "Window"]
+__all__ = ["ServerGateway"]

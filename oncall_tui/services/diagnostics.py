@@ -2,8 +2,7 @@
 
 The model server's part is the gateway's account (:meth:`ModelGateway.report
 <oncall_tui.llm.gateway.ModelGateway.report>`): what a send would ask it, and which rule gave
-the window (for Ollama: the flag, the Modelfile, the trained length; for an OpenAI-compatible
-server: ``flag``, ``llama.cpp /props``, ``vLLM /v1/models``, ``default``)."""
+the window (:data:`~oncall_tui.llm.server.WindowSource`)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.server import ServerWording
+from oncall_tui.llm.server import ServerWording, Window, WindowSource
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -37,8 +36,8 @@ class Diagnosis:
     """Can the model call tools? ``None`` when it could not be asked."""
     pull_command: str | None
     """The command that gets the model when it is missing, if one does."""
-    context_window_tokens: int
-    context_window_source: str
+    context_window: Window
+    """The window and the rule that gave it."""
     database: dict[str, object]
     problems: tuple[OncallError, ...] = field(default=())
     recover_tool_calls: bool = True
@@ -67,8 +66,9 @@ class Diagnosis:
             "model_pulled": self.model_pulled,
             "model_supports_tools": self.model_tools,
             "pull_command": self.pull_command,
-            "context_window_tokens": self.context_window_tokens,
-            "context_window_source": self.context_window_source,
+            "context_window_tokens": self.context_window.tokens,
+            "context_window_source": self.context_window.source,
+            "model_trained_length": self.context_window.trained,
             "database": self.database,
             "user": self.user,
             "log_file": self.log_file,
@@ -94,8 +94,7 @@ def diagnose(settings: Settings, gateway: ModelGateway) -> Diagnosis:
         model_pulled=report.model_present,
         model_tools=report.model_tools,
         pull_command=report.pull_command,
-        context_window_tokens=report.window,
-        context_window_source=report.window_source,
+        context_window=report.window,
         database=_describe_store(settings),
         problems=report.problems,
         recover_tool_calls=settings.recover_tool_calls,
@@ -111,3 +110,6 @@ def _describe_store(settings: Settings) -> dict[str, object]:
     from oncall_tui.store.sqlite import describe_database
 
     return describe_database(settings.db_path)
+
+
+__all__ = ["Diagnosis", "WindowSource", "diagnose"]

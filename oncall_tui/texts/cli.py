@@ -245,6 +245,30 @@ CLI: dict[str, dict[Language, str]] = {
         "en": "{tokens} tokens (from {source})",
         "zh": "{tokens} tokens（来自 {source}）",
     },
+    "cli.doctor.window_flag": {
+        "en": "the num_ctx setting",
+        "zh": "num_ctx 设置",
+    },
+    "cli.doctor.window_modelfile": {
+        "en": "the model's Modelfile num_ctx",
+        "zh": "模型 Modelfile 中的 num_ctx",
+    },
+    "cli.doctor.window_trained": {
+        "en": "trained length {trained}, capped; --num-ctx sets more",
+        "zh": "训练长度 {trained}，已封顶；--num-ctx 可设更大",
+    },
+    "cli.doctor.window_props": {
+        "en": "the server's llama.cpp /props",
+        "zh": "服务器的 llama.cpp /props",
+    },
+    "cli.doctor.window_models": {
+        "en": "the server's vLLM /v1/models",
+        "zh": "服务器的 vLLM /v1/models",
+    },
+    "cli.doctor.window_default": {
+        "en": "the default: the server did not say",
+        "zh": "默认值：服务器未告知",
+    },
     "cli.doctor.db_new": {"en": "{path} (created on first use)", "zh": "{path}（首次使用时创建）"},
     "cli.doctor.db_mode": {"en": "{path}, mode {mode}", "zh": "{path}，权限 {mode}"},
     "cli.doctor.db_server": {

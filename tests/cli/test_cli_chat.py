@@ -297,6 +297,12 @@ def test_doctor_reports_a_healthy_setup(chat: RunCli) -> None:
     assert report["model_pulled"] is True
     assert report["ollama_version"] == "0.12.6"
     assert report["context_window_tokens"] == 8192
+    assert (report["context_window_source"], report["model_trained_length"]) == ("trained", 40960)
+    lines = chat("doctor").out.splitlines()
+    assert lines[2].split(None, 1) == [
+        "Context",
+        "8,192 tokens (from trained length 40,960, capped; --num-ctx sets more)",
+    ]
 
 
 def test_doctor_says_whether_calls_written_as_text_are_made(

@@ -170,7 +170,7 @@ def test_doctor_in_chinese(cli: RunCli, ollama: FakeOllama) -> None:
     lines = healthy.out.splitlines()
     assert lines[0] == f"Ollama    {ollama.url}  可连接，版本 0.12.6"
     assert lines[1] == f"模型      {MODEL}  已拉取"
-    assert lines[2].startswith("上下文    ")
+    assert lines[2] == "上下文    8,192 tokens（来自 训练长度 40,960，已封顶；--num-ctx 可设更大）"
     missing = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", "phi4:14b", "doctor")
     assert missing.code == 4
     assert "未拉取：请运行 `ollama pull phi4:14b`" in missing.out

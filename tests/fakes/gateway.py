@@ -8,14 +8,11 @@ from typing import TYPE_CHECKING
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.readiness import ModelReadiness
-from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport
+from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport, Window
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
-
-WINDOW_SOURCE = "static"
-"""What :meth:`StaticGateway.report` says gave the window."""
 
 
 class StaticGateway:
@@ -111,8 +108,7 @@ class StaticGateway:
             models=(self._model_name,),
             model_present=True,
             model_tools=self._tools,
-            window=self._window,
-            window_source=WINDOW_SOURCE,
+            window=Window(self._window, "flag"),  # given, as the setting gives one
         )
 
     def _noted_recovery(self) -> None:

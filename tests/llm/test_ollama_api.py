@@ -177,13 +177,12 @@ def test_the_window_explanation_names_the_rule_that_chose_it() -> None:
 
     tuned = ModelDetails("m", context_length=131072, modelfile_num_ctx=16384, capabilities=())
     trained = ModelDetails("m", context_length=131072, modelfile_num_ctx=None, capabilities=())
-    assert explain_context_window(4096, tuned) == (4096, "--num-ctx / ONCALL_TUI_NUM_CTX")
-    assert explain_context_window(None, tuned) == (16384, "the model's Modelfile num_ctx")
-    assert explain_context_window(None, trained) == (
-        8192,
-        "trained length 131,072, capped at 8,192",
-    )
-    assert explain_context_window(None, None)[0] == 8192
+    assert explain_context_window(4096, tuned) == (4096, "flag", None)
+    assert explain_context_window(None, tuned) == (16384, "modelfile", None)
+    assert explain_context_window(None, trained) == (8192, "trained", 131072)
+    small = ModelDetails("m", context_length=4096, modelfile_num_ctx=None, capabilities=())
+    assert explain_context_window(None, small) == (4096, "trained", 4096)  # under the cap
+    assert explain_context_window(None, None) == (8192, "default", None)
 
 
 # -- the listing (/api/tags) and what /api/show says of tools ----------------------------------

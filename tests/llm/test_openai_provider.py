@@ -218,7 +218,7 @@ def test_doctor_says_where_the_window_came_from(cli: RunCli) -> None:
         lines = human.out.splitlines()
         assert lines[0].split() == ["Server", server.url, "reachable,", "version", "b6000-fake"]
         assert lines[1].split() == ["Model", "qwen3:8b", "served"]
-        assert "4,096 tokens (from llama.cpp /props)" in lines[2]
+        assert "4,096 tokens (from the server's llama.cpp /props)" in lines[2]
         assert "Ollama" not in human.out
 
 
@@ -244,7 +244,7 @@ def test_doctor_with_a_refused_key_shows_the_problem_and_never_the_key(
         assert "refused the request (HTTP 401)" in refused.out
         assert f"{server.url}  answers, but refused the key (HTTP 401)" in refused.out
         assert "NOT reachable" not in refused.out
-        assert "8,192 tokens (from default)" in refused.out
+        assert "8,192 tokens (from the default: the server did not say)" in refused.out
         report = cli(*args, "doctor", "--json")
         assert report.json_object()["ok"] is False
         assert report.json_object()["server_reachable"] is True
