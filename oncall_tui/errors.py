@@ -109,6 +109,18 @@ REASONS: dict[str, dict[Language, str]] = {
         "zh": "无法连接模型服务器（{url}）。请启动它（llama-server、vLLM 等）或设置 --base-url / "
         "ONCALL_TUI_BASE_URL。",
     },
+    "not_the_api": {
+        "en": "Something answers at {url}, but not as Ollama does: {endpoint} gave HTTP {status}. "
+        "Check --ollama-url / OLLAMA_HOST (Ollama listens on port 11434).",
+        "zh": "{url} 有服务响应，但不是 Ollama：{endpoint} 返回 HTTP {status}。"
+        "请检查 --ollama-url / OLLAMA_HOST（Ollama 默认监听 11434 端口）。",
+    },
+    "server_not_the_api": {
+        "en": "Something answers at {url}, but not as an OpenAI-compatible API does: {endpoint} "
+        "gave HTTP {status}. Check --base-url: it usually ends in /v1.",
+        "zh": "{url} 有服务响应，但不是 OpenAI 兼容的 API：{endpoint} 返回 HTTP {status}。"
+        "请检查 --base-url：它通常以 /v1 结尾。",
+    },
     "openai_refused_key": {
         "en": "The model server at {url} refused the request (HTTP {status}): set OPENAI_API_KEY "
         "to the key it expects.",

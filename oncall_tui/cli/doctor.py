@@ -90,12 +90,6 @@ def _status(report: Diagnosis, servers: list[ToolServerView]) -> int:
 
 def _server_rows(report: Diagnosis, row: Callable[..., None]) -> None:
     """The server and model lines for an OpenAI-compatible server."""
-    refused = next((p for p in report.problems if p.reason == "openai_refused_key"), None)
-    if refused is not None:  # it answers, but not to this key
-        status = refused.params.get("status")
-        row("cli.doctor.server", "cli.doctor.key_refused", url=report.server_url, status=status)
-        row("cli.doctor.model", "cli.doctor.model_unchecked_server", model=report.model)
-        return
     if not _reached(report, row, "cli.doctor.server", "cli.doctor.model_unchecked_server"):
         return
     if report.model_pulled:
@@ -127,9 +121,15 @@ def _ollama_rows(report: Diagnosis, row: Callable[..., None], lang: Language) ->
 
 def _reached(report: Diagnosis, row: Callable[..., None], label: str, unchecked: str) -> bool:
     """The server's line under ``label``: reachable with its version, or unreachable, and then
-    the model's line too (``unchecked``). Whether the server answered."""
-    if not report.server_reachable:
-        row(label, "cli.doctor.unreachable", url=report.server_url)
+    the model's line too (``unchecked``); or it answered, but not as its API (the key refused,
+    another service there), with the HTTP status. Whether the server answered as its API."""
+    answer = next((p for p in report.problems if p.params.get("status") is not None), None)
+    if not report.server_reachable or answer is not None:
+        if answer is None:
+            row(label, "cli.doctor.unreachable", url=report.server_url)
+        else:
+            key = "key_refused" if answer.reason == "openai_refused_key" else "not_the_api"
+            row(label, f"cli.doctor.{key}", **{**answer.params, "url": report.server_url})
         row("cli.doctor.model", unchecked, model=report.model)
         return False
     row(label, "cli.doctor.reachable", url=report.server_url, version=report.server_version)

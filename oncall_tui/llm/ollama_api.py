@@ -21,7 +21,7 @@ from typing import Any, Self
 import httpx
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.server import Window
+from oncall_tui.llm.server import OLLAMA, Window
 from oncall_tui.llm.tls import http_client
 
 DEFAULT_WINDOW_CAP = 8192
@@ -124,9 +124,22 @@ class OllamaApi:
                     response = client.request(method, path, json=json)
         except (httpx.HTTPError, OSError) as exc:
             raise OncallError("MODEL_UNAVAILABLE", url=self.base_url) from exc
-        if response.status_code == 404 and model:
+        if response.status_code == 404 and model and _ollama_error(response):
             raise OncallError("MODEL_NOT_FOUND", model=model)
-        return json_object(response, partial(OncallError, "MODEL_UNAVAILABLE", url=self.base_url))
+        endpoint = f"{self.base_url}{path}"
+        return json_object(
+            response, partial(OLLAMA.not_its_api, self.base_url, endpoint, response.status_code)
+        )
+
+
+def _ollama_error(response: httpx.Response) -> bool:
+    """Whether ``response`` is Ollama's error (``{"error": "…"}``): a 404 from anything else on
+    the port is not a model that is missing."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and isinstance(body.get("error"), str)
 
 
 def json_object(response: httpx.Response, failure: Callable[[], OncallError]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import httpx
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.ollama_api import DEFAULT_WINDOW_CAP, json_object, named_entries
-from oncall_tui.llm.server import Window
+from oncall_tui.llm.server import OPENAI_COMPATIBLE, Window
 from oncall_tui.llm.tls import http_client
 
 UNKNOWN_VERSION = "unknown"
@@ -72,15 +72,13 @@ class OpenAIApi:
                 url=self.base_url,
                 status=response.status_code,
             )
-        body = _json_object(response, self.base_url)
-        return parse_models(body)
+        return parse_models(self._json_object(response))
 
     def props(self) -> ServerProps | None:
         """llama.cpp's ``/props``; ``None`` from any other server (or a failure): it is a
         hint, never required."""
         try:
-            response = self._get(f"{self.root_url}/props")
-            body = _json_object(response, self.base_url)
+            body = self._json_object(self._get(f"{self.root_url}/props"))
         except OncallError:
             return None
         return parse_props(body)
@@ -94,11 +92,11 @@ class OpenAIApi:
         self.server_header = response.headers.get("server") or self.server_header
         return response
 
-
-def _json_object(response: httpx.Response, url: str) -> dict[str, Any]:
-    return json_object(
-        response, partial(OncallError, "MODEL_UNAVAILABLE", "openai_unreachable", url=url)
-    )
+    def _json_object(self, response: httpx.Response) -> dict[str, Any]:
+        endpoint, status = str(response.request.url), response.status_code
+        return json_object(
+            response, partial(OPENAI_COMPATIBLE.not_its_api, self.base_url, endpoint, status)
+        )
 
 
 def parse_models(body: dict[str, Any]) -> list[ServedModel]:

@@ -23,7 +23,7 @@ from oncall_tui.llm.openai_api import (
 )
 from oncall_tui.llm.readiness import ModelReadiness
 from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, ServerReport, Window
-from oncall_tui.llm.server_gateway import ServerGateway
+from oncall_tui.llm.server_gateway import ServerGateway, answered
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -117,7 +117,6 @@ class OpenAIGateway(ServerGateway):
         version: str | None = None
         served: tuple[str, ...] = ()
         listed: bool | None = None
-        refused = False
         try:
             served = tuple(model.name for model in self.served_models())
             version = self.server_version()
@@ -127,9 +126,8 @@ class OpenAIGateway(ServerGateway):
             problems.append(error)
             if error.code == "MODEL_NOT_FOUND":
                 listed = False
-            refused = error.reason == "openai_refused_key"  # it answered, and said no
         return self._report(
-            reachable=version is not None or refused,
+            reachable=version is not None or answered(problems),
             version=version,
             models=served,
             present=listed,

@@ -49,6 +49,13 @@ class ServerKind:
         """Nothing answered at ``url``."""
         return OncallError("MODEL_UNAVAILABLE", self.unreachable_reason, url=url)
 
+    def not_its_api(self, url: str, endpoint: str, status: int) -> OncallError:
+        """Something answers at ``url``, but not as this server's API: ``endpoint`` gave HTTP
+        ``status``, or a body that is not the API's JSON (another service on the port, or a base
+        URL missing its ``/v1``). ``status`` in an error's params: the server answered."""
+        reason = f"{self.failure_prefix}not_the_api"
+        return OncallError("MODEL_UNAVAILABLE", reason, url=url, endpoint=endpoint, status=status)
+
     def not_found(self, url: str, model: str) -> OncallError:
         """The server answers but has no ``model``."""
         return OncallError("MODEL_NOT_FOUND", self.not_found_reason, url=url, model=model)

@@ -242,4 +242,10 @@ class ServerGateway(ABC):
         )
 
 
-__all__ = ["ServerGateway"]
+def answered(problems: Sequence[OncallError]) -> bool:
+    """Whether the server answered, though not as its API should (the key refused, another
+    service on the port): the error has the HTTP status it answered with."""
+    return any(problem.params.get("status") is not None for problem in problems)
+
+
+__all__ = ["ServerGateway", "answered"]

@@ -219,18 +219,22 @@ CLI: dict[str, dict[Language, str]] = {
         "en": "{url}  answers, but refused the key (HTTP {status})",
         "zh": "{url}  可以连接，但拒绝了密钥（HTTP {status}）",
     },
+    "cli.doctor.not_the_api": {
+        "en": "{url}  answers, but not as its API (HTTP {status} from {endpoint})",
+        "zh": "{url}  有响应，但不是该 API（{endpoint} 返回 HTTP {status}）",
+    },
     "cli.doctor.pulled": {"en": "{model}  pulled", "zh": "{model}  已拉取"},
     "cli.doctor.not_pulled": {
         "en": "{model}  NOT pulled: run `{command}`",
         "zh": "{model}  未拉取：请运行 `{command}`",
     },
     "cli.doctor.model_unchecked": {
-        "en": "{model}  (cannot check while Ollama is down)",
-        "zh": "{model}  （Ollama 未运行，无法检查）",
+        "en": "{model}  (cannot check until Ollama answers)",
+        "zh": "{model}  （Ollama 响应之前无法检查）",
     },
     "cli.doctor.model_unchecked_server": {
-        "en": "{model}  (cannot check while the server is down)",
-        "zh": "{model}  （模型服务器无法连接，无法检查）",
+        "en": "{model}  (cannot check until the server answers)",
+        "zh": "{model}  （模型服务器响应之前无法检查）",
     },
     "cli.doctor.served": {"en": "{model}  served", "zh": "{model}  已提供"},
     "cli.doctor.not_listed": {

@@ -102,6 +102,10 @@ PANEL: dict[str, dict[Language, str]] = {
         "en": "model server unreachable at {url}",
         "zh": "无法连接模型服务器：{url}",
     },
+    "panel.answers_otherwise": {
+        "en": "{url} answers HTTP {status}, not as the API",
+        "zh": "{url} 返回 HTTP {status}，不是该 API",
+    },
     "panel.ollama.unreachable": {
         "en": "Ollama unreachable at {url}",
         "zh": "无法连接 Ollama：{url}",

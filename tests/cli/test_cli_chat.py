@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
+from tests.fakes.openai_server import FakeOpenAI
 
 MODEL = "qwen3:8b"
 
@@ -326,6 +327,33 @@ def test_doctor_gives_the_pull_command_and_notices_ollama_down(
     report = down.json()
     assert isinstance(report, dict)
     assert report["ollama_reachable"] is False
+
+
+def test_another_server_where_ollama_should_be_is_said_to_answer_but_not_as_ollama(
+    cli: RunCli,
+) -> None:
+    """llama-server on the port, and --provider forgotten: it answers, but not Ollama's API;
+    "run ollama serve" would be the wrong advice."""
+    with FakeOpenAI() as other:
+        url = other.url.removesuffix("/v1")
+        doctor = cli("--ollama-url", url, "--model", "qwen3:8b", "doctor")
+        assert doctor.code == 4
+        lines = doctor.out.splitlines()
+        row = f"{url}  answers, but not as its API (HTTP 404 from {url}/api/version)"
+        assert lines[0] == f"Ollama    {row}"
+        assert lines[1] == "Model     qwen3:8b  (cannot check until Ollama answers)"
+        said = (
+            f"Something answers at {url}, but not as Ollama does: {url}/api/version gave HTTP "
+            "404. Check --ollama-url / OLLAMA_HOST (Ollama listens on port 11434)."
+        )
+        assert lines[-1] == said
+        assert "ollama serve" not in doctor.out
+        report = cli("--ollama-url", url, "doctor", "--json").json_object()
+        assert (report["ollama_reachable"], report["ok"]) == (True, False)
+        chat = cli("--ollama-url", url, "--model", "qwen3:8b", "chat", "why is checkout slow?")
+        assert chat.code == 4
+        assert "but not as Ollama does" in chat.err
+        assert other.chat_requests == []
 
 
 OPS = Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py"

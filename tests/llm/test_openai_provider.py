@@ -253,6 +253,36 @@ def test_doctor_with_a_refused_key_shows_the_problem_and_never_the_key(
     assert "sk-wrong-key" not in private_log.read_text(encoding="utf-8")
 
 
+def test_a_base_url_without_v1_is_said_to_answer_but_not_as_the_api(
+    cli: RunCli, openai: FakeOpenAI
+) -> None:
+    """The server is up; the URL misses the ``/v1`` its API is under. Saying it does not answer
+    would send the engineer to restart a server that is running."""
+    root = openai.url.removesuffix("/v1")
+    args = ("--provider", "openai", "--base-url", root, "--model", "qwen3:8b")
+    doctor = cli(*args, "doctor")
+    assert doctor.code == 4
+    lines = doctor.out.splitlines()
+    assert (
+        lines[0] == f"Server    {root}  answers, but not as its API (HTTP 404 from {root}/models)"
+    )
+    assert lines[1] == "Model     qwen3:8b  (cannot check until the server answers)"
+    said = (
+        f"Something answers at {root}, but not as an OpenAI-compatible API does: {root}/models "
+        "gave HTTP 404. Check --base-url: it usually ends in /v1."
+    )
+    assert lines[-1] == said
+    report = cli(*args, "doctor", "--json").json_object()
+    assert (report["server_reachable"], report["server_version"], report["ok"]) == (
+        True,
+        None,
+        False,
+    )
+    chat = cli(*args, "chat", "why is checkout slow?")
+    assert (chat.code, chat.err) == (4, f"oncall-tui: {said}\n")
+    assert openai.chat_requests == []
+
+
 def test_a_chat_through_the_cli_with_a_tool_call(
     cli: RunCli, monkeypatch: pytest.MonkeyPatch, private_log: Path
 ) -> None:

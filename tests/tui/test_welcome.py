@@ -17,8 +17,9 @@ from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import Turn
 from tests.fakes.ollama_server import FakeOllama
+from tests.fakes.openai_server import FakeOpenAI
 from tests.tui.harness import scripted_app, seed_session, wait_until
-from tests.tui.test_ollama_and_palette import closed_port_url
+from tests.tui.test_ollama_and_palette import closed_port_url, panel_model_text
 
 SIZE = (120, 36)
 
@@ -68,6 +69,23 @@ async def test_first_start_says_how_to_start_ollama_when_it_does_not_answer(
         welcome = app.screen.query_one(Welcome)
         await wait_until(pilot, lambda: "does not answer" in shown(welcome))
         assert "ollama serve" in " ".join(shown(welcome).split())
+
+
+async def test_another_server_where_ollama_should_be_is_not_said_to_be_down(
+    tmp_path: Path,
+) -> None:
+    """llama-server on the port, --provider forgotten: "start it with ollama serve" would be
+    the wrong advice; the guide and the panel say what answers there."""
+    with FakeOpenAI() as other:
+        url = other.url.removesuffix("/v1")
+        app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=url))
+        async with app.run_test(size=SIZE) as pilot:
+            welcome = app.screen.query_one(Welcome)
+            await wait_until(pilot, lambda: "Something answers" in shown(welcome))
+            text = " ".join(shown(welcome).split())
+            assert f"{url}/api/version gave HTTP 404" in text
+            assert "ollama serve" not in text
+            assert f"{url} answers HTTP 404, not as the API" in panel_model_text(app)
 
 
 async def test_a_missing_model_is_said_with_the_command_that_pulls_it(tmp_path: Path) -> None:

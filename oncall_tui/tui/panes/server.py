@@ -54,19 +54,19 @@ class ServerCheck:
         said the same already (the key was heard)."""
         services = self._services
 
-        def probe() -> tuple[str | None, bool]:
+        def probe() -> tuple[str | None, bool, OncallError | None]:
             try:
                 version = services.server_version()
-            except OncallError:
-                return None, False
+            except OncallError as error:  # with the HTTP status it answered, if it did
+                return None, False, error if error.params.get("status") is not None else None
             try:
                 services.check_model()
             except OncallError as error:
-                return version, error.code == "MODEL_NOT_FOUND"
-            return version, False
+                return version, error.code == "MODEL_NOT_FOUND", None
+            return version, False, None
 
-        def show(result: tuple[str | None, bool]) -> None:
-            version, missing = result
+        def show(result: tuple[str | None, bool, OncallError | None]) -> None:
+            version, missing, answer = result
             was_missing, lang = self.state.model_missing, ui_lang(self._panel)
             self.state = OllamaStatus(
                 services.settings.server_url,
@@ -75,12 +75,13 @@ class ServerCheck:
                 str(version or ""),
                 model_missing=missing,
                 wording=services.server.wording,
+                answer=answer,
             )
             self.show()
             if say:
                 severity: SeverityLevel = "information" if self.state.usable else "warning"
-                answer = terminal_safe(self.state.describe(lang))
-                self._panel.notify(answer, severity=severity, markup=False)
+                said = terminal_safe(self.state.describe(lang))
+                self._panel.notify(said, severity=severity, markup=False)
             if missing:
                 error = services.model_not_found()
                 hint = t("panel.missing_model_hint", lang)

@@ -19,7 +19,7 @@ from textual.widgets import Label
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import Language
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
@@ -107,6 +107,9 @@ class OllamaStatus:
     """How the texts name the server: ``ollama`` (Ollama), or ``server`` (a model server, not
     called Ollama), as :attr:`Services.server <oncall_tui.services.container.Services.server>`
     says."""
+    answer: OncallError | None = None
+    """It answered, but not as its API (another service on the port, the key refused): what
+    the catalog says of that answer. ``reachable`` is false: it cannot be used."""
 
     @property
     def usable(self) -> bool | None:
@@ -121,6 +124,8 @@ class OllamaStatus:
             return t(_MISSING[self.wording], lang, hint=hint, **said)
         if self.reachable:
             return t(_REACHABLE[self.wording], lang, **said)
+        if self.answer is not None:
+            return t("panel.answers_otherwise", lang, **{**self.answer.params, "url": self.url})
         return t(_UNREACHABLE[self.wording], lang, **said)
 
 

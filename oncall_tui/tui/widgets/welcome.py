@@ -121,6 +121,8 @@ class Welcome(Static):
         url, model = terminal_safe(status.url), terminal_safe(status.model)
         if not status.reachable:
             down = text(_DOWN[status.wording], lang, url=url)
+            if status.answer is not None:  # not down: something else answers there
+                down = terminal_safe(status.answer.message(lang))
             return [("✗", Text(down, style="bold red"))]
         version = terminal_safe(status.version)
         up = ("✓", Text(text(_UP[status.wording], lang, version=version, url=url), style="green"))
