@@ -13,6 +13,13 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
   stays in the composer. A paste the terminal brackets itself passes as it is, however many
   reads it spans: a read from its middle is its text, never an unbracketed paste of its own.
+- **Escape codes inside a bracketed paste** (a log with its colours, pasted from a file):
+  Textual's parser takes an ESC in a paste for the start of a key, gives up a few characters
+  later and sends the rest of the paste as keys: its tabs moved the focus, its line breaks
+  sent the message line by line, its letters typed into whatever had the focus. Inside a
+  bracketed paste the escape codes are dropped (the colours, not the text), and so are the
+  other control characters but tab and the line breaks. A code cut by the end of a read is
+  kept back until the next read completes it: the paste's end marker may be cut so too.
 - **alt+letter**: terminals send ESC and the letter, which Textual's parser reports as
   ``alt+p`` *with the character* ``p``: the composer, which takes every printable character,
   typed a ``p`` instead of the app opening the prompts. ESC followed by a lowercase letter or
@@ -69,6 +76,8 @@ class InputFilter:
         """When the last read taken as a paste arrived (``time.monotonic``)."""
         self._bracketed = False
         """Inside a paste the terminal brackets itself, which may span many reads."""
+        self._held = ""
+        """The end of the last read of a bracketed paste, an escape code cut short by it."""
 
     def __call__(self, data: str, now: float) -> str:
         """The read as Textual should parse it: a bracketed paste's text as it is, however
@@ -77,13 +86,15 @@ class InputFilter:
         parts = []
         while data:
             if self._bracketed:
+                data, self._held = self._held + data, ""
                 end = data.find(PASTE_END)
                 if end == -1:
-                    parts.append(data)
+                    cut = _unfinished_code(data)
+                    parts.append(pasted_text(data[:cut]))
+                    self._held = data[cut:]
                     break
-                cut = end + len(PASTE_END)
-                parts.append(data[:cut])
-                data, self._bracketed = data[cut:], False
+                parts.append(pasted_text(data[:end]) + PASTE_END)
+                data, self._bracketed = data[end + len(PASTE_END) :], False
             else:
                 start = data.find(PASTE_START)
                 if start == -1:
@@ -105,6 +116,29 @@ class InputFilter:
 
 
 _ALT_KEY = re.compile(f"{ESC}([a-z0-9])")
+_CODE = (
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: a title, a link
+    r"|[ -/]*[0-Z\\^-~])"  # the others (a character set, a cursor saved), not [ or ]
+)
+_UNFINISHED_CODE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[ -/]*)\Z")
+"""The start of an escape code, cut short at the end of a read."""
+_NOT_TEXT = re.compile(_CODE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Escape codes, and the control characters that are not text (all but tab, LF and CR)."""
+_LONGEST_CODE = 256
+"""An escape code still unfinished this far from its ESC is not one: the ESC is dropped."""
+
+
+def pasted_text(text: str) -> str:
+    """The text of a bracketed paste without its escape codes and control characters."""
+    return _NOT_TEXT.sub("", text)
+
+
+def _unfinished_code(text: str) -> int:
+    """Where an escape code the next read may finish starts at the end of ``text`` (a bracketed
+    paste's); ``len(text)`` when there is none."""
+    cut = _UNFINISHED_CODE.search(text, max(0, len(text) - _LONGEST_CODE))
+    return len(text) if cut is None else cut.start()
 
 
 def _kitty_alt(match: re.Match[str]) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual._xterm_parser import XTermParser
 
 from oncall_tui.services.container import Services
 from oncall_tui.tui.terminal_input import ALT_ENTER, PASTE_END, PASTE_GAP, PASTE_START, InputFilter
@@ -74,8 +75,56 @@ def test_a_bracketed_paste_over_several_reads_passes_as_it_is() -> None:
     """A long paste comes in reads of 4 kB: those in its middle, with line breaks and no
     marker, are still its text, not an unbracketed paste of their own."""
     rewrite = InputFilter()
-    reads = [f"{PASTE_START}a\rb", "c\rd\re\r", "f\x1bpg\r", f"h{PASTE_END}"]
+    reads = [f"{PASTE_START}a\rb", "c\rd\re\r", "f\tg\r", f"h{PASTE_END}"]
     assert [rewrite(read, now=0.0) for read in reads] == reads
+
+
+COLOURED_LOG = (
+    "NAME\tREADY\tSTATUS\r"
+    "\x1b[31mapi-7f9\t0/1\tCrashLoopBackOff\x1b[0m\r"
+    "\x1b]8;;https://grafana.example/d/api\x1b\\dashboard\x1b]8;;\x1b\\\r"
+    "\x1b(B\x1b[mdb-0\t1/1\tRunning\x07\x08\r"
+)
+"""``kubectl get pods`` with colours, a terminal link, a bell and a backspace, as a file
+holds it (a terminal's own copy would have no codes)."""
+COLOURED_LOG_TEXT = (
+    "NAME\tREADY\tSTATUS\rapi-7f9\t0/1\tCrashLoopBackOff\rdashboard\rdb-0\t1/1\tRunning\r"
+)
+
+
+def parsed(reads: list[str]) -> list[tuple[str, str]]:
+    """What Textual's parser makes of the reads once filtered: (event, its text or key)."""
+    rewrite, parser = InputFilter(), XTermParser(False)
+    events = [event for read in reads for event in parser.feed(rewrite(read, now=0.0))]
+    return [
+        (type(e).__name__, str(getattr(e, "text", None) or getattr(e, "key", ""))) for e in events
+    ]
+
+
+def test_escape_codes_in_a_bracketed_paste_are_dropped_and_it_stays_one_paste() -> None:
+    """Textual's parser read an ESC in a paste as the start of a key and sent the rest of the
+    paste as keys: tabs moved the focus, line breaks sent the message line by line."""
+    bracketed = f"{PASTE_START}{COLOURED_LOG}{PASTE_END}"
+    assert parsed([bracketed]) == [("Paste", COLOURED_LOG_TEXT)]
+    assert parsed([bracketed + "?"]) == [("Paste", COLOURED_LOG_TEXT), ("Key", "question_mark")]
+
+
+@pytest.mark.parametrize("cut", [*range(1, 12), 57, 58, 59, 60])
+def test_a_code_or_the_end_marker_cut_between_two_reads_is_read_whole(cut: int) -> None:
+    """Reads end anywhere: in a colour's code, in a link's, in the paste's end marker."""
+    bracketed = f"{PASTE_START}{COLOURED_LOG}{PASTE_END}"
+    end = len(bracketed) - len(PASTE_END)
+    for at in (len(PASTE_START) + cut, end + min(cut, len(PASTE_END) - 1)):
+        reads = [bracketed[:at], bracketed[at:] + "\x1bp"]
+        assert parsed(reads) == [("Paste", COLOURED_LOG_TEXT), ("Key", "alt+p")], at
+
+
+def test_an_esc_that_starts_no_code_is_dropped_without_holding_the_paste() -> None:
+    rewrite = InputFilter()
+    assert rewrite(f"{PASTE_START}a\x1b", now=0.0) == f"{PASTE_START}a"  # may start a code
+    assert rewrite("\rb", now=0.0) == "\rb"  # it did not: the ESC alone is dropped
+    unfinished = "\x1b[" + "1;" * 200  # no code runs this long
+    assert rewrite(unfinished + PASTE_END, now=0.0) == unfinished[1:] + PASTE_END
 
 
 def test_keys_around_a_bracketed_paste_are_keys() -> None:
