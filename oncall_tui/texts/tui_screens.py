@@ -244,6 +244,7 @@ MODELS: dict[str, dict[Language, str]] = {
 CHAT_LOG: dict[str, dict[Language, str]] = {
     "log.you": {"en": "you", "zh": "你"},
     "log.assistant": {"en": "assistant", "zh": "助手"},
+    "log.waited": {"en": "{seconds} s", "zh": "{seconds} 秒"},
     "log.status.interrupted": {"en": "interrupted", "zh": "已中断"},
     "log.status.failed": {"en": "failed", "zh": "失败"},
     "log.status.truncated": {"en": "truncated", "zh": "已截断"},

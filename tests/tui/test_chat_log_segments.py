@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,7 @@ from oncall_tui.tui.chat_log.markdown import (
     split_point,
     split_segments,
 )
+from oncall_tui.tui.chat_log.message import WAIT_SHOWN_FROM
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
 from tests.tui.harness import wait_until
 
@@ -178,6 +179,33 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
         drawn = texts(lines_of(log, block))
         assert drawn[0] == "assistant · ✗ failed · 14:03"
         assert "model went away" in "\n".join(drawn)
+
+
+async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header() -> None:
+    """A model being loaded, or thinking (not shown), says nothing for tens of seconds: the
+    header counts them, so a reply that waits is not taken for an app that hangs."""
+    app = LogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.query_one(ChatLog)
+        now = [NOW]
+        log.clock = lambda: now[0]
+        block = log.add_reply()
+
+        def header() -> str:
+            return texts(lines_of(log, block))[0]
+
+        assert header() == "assistant · … · 14:03"
+        now[0] = NOW + timedelta(seconds=WAIT_SHOWN_FROM - 1)
+        await pilot.pause(1.2)  # a tick: still under the bound
+        assert header() == "assistant · … · 14:03"
+        now[0] = NOW + timedelta(seconds=WAIT_SHOWN_FROM)
+        await wait_until(pilot, lambda: header() == f"assistant · … {WAIT_SHOWN_FROM} s · 14:03")
+        now[0] = NOW + timedelta(seconds=47)
+        await wait_until(pilot, lambda: header() == "assistant · … 47 s · 14:03")
+        block.append("The pool is exhausted.")  # the first word: no more counting
+        await wait_until(pilot, lambda: header() == "assistant · … · 14:03")
+        block.finish("complete")
+        await wait_until(pilot, lambda: header() == "assistant · 14:03")
 
 
 async def test_a_long_stored_message_opens_as_rendered_segments() -> None:

@@ -114,6 +114,8 @@ class ChatLog(ScrollView, can_focus=True):
         """Messages with something to draw at the next flush."""
         self._flush_timer: Timer | None = None
         self._flushed_at = 0.0
+        self._wait_timer: Timer | None = None
+        """Counts the seconds a reply has had nothing to show, in its header."""
         self.clock: Clock = local_now
         self.empty = True
         """Whether no message is shown, nor any earlier one offered (then it takes no focus)."""
@@ -163,12 +165,25 @@ class ChatLog(ScrollView, can_focus=True):
         """The user's message and the reply about to stream."""
         reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
         self._append([MessageBlock("user", question, clock=self.clock, lang=self.lang), reply])
-        return reply
+        return self._count_wait(reply)
 
     def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
         reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
-        return self._append([reply])
+        return self._count_wait(self._append([reply]))
+
+    def _count_wait(self, reply: MessageBlock) -> MessageBlock:
+        """Count, in ``reply``'s header, each second it has nothing to show."""
+        if self._wait_timer is not None:
+            self._wait_timer.stop()
+
+        def tick() -> None:
+            if not reply.tick() and self._wait_timer is not None:
+                self._wait_timer.stop()
+                self._wait_timer = None
+
+        self._wait_timer = self.set_interval(1.0, tick)
+        return reply
 
     def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
         self._insert(len(self.entries), blocks)
@@ -195,6 +210,9 @@ class ChatLog(ScrollView, can_focus=True):
                 entry.listener = None
         self.entries = []
         self._waiting.clear()
+        if self._wait_timer is not None:  # the reply it counted for is no longer shown
+            self._wait_timer.stop()
+            self._wait_timer = None
         self.cursor = None
         self._insert(0, entries)
         self._relayout()

@@ -40,6 +40,11 @@ STATUS_MARKS = {
     "truncated": "✂ truncated",
 }
 
+WAIT_SHOWN_FROM = 2
+"""Seconds a reply streams with nothing to show before its header counts them: a model being
+loaded, or thinking (its thinking is not shown), says no word for tens of seconds, and a "…"
+that never moves cannot be told from an app that hangs."""
+
 STATUS_WORDS = {
     "interrupted": "log.status.interrupted",
     "failed": "log.status.failed",
@@ -162,7 +167,28 @@ class MessageBlock:
         mark = STATUS_MARKS.get(self.status)
         if mark and self.status in STATUS_WORDS:
             mark = f"{mark.split(' ')[0]} {t(STATUS_WORDS[self.status], self.lang)}"
+        waited = self.waited
+        if mark and waited is not None and waited >= WAIT_SHOWN_FROM:
+            mark = f"{mark} {t('log.waited', self.lang, seconds=waited)}"
         return f"{who} · {mark}" if mark else who
+
+    @property
+    def waited(self) -> int | None:
+        """Whole seconds a streaming reply has had nothing to show (no word, no tool call);
+        ``None`` once it has, or when it is not streaming."""
+        if self.status != "streaming" or self.content or self.tools:
+            return None
+        return int((self.clock() - self.created_at).total_seconds())
+
+    def tick(self) -> bool:
+        """Draw the header again if the seconds it counts have changed; whether it still
+        counts."""
+        waited = self.waited
+        if waited is None:
+            return False
+        if waited >= WAIT_SHOWN_FROM:
+            self._changed(head=True)
+        return True
 
     @property
     def header(self) -> str:
@@ -262,6 +288,9 @@ class MessageBlock:
         """Stream a piece of text in; it is drawn at the log's next flush."""
         if not text:
             return
+        if (self.waited or 0) >= WAIT_SHOWN_FROM:  # the header counts no more
+            self._head_key = None
+            self._mark(0)
         self.content += text
         self._pending.append(terminal_safe(text))
         if self.listener is not None:
