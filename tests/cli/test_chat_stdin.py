@@ -17,16 +17,10 @@ import pytest
 from oncall_tui.cli import chat_input
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
 from tests.conftest import CliResult, RunCli
-from tests.fakes.ollama_server import FakeModel, FakeOllama
+from tests.fakes.ollama_server import FakeOllama
 
 MODEL = "qwen3:8b"
 LOG = "02:51 ERROR checkout-api upstream 502\n02:52 ERROR pool=10/10\n"
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama(models=[FakeModel(MODEL, context_length=40960)]) as server:
-        yield server
 
 
 @pytest.fixture

@@ -24,17 +24,11 @@ from oncall_tui.errors import OncallError
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
 from oncall_tui.services.configuration import read_skill_file
 from tests.conftest import CliResult, RunCli, skill_text
-from tests.fakes.ollama_server import FakeModel, FakeOllama
+from tests.fakes.ollama_server import FakeOllama
 
 MODEL = "qwen3:8b"
 PROMPT_FILE_CAP = 4 * MAX_CONTENT_CHARS + 4
 """The bytes a prompt file may hold: the content's limit in UTF-8 and some whitespace."""
-
-
-@pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama(models=[FakeModel(MODEL, context_length=40960)]) as server:
-        yield server
 
 
 @pytest.fixture
