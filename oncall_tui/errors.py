@@ -689,6 +689,13 @@ class OncallError(Exception):
         self.params: dict[str, object] = dict(params)
         super().__init__(self.message("en"))
 
+    @property
+    def server_answered(self) -> bool:
+        """A model server answered, but not as its API should (the key refused, another service
+        on its port): the error carries the HTTP status it answered with. ``False`` for one that
+        did not answer, and for any other error."""
+        return self.code == "MODEL_UNAVAILABLE" and self.params.get("status") is not None
+
     def message(self, lang: Language) -> str:
         values: dict[str, object] = {
             key: _embedded(value.message(lang)) if isinstance(value, OncallError) else value

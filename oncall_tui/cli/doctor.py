@@ -123,7 +123,7 @@ def _reached(report: Diagnosis, row: Callable[..., None], label: str, unchecked:
     """The server's line under ``label``: reachable with its version, or unreachable, and then
     the model's line too (``unchecked``); or it answered, but not as its API (the key refused,
     another service there), with the HTTP status. Whether the server answered as its API."""
-    answer = next((p for p in report.problems if p.params.get("status") is not None), None)
+    answer = next((p for p in report.problems if p.server_answered), None)
     if not report.server_reachable or answer is not None:
         if answer is None:
             row(label, "cli.doctor.unreachable", url=report.server_url)

@@ -34,7 +34,7 @@ from oncall_tui.llm.ollama_api import (
 )
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
 from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport, Window
-from oncall_tui.llm.server_gateway import ServerGateway, answered
+from oncall_tui.llm.server_gateway import ServerGateway
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
@@ -224,7 +224,7 @@ class OllamaGateway(ServerGateway):
             if error.code == "MODEL_NOT_FOUND":
                 pulled = False
         return self._report(
-            reachable=version is not None or answered(problems),
+            reachable=version is not None or any(p.server_answered for p in problems),
             version=version,
             models=installed,
             present=pulled,

@@ -23,7 +23,7 @@ from oncall_tui.llm.openai_api import (
 )
 from oncall_tui.llm.readiness import ModelReadiness
 from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, ServerReport, Window
-from oncall_tui.llm.server_gateway import ServerGateway, answered
+from oncall_tui.llm.server_gateway import ServerGateway
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class OpenAIGateway(ServerGateway):
             if error.code == "MODEL_NOT_FOUND":
                 listed = False
         return self._report(
-            reachable=version is not None or answered(problems),
+            reachable=version is not None or any(p.server_answered for p in problems),
             version=version,
             models=served,
             present=listed,

@@ -52,7 +52,7 @@ class ServerKind:
     def not_its_api(self, url: str, endpoint: str, status: int) -> OncallError:
         """Something answers at ``url``, but not as this server's API: ``endpoint`` gave HTTP
         ``status``, or a body that is not the API's JSON (another service on the port, or a base
-        URL missing its ``/v1``). ``status`` in an error's params: the server answered."""
+        URL missing its ``/v1``): :attr:`OncallError.server_answered`."""
         reason = f"{self.failure_prefix}not_the_api"
         return OncallError("MODEL_UNAVAILABLE", reason, url=url, endpoint=endpoint, status=status)
 

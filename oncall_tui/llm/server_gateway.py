@@ -242,10 +242,4 @@ class ServerGateway(ABC):
         )
 
 
-def answered(problems: Sequence[OncallError]) -> bool:
-    """Whether the server answered, though not as its API should (the key refused, another
-    service on the port): the error has the HTTP status it answered with."""
-    return any(problem.params.get("status") is not None for problem in problems)
-
-
-__all__ = ["ServerGateway", "answered"]
+__all__ = ["ServerGateway"]

@@ -103,8 +103,8 @@ PANEL: dict[str, dict[Language, str]] = {
         "zh": "无法连接模型服务器：{url}",
     },
     "panel.answers_otherwise": {
-        "en": "{url} answers HTTP {status}, not as the API",
-        "zh": "{url} 返回 HTTP {status}，不是该 API",
+        "en": "{url} answers HTTP {status}",
+        "zh": "{url} 返回 HTTP {status}",
     },
     "panel.ollama.unreachable": {
         "en": "Ollama unreachable at {url}",

@@ -44,6 +44,28 @@ async def test_the_first_screen_says_the_server_is_down_in_its_own_words(tmp_pat
         assert f"model server unreachable at {url}" in panel
 
 
+async def test_a_refused_key_is_said_as_such_not_as_a_server_that_does_not_answer(
+    tmp_path: Path,
+) -> None:
+    with FakeOpenAI(api_key="sk-right-key") as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db",
+            user="alice",
+            provider="openai",
+            base_url=server.url,
+            api_key="sk-wrong-key",
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            welcome = app.screen.query_one(Welcome)
+            await wait_until(pilot, lambda: "refused" in shown(welcome))
+            assert "set OPENAI_API_KEY to the key it expects" in shown(welcome)
+            assert "does not answer" not in shown(welcome)
+            panel = str(app.screen.query_one("#model", Static).render())
+            assert f"{server.url} answers HTTP 401" in panel
+            assert "sk-wrong-key" not in shown(welcome) + panel
+
+
 async def test_a_chat_on_the_server_fills_the_gauge_from_its_usage(tmp_path: Path) -> None:
     with FakeOpenAI(models=[FakeModel("llama3.1:8b")], props_n_ctx=4096) as server:
         server.script(Reply("Pods look fine.", prompt_eval_count=900))

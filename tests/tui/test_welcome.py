@@ -85,7 +85,7 @@ async def test_another_server_where_ollama_should_be_is_not_said_to_be_down(
             text = " ".join(shown(welcome).split())
             assert f"{url}/api/version gave HTTP 404" in text
             assert "ollama serve" not in text
-            assert f"{url} answers HTTP 404, not as the API" in panel_model_text(app)
+            assert f"{url} answers HTTP 404" in panel_model_text(app)
 
 
 async def test_a_missing_model_is_said_with_the_command_that_pulls_it(tmp_path: Path) -> None:

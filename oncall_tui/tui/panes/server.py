@@ -57,8 +57,8 @@ class ServerCheck:
         def probe() -> tuple[str | None, bool, OncallError | None]:
             try:
                 version = services.server_version()
-            except OncallError as error:  # with the HTTP status it answered, if it did
-                return None, False, error if error.params.get("status") is not None else None
+            except OncallError as error:
+                return None, False, error if error.server_answered else None
             try:
                 services.check_model()
             except OncallError as error:
