@@ -11,7 +11,7 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
   reaches the composer whole, as a paste, and is not sent. Reads that follow a paste within
   :data:`PASTE_GAP` continue it (a long paste comes in several reads). A single line break is
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
-  stays in the composer. A paste the terminal brackets itself passes as it is, however many
+  stays in the composer. A paste the terminal brackets itself passes as its text, however many
   reads it spans: a read from its middle is its text, never an unbracketed paste of its own.
 - **Escape codes inside a bracketed paste** (a log with its colours, pasted from a file):
   Textual's parser takes an ESC in a paste for the start of a key, gives up a few characters
@@ -80,9 +80,10 @@ class InputFilter:
         """The end of the last read of a bracketed paste, an escape code cut short by it."""
 
     def __call__(self, data: str, now: float) -> str:
-        """The read as Textual should parse it: a bracketed paste's text as it is, however
-        many reads it spans (its line breaks are the text's, never keys); the keys around
-        it rewritten (:meth:`_keys`)."""
+        """The read as Textual should parse it: a bracketed paste's text, however many reads
+        it spans (its line breaks are the text's, never keys), without its escape codes and
+        control characters (:func:`pasted_text`); the keys around it rewritten
+        (:meth:`_keys`)."""
         parts = []
         while data:
             if self._bracketed:

@@ -181,8 +181,8 @@ class MessageBlock:
         return int((self.clock() - self.created_at).total_seconds())
 
     def tick(self) -> bool:
-        """Draw the header again if the seconds it counts have changed; whether it still
-        counts."""
+        """A second has passed: the header is drawn again while it counts (from
+        :data:`WAIT_SHOWN_FROM`); whether the reply still has nothing to show."""
         waited = self.waited
         if waited is None:
             return False
