@@ -396,6 +396,36 @@ def test_lines_the_model_writes_one_under_the_other_stay_lines() -> None:
     ]
 
 
+def test_a_table_wider_than_the_chat_shows_every_word_whole() -> None:
+    """Rich ends a word longer than its column with "…"; a table of pods at the chat's width
+    lost the status and the node."""
+    words = {"status": "CrashLoopBackOff", "node": "node-1.prod.example.internal"}
+    text = (
+        "| pod | status | node | reason |\n|---|---|---|---|\n"
+        f"| api-7 | {words['status']} | {words['node']} | OOMKilled after 512Mi exceeded |"
+    )
+    console = Console(width=50, color_system=None)
+    rows = [
+        "".join(segment.text for segment in line)
+        for line in console.render_lines(rich_markdown(text), console.options)
+    ]
+    header = next(i for i, row in enumerate(rows) if "status" in row)
+    assert not any("…" in row for row in rows), rows
+    body = [row for row in rows[header + 2 :] if row.strip()]
+    assert len(body) > 1, rows  # the words do not fit on one row: the test measures folding
+    for column, word in words.items():
+        start = rows[header].index(column)
+        end = min(
+            (
+                rows[header].index(other)
+                for other in ("node", "reason")
+                if other != column and rows[header].index(other) > start
+            ),
+            default=None,
+        )
+        assert "".join(row[start:end].strip() for row in body) == word, rows
+
+
 async def test_a_reply_streamed_paragraph_by_paragraph_looks_as_it_will_when_reopened() -> None:
     text = "Check it.\n\n- one\n- two\n\n```bash\nkubectl get pods\n```\n\n## Then\n\nDone.\n\n"
     app = LogApp()

@@ -18,7 +18,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import CodeBlock, Heading, MarkdownElement
+from rich.markdown import CodeBlock, Heading, MarkdownElement, TableDataElement
 from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
 from rich.segment import Segment, Segments
@@ -96,6 +96,18 @@ class _CodeBlock(CodeBlock):
         )
 
 
+class _TableCell(TableDataElement):
+    """A table cell whose words, too long for its column, go on over the next lines.
+
+    Rich ends a word longer than its column with "…": in a table of pods a model wrote, at the
+    chat's width, ``CrashLoopBackOff`` read ``CrashLoo…`` and the node's name was gone. A word
+    is broken where the column ends instead, and nothing of it is left out."""
+
+    def __init__(self, justify: JustifyMethod) -> None:
+        super().__init__(justify)
+        self.content.overflow = "fold"
+
+
 def _keep_line_breaks(state: StateCore) -> None:
     for token in state.tokens:
         for child in token.children or ():
@@ -104,8 +116,8 @@ def _keep_line_breaks(state: StateCore) -> None:
 
 
 class _RichMarkdown(RichMarkdown):
-    """Rich's Markdown with headings on the left, each line break kept, parsed by one shared
-    parser.
+    """Rich's Markdown with headings on the left, each line break kept, table cells whole,
+    parsed by one shared parser.
 
     A model writes lines one under the other (log lines, a timeline, steps) with single line
     breaks, which Markdown would join into one paragraph; as in a terminal (and in ``ollama
@@ -121,6 +133,8 @@ class _RichMarkdown(RichMarkdown):
         "heading_open": _Heading,
         "fence": _CodeBlock,
         "code_block": _CodeBlock,
+        "td_open": _TableCell,
+        "th_open": _TableCell,
     }
     _parser: ClassVar[MarkdownIt | None] = None
 
