@@ -357,6 +357,15 @@ PREFERENCES: dict[str, dict[Language, str]] = {
         "the ids); the other keys apply.",
         "zh": "设置文件的 [keys] 中有不存在的操作：{ids}（F1 列出所有 id）；其余按键已生效。",
     },
+    "keys.taken": {
+        "en": "The settings file's [keys] gives {key} to {id}: {other} no longer has it (F1 "
+        "lists the keys).",
+        "zh": "设置文件的 [keys] 把 {key} 给了 {id}：{other} 不再使用它（F1 列出所有按键）。",
+    },
+    "keys.kept": {
+        "en": "{key} stays the app's own: the settings file's [keys] cannot give it to {id}.",
+        "zh": "{key} 仍归应用本身：设置文件的 [keys] 不能把它给 {id}。",
+    },
     "theme.unknown": {
         "en": "The settings file's theme '{theme}' does not exist (ctrl+p, Theme, lists them).",
         "zh": "设置文件中的主题 '{theme}' 不存在（ctrl+p 中的“主题”可列出全部）。",

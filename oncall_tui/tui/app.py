@@ -159,10 +159,14 @@ class OncallApp(KeyOrderApp):
         problems = (
             [] if settings.config_problem is None else [settings.config_problem.message(self.lang)]
         )
-        keymap, unknown = checked_keymap(settings.keymap)
-        if unknown:
-            problems.append(t("keys.unknown_ids", self.lang, ids=", ".join(unknown)))
-        self.set_keymap(keymap)
+        keymap = checked_keymap(settings.keymap)
+        if keymap.unknown:
+            problems.append(t("keys.unknown_ids", self.lang, ids=", ".join(keymap.unknown)))
+        for key, binding_id, previous in keymap.taken:
+            problems.append(t("keys.taken", self.lang, key=key, id=binding_id, other=previous))
+        for key, binding_id in keymap.kept:
+            problems.append(t("keys.kept", self.lang, key=key, id=binding_id))
+        self.set_keymap(keymap.applied)
         if settings.theme is not None:
             if settings.theme in self.available_themes:
                 self.theme = settings.theme

@@ -91,8 +91,9 @@ COMMAND_IDS = frozenset(command.id for command in COMMANDS)
 
 
 def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:
-    """The keys of ``command`` as bound now: the settings file's ``[keys]`` may rebind them."""
-    return [key.strip() for key in keymap.get(command.id, command.keys).split(",")]
+    """The keys of ``command`` as bound now: the settings file's ``[keys]`` may rebind them, or
+    give one of them to another action (:func:`checked_keymap`)."""
+    return list(checked_keymap(keymap).keys[command.id])
 
 
 def main_bindings(lang: Language) -> list[Binding]:
@@ -103,12 +104,61 @@ SCREEN_BINDING_PREFIXES = ("prompts.", "skills.", "dialog.", "summary.", "path."
 """Ids of the other screens' bindings (``prompts.save``, ``dialog.yes``): rebindable too."""
 
 
-def checked_keymap(keymap: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
-    """The settings file's ``[keys]`` split into what applies and the ids no action has."""
-    known, unknown = {}, []
-    for binding_id, keys in keymap.items():
-        if binding_id in COMMAND_IDS or binding_id.startswith(SCREEN_BINDING_PREFIXES):
-            known[binding_id] = keys
-        else:
-            unknown.append(binding_id)
-    return known, unknown
+APP_KEYS = {"ctrl+q": "quit", "ctrl+p": "command_palette"}
+"""The app's own keys, which act before any screen's: ``[keys]`` cannot give them away."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedKeymap:
+    """The settings file's ``[keys]`` as it applies to the main screen's actions."""
+
+    applied: dict[str, str]
+    """What Textual's keymap is given: the rebindings of actions that exist, less the app's
+    own keys."""
+    keys: dict[str, tuple[str, ...]]
+    """Every action's keys once the rebindings apply: a key rebound to one action is no longer
+    another's (Textual drops the other's binding of it)."""
+    unknown: list[str]
+    """Ids no action has."""
+    taken: list[tuple[str, str, str]]
+    """``(key, id, previous id)``: a key the file gives to one action that another had."""
+    kept: list[tuple[str, str]]
+    """``(key, id)``: one of :data:`APP_KEYS` the file gives to an action; the app keeps it."""
+
+
+def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
+    """The settings file's ``[keys]`` checked: the ids no action has, and each key a
+    rebinding takes from another action (the later rebinding in the file wins), so that the
+    keys help and the guide show the keys that act, and the user is told what moved."""
+    keys = {command.id: tuple(bound_keys_of(command.keys)) for command in COMMANDS}
+    applied: dict[str, str] = {}
+    unknown: list[str] = []
+    taken: list[tuple[str, str, str]] = []
+    kept: list[tuple[str, str]] = []
+    for binding_id, value in keymap.items():
+        if binding_id not in COMMAND_IDS:
+            if binding_id.startswith(SCREEN_BINDING_PREFIXES):
+                applied[binding_id] = value
+            else:
+                unknown.append(binding_id)
+            continue
+        wanted = []
+        for key in bound_keys_of(value):
+            if APP_KEYS.get(key, binding_id) != binding_id:
+                kept.append((key, binding_id))
+            else:
+                wanted.append(key)
+        if not wanted:
+            continue  # nothing of it applies: the action keeps its own keys
+        for other, other_keys in keys.items():
+            if other != binding_id and (lost := [k for k in other_keys if k in wanted]):
+                keys[other] = tuple(k for k in other_keys if k not in wanted)
+                taken.extend((key, binding_id, other) for key in lost)
+        keys[binding_id] = tuple(wanted)
+        applied[binding_id] = ",".join(wanted)
+    return CheckedKeymap(applied, keys, unknown, taken, kept)
+
+
+def bound_keys_of(value: str) -> list[str]:
+    """The keys of a binding's comma-separated key string."""
+    return [key.strip() for key in value.split(",") if key.strip()]

@@ -7,13 +7,16 @@ from pathlib import Path
 
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.commands import checked_keymap
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
 from tests.tui.harness import wait_until
+from tests.tui.test_welcome import shown
 
 SIZE = (120, 36)
 
@@ -53,6 +56,59 @@ async def test_the_keys_help_shows_the_keys_as_rebound(tmp_path: Path) -> None:
         rows = [table.get_row_at(row) for row in range(table.row_count)]
         compact = next(row for row in rows if str(row[2]) == "compact")
         assert str(compact[0]) == "ctrl+k, f9"
+
+
+def welcome(app: OncallApp) -> Welcome:
+    return app.screen.query_one(Welcome)
+
+
+def keys_help_rows(app: OncallApp) -> dict[str, str]:
+    """The keys help's keys by action id."""
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one(DataTable)
+    rows = [table.get_row_at(row) for row in range(table.row_count)]
+    return {str(row[2]): str(row[0]) for row in rows if str(row[2])}
+
+
+async def test_a_key_given_to_another_action_moves_and_the_app_says_so(tmp_path: Path) -> None:
+    """alt+p was the prompts' second key: given to the skills, it opens the skills, the prompts
+    keep f3, and the guide and the keys help show it so. ctrl+q, the app's own, stays Quit."""
+    app, _ = app_with_file(tmp_path, '[keys]\nskills = "alt+p"\ncompact = "ctrl+q,ctrl+k"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "alt+p to skills: prompts" in status_text(app))
+        assert "ctrl+q stays the app's own" in status_text(app)
+        await wait_until(pilot, lambda: "f3 sets your system prompt" in shown(welcome(app)))
+        await pilot.press("alt+p")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SkillLibraryScreen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        rows = keys_help_rows(app)
+        assert (rows["prompts"], rows["skills"], rows["compact"]) == ("f3", "alt+p", "ctrl+k")
+
+
+def test_the_later_rebinding_of_a_key_wins_and_an_action_may_be_left_without_one() -> None:
+    checked = checked_keymap({"compact": "ctrl+k,f9", "search": "ctrl+k", "skills": "alt+p"})
+    assert checked.keys["search"] == ("ctrl+k",)
+    assert checked.keys["compact"] == ("f9",)  # ctrl+k went on to search
+    assert (checked.keys["skills"], checked.keys["prompts"]) == (("alt+p",), ("f3",))
+    assert checked.taken == [("ctrl+k", "search", "compact"), ("alt+p", "skills", "prompts")]
+    assert checked.applied == {"compact": "ctrl+k,f9", "search": "ctrl+k", "skills": "alt+p"}
+    alone = checked_keymap({"retry": "alt+g"})
+    assert alone.keys["check_ollama"] == ()
+    assert alone.taken == [("alt+g", "retry", "check_ollama")]
+
+
+def test_the_app_keeps_its_own_keys_and_a_rebinding_of_only_those_changes_nothing() -> None:
+    checked = checked_keymap({"compact": "ctrl+q", "quit": "ctrl+q,ctrl+x", "search": "ctrl+p"})
+    assert checked.kept == [("ctrl+q", "compact"), ("ctrl+p", "search")]
+    assert checked.keys["compact"] == ("f9", "alt+c")
+    assert checked.keys["search"] == ("ctrl+f",)
+    assert checked.keys["quit"] == ("ctrl+q", "ctrl+x")
+    assert checked.applied == {"quit": "ctrl+q,ctrl+x"}
+    assert checked.taken == []
 
 
 async def test_an_unknown_action_id_is_said_and_the_other_keys_apply(tmp_path: Path) -> None:

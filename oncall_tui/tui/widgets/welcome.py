@@ -71,9 +71,10 @@ class Welcome(Static):
         self.update(self.describe())
 
     def keys(self, command_id: str) -> str:
-        """The keys of an action as bound now (the settings file may rebind them)."""
+        """The keys of an action as bound now (the settings file may rebind them); an action
+        left without a key is found with the command palette's."""
         command = next(c for c in COMMANDS if c.id == command_id)
-        return " / ".join(bound_keys(command, self.keymap))
+        return " / ".join(bound_keys(command, self.keymap)) or "ctrl+p"
 
     def describe(self) -> Group:
         """The guide, then the readiness lines; each item wraps under its own text. While the
