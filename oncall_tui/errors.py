@@ -440,6 +440,11 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "the file is damaged ({problem}); move it aside or restore it from a backup",
         "zh": "文件已损坏（{problem}）；请将其移走或从备份恢复",
     },
+    "database_newer": {
+        "en": "it has schema version {version}, newer than this program's {ours}; upgrade "
+        "oncall-tui",
+        "zh": "它的数据库结构版本为 {version}，比本程序的 {ours} 更新；请升级 oncall-tui",
+    },
     "database_read_only": {
         "en": (
             "it is read-only for this program ({problem}): SQLite must be able to write the "
@@ -599,6 +604,65 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "'{key}' is not a setting the file keeps (one of {names})",
         "zh": "'{key}' 不是设置文件保存的设置项（可选：{names}）",
     },
+    "message_empty": {"en": "the message is empty", "zh": "消息为空"},
+    "message_role": {"en": "unknown message role {role}", "zh": "未知的消息角色 {role}"},
+    "message_too_long": {
+        "en": "a message is at most {limit} characters (got {length}): send the part that matters",
+        "zh": "一条消息最多 {limit} 个字符（实际 {length}）：请只发送相关的部分",
+    },
+    "title_empty": {"en": "the title is empty", "zh": "标题为空"},
+    "title_too_long": {
+        "en": "a title is at most {limit} characters (got {length})",
+        "zh": "标题最多 {limit} 个字符（实际 {length}）",
+    },
+    "export_format": {
+        "en": "an export is md or json (got '{fmt}')",
+        "zh": "导出格式只能是 md 或 json（实际为 '{fmt}'）",
+    },
+    "summary_no_room": {
+        "en": "the {window}-token window leaves no room to summarise in",
+        "zh": "{window} 个 token 的上下文窗口没有留出生成摘要的空间",
+    },
+    "summary_tool_call": {
+        "en": "the model wrote a tool call, not a summary",
+        "zh": "模型写出的是工具调用，而不是摘要",
+    },
+    "summary_empty": {"en": "the model returned no summary", "zh": "模型没有返回摘要"},
+    "stream_deadline": {
+        "en": "the model took longer than the {seconds} s deadline",
+        "zh": "模型用时超过了 {seconds} 秒的时限",
+    },
+    "user_empty": {"en": "the user name is empty", "zh": "用户名为空"},
+    "setting_not_text": {"en": "{name} must be a string", "zh": "{name} 必须是字符串"},
+    "setting_lang": {
+        "en": "language '{value}' is not one of en, zh",
+        "zh": "语言 '{value}' 不是 en 或 zh",
+    },
+    "setting_switch": {
+        "en": "{name} '{value}' is not true or false",
+        "zh": "{name} '{value}' 不是 true 或 false",
+    },
+    "setting_log_level": {
+        "en": "log level '{value}' is not one of {levels}",
+        "zh": "日志级别 '{value}' 不是 {levels} 之一",
+    },
+    "setting_port": {"en": "'{value}' has an invalid port", "zh": "'{value}' 的端口无效"},
+    "setting_num_ctx_number": {
+        "en": "num_ctx '{value}' is not a whole number",
+        "zh": "num_ctx '{value}' 不是整数",
+    },
+    "setting_num_ctx_range": {
+        "en": "num_ctx must be between {minimum} and {maximum} (got {value})",
+        "zh": "num_ctx 必须在 {minimum} 到 {maximum} 之间（实际 {value}）",
+    },
+    "setting_seconds_number": {
+        "en": "{name} '{value}' is not a number of seconds",
+        "zh": "{name} '{value}' 不是秒数",
+    },
+    "setting_seconds_positive": {
+        "en": "{name} must be positive (got {value})",
+        "zh": "{name} 必须大于 0（实际 {value}）",
+    },
 }
 
 # Notes complete a message with what happened around it; they are never errors on their own.
@@ -697,13 +761,7 @@ class OncallError(Exception):
         return self.code == "MODEL_UNAVAILABLE" and self.params.get("status") is not None
 
     def message(self, lang: Language) -> str:
-        values: dict[str, object] = {
-            key: _embedded(value.message(lang)) if isinstance(value, OncallError) else value
-            for key, value in self.params.items()
-        }
-        kind = values.get("kind")
-        if isinstance(kind, str) and kind in KINDS:
-            values["kind"] = KINDS[kind][lang]
+        values = self._values(lang)
         template = CATALOG[self.code][lang]
         if self.reason is not None:
             reason = REASONS[self.reason][lang].format_map(_Lenient(values))
@@ -712,8 +770,38 @@ class OncallError(Exception):
             values["detail"] = reason
         return redact(template.format_map(_Lenient(values)))  # no secret, whatever the params
 
+    def detail(self, lang: Language) -> str:
+        """The error's own words, without its code's sentence: "num_ctx must be between …",
+        not "Invalid argument: num_ctx must be between …" (see :class:`DetailOf`)."""
+        values = self._values(lang)
+        if self.reason is not None:
+            return redact(REASONS[self.reason][lang].format_map(_Lenient(values)))
+        return redact(str(values.get("detail", "")))
+
+    def _values(self, lang: Language) -> dict[str, object]:
+        """The params as said in ``lang``: an error in its words, a ``kind`` translated."""
+        values: dict[str, object] = {}
+        for key, value in self.params.items():
+            if isinstance(value, OncallError):
+                value = _embedded(value.message(lang))
+            elif isinstance(value, DetailOf):
+                value = value.error.detail(lang)
+            values[key] = value
+        kind = values.get("kind")
+        if isinstance(kind, str) and kind in KINDS:
+            values["kind"] = KINDS[kind][lang]
+        return values
+
     def to_json(self, lang: Language) -> dict[str, object]:
         return {"code": self.code, "message": self.message(lang), "reason": self.reason}
+
+
+class DetailOf:
+    """A param that says an error by its detail alone, inside a message that has its own
+    sentence ("'num_ctx' is refused: num_ctx must be between …")."""
+
+    def __init__(self, error: OncallError) -> None:
+        self.error = error
 
 
 def note(key: str, lang: Language, **params: object) -> str:

@@ -343,9 +343,7 @@ def to_messages(history: Sequence[tuple[str, str]]) -> list[HumanMessage | AIMes
         elif role == "assistant":
             messages.append(AIMessage(content))
         else:
-            raise OncallError(
-                "VALIDATION_INVALID_ARGUMENT", detail=f"unknown message role {role!r}"
-            )
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "message_role", role=repr(role))
     return messages
 
 

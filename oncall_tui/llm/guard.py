@@ -346,6 +346,4 @@ class Deadline(AgentMiddleware[Any, Any, Any]):
 
 
 def past_deadline(seconds: float | None) -> OncallError:
-    return OncallError(
-        "STREAM_FAILED", detail=f"the model took longer than the {seconds or 0:g} s deadline"
-    )
+    return OncallError("STREAM_FAILED", "stream_deadline", seconds=f"{seconds or 0:g}")

@@ -74,11 +74,13 @@ the database, and every later request, with one answer."""
 
 def validate_message(text: str) -> str:
     if not text.strip():
-        raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the message is empty")
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "message_empty")
     if len(text) > MAX_MESSAGE_CHARS:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
-            detail=f"a message is at most {MAX_MESSAGE_CHARS} characters (got {len(text)})",
+            "message_too_long",
+            limit=f"{MAX_MESSAGE_CHARS:,}",
+            length=f"{len(text):,}",
         )
     return text
 

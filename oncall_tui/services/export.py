@@ -137,9 +137,7 @@ class ExportService:
 
 def _check_format(fmt: str) -> None:
     if fmt not in EXPORT_FORMATS:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"an export is md or json (got '{fmt}')"
-        )
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "export_format", fmt=fmt)
 
 
 def _failed(reason: str, path: Path | str, exc: OSError | None = None) -> OncallError:

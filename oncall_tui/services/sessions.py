@@ -33,7 +33,9 @@ def validate_title(title: str) -> str:
     if len(trimmed) > MAX_TITLE_CHARS:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
-            detail=f"a title is at most {MAX_TITLE_CHARS} characters (got {len(trimmed)})",
+            "title_too_long",
+            limit=f"{MAX_TITLE_CHARS:,}",
+            length=f"{len(trimmed):,}",
         )
     return trimmed
 
@@ -62,7 +64,7 @@ class SessionService:
     def rename(self, owner: str, session_id: int, title: str) -> SessionView:
         clean = validate_title(title)
         if not clean:
-            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the title is empty")
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "title_empty")
         with self._database.session() as session:
             sessions = SessionRepository(session)
             row = sessions.require(owner, session_id)

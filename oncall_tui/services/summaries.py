@@ -42,22 +42,17 @@ async def summarise(
         fixed = estimate_tokens(SUMMARY_INSTRUCTIONS, [("user", summary_request(summary, []))])
         room = limit - fixed - SUMMARY_ROOM_TOKENS
         if room < MIN_TRANSCRIPT_ROOM:
-            raise OncallError(
-                "MEMORY_COMPACTION_FAILED",
-                detail=f"the {window:,}-token window leaves no room to summarise in",
-            )
+            raise OncallError("MEMORY_COMPACTION_FAILED", "summary_no_room", window=f"{window:,}")
         part, transcript = take_transcript(transcript, room)
         try:
             written = await gateway.summarize(SUMMARY_INSTRUCTIONS, summary_request(summary, part))
         except OncallError as error:
             raise OncallError("MEMORY_COMPACTION_FAILED", detail=error) from None
         if only_a_call(written.text):  # a small model imitating the calls in the transcript
-            raise OncallError(
-                "MEMORY_COMPACTION_FAILED", detail="the model wrote a tool call, not a summary"
-            )
+            raise OncallError("MEMORY_COMPACTION_FAILED", "summary_tool_call")
         summary = clean_summary(written.text)
         if not summary:
-            raise OncallError("MEMORY_COMPACTION_FAILED", detail="the model returned no summary")
+            raise OncallError("MEMORY_COMPACTION_FAILED", "summary_empty")
         truncated = truncated or written.truncated
         if not transcript:
             return Summary(summary, truncated)

@@ -159,7 +159,7 @@ class Settings:
         db_file, db_url = parse_database(str(look.given("db", db, "ONCALL_TUI_DB") or ""))
         user_value = str(look.given("user", user, "ONCALL_TUI_USER") or os_login(env)).strip()
         if not user_value:
-            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail="the user name is empty")
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "user_empty")
         log_value = look.given("log_file", None, "ONCALL_TUI_LOG_FILE") or default_log_value()
         read, servers, problem = look.read_file(config_path)
         register_secret(  # from now on, no output or log line shows them

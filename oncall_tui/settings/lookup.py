@@ -13,7 +13,7 @@ from typing import Literal, TypedDict
 
 from platformdirs import user_config_path, user_data_path, user_log_path
 
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import DetailOf, OncallError
 from oncall_tui.inputs import require_utf8
 from oncall_tui.settings.file import ConfigFile, FileValue, read_config
 from oncall_tui.settings.mcp import McpServer, expand_servers
@@ -47,9 +47,8 @@ def _text(value: object) -> str | None:
 
 def _file_value_problem(path: Path, key: str, refused: OncallError) -> OncallError:
     """A file value its flag's rule refused, as the file's problem naming the key."""
-    detail: object = refused.params.get("detail") if refused.reason is None else refused
     return OncallError(
-        "CONFIG_INVALID", "config_bad_value", path=str(path), key=key, problem=detail
+        "CONFIG_INVALID", "config_bad_value", path=str(path), key=key, problem=DetailOf(refused)
     )
 
 

@@ -49,7 +49,7 @@ def to_file_value(name: str, value: str | int | float) -> FileValue:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "config_empty", key=name)
     if FILE_KEYS[name] == "text":
         if not isinstance(value, str):
-            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be a string")
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "setting_not_text", name=name)
         return value.strip()
     if isinstance(parsed, int | float):
         return parsed
@@ -59,9 +59,7 @@ def to_file_value(name: str, value: str | int | float) -> FileValue:
 def parse_lang(value: object) -> Language:
     text = str(value).strip().lower()
     if text not in ("en", "zh"):
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"language '{value}' is not one of en, zh"
-        )
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "setting_lang", value=value)
     return "zh" if text == "zh" else "en"
 
 
@@ -118,9 +116,7 @@ def parse_switch(value: object, name: str, default: bool = True) -> bool:
         return value
     word = _SWITCH_WORDS.get(str(value).strip().lower())
     if word is None:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not true or false"
-        )
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "setting_switch", name=name, value=value)
     return word
 
 
@@ -144,7 +140,9 @@ def parse_log_level(value: str | None) -> str:
     if level not in LOG_LEVELS:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
-            detail=f"log level '{value}' is not one of {', '.join(LOG_LEVELS)}",
+            "setting_log_level",
+            value=value,
+            levels=", ".join(LOG_LEVELS),
         )
     return level
 
@@ -216,9 +214,7 @@ def normalize_ollama_url(raw: str) -> str:
     try:
         explicit_port = parts.port
     except ValueError:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"'{raw}' has an invalid port"
-        ) from None
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "setting_port", value=raw) from None
     default_port = 11434 if not has_scheme else (443 if parts.scheme == "https" else 80)
     port = explicit_port or default_port
     if host in ("0.0.0.0", "::"):
@@ -309,12 +305,15 @@ def parse_num_ctx(value: str | int | None) -> int | None:
         number = int(value)
     except (TypeError, ValueError):
         raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"num_ctx '{value}' is not a whole number"
+            "VALIDATION_INVALID_ARGUMENT", "setting_num_ctx_number", value=value
         ) from None
     if not NUM_CTX_MIN <= number <= NUM_CTX_MAX:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
-            detail=f"num_ctx must be between {NUM_CTX_MIN} and {NUM_CTX_MAX} (got {number})",
+            "setting_num_ctx_range",
+            minimum=f"{NUM_CTX_MIN:,}",
+            maximum=f"{NUM_CTX_MAX:,}",
+            value=f"{number:,}",
         )
     return number
 
@@ -332,10 +331,10 @@ def parse_seconds(value: str | float | None, name: str, default: float) -> float
         seconds = float(value)
     except (TypeError, ValueError):
         raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} '{value}' is not a number of seconds"
+            "VALIDATION_INVALID_ARGUMENT", "setting_seconds_number", name=name, value=value
         ) from None
     if not 0 < seconds < float("inf"):
         raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT", detail=f"{name} must be positive (got {value})"
+            "VALIDATION_INVALID_ARGUMENT", "setting_seconds_positive", name=name, value=value
         )
     return seconds

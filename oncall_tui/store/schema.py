@@ -75,12 +75,7 @@ def upgrade(connection: Connection, target: int = LATEST_VERSION) -> int:
 def newer_schema(name: str, version: int) -> OncallError:
     """A database that a newer release has upgraded: this one cannot know its schema."""
     return OncallError(
-        "DATABASE_UNAVAILABLE",
-        path=name,
-        detail=(
-            f"it has schema version {version}, newer than this program's {LATEST_VERSION}; "
-            "upgrade oncall-tui"
-        ),
+        "DATABASE_UNAVAILABLE", "database_newer", path=name, version=version, ours=LATEST_VERSION
     )
 
 

@@ -164,7 +164,8 @@ def test_words_and_input_at_the_limit_are_sent_and_one_past_it_refused(
     pipe_in(b"x" * (room + 1))
     result = chat("chat", "--json", "why")
     assert (result.code, result.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
-    assert f"at most {MAX_MESSAGE_CHARS} characters" in result.error()["message"]
+    limit, length = f"{MAX_MESSAGE_CHARS:,}", f"{MAX_MESSAGE_CHARS + 1:,}"
+    assert f"at most {limit} characters (got {length})" in result.error()["message"]
     assert len(ollama.chat_requests) == requests
 
 

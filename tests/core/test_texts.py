@@ -164,6 +164,21 @@ def test_no_user_facing_literal_is_left_outside_the_catalog() -> None:
     assert left == [], "\n".join(left)
 
 
+def test_every_error_says_its_detail_from_the_catalog() -> None:
+    """An ``OncallError`` whose detail is a literal was English in the Chinese UI ("参数无效：
+    a message is at most 100000 characters"): its text is a reason of the catalog."""
+    literal = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and _called_name(node) == "OncallError":
+                for keyword in node.keywords:
+                    if keyword.arg == "detail" and isinstance(
+                        keyword.value, ast.Constant | ast.JoinedStr
+                    ):
+                        literal.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert literal == []
+
+
 def test_text_fills_its_fields() -> None:
     assert text("search.count", "zh", count=3) == "找到 3 条，最新的在前。"
 

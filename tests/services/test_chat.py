@@ -228,10 +228,16 @@ async def test_message_length_bounds(engine: Engine) -> None:
     services = engine(ScriptedChatModel(["ok"]), window=1_000_000)
     events = await collect(services.chat.send("alice", None, "x" * MAX_MESSAGE_CHARS))
     assert isinstance(events[-1], ReplyDone)
+    said = []
     for bad in ("x" * (MAX_MESSAGE_CHARS + 1), "   \n "):
         with pytest.raises(OncallError) as caught:
             await collect(services.chat.send("alice", None, bad))
         assert caught.value.code == "VALIDATION_INVALID_ARGUMENT"
+        said.append(caught.value.message("zh"))
+    assert said == [
+        "参数无效：一条消息最多 100,000 个字符（实际 100,001）：请只发送相关的部分",
+        "参数无效：消息为空",
+    ]
     assert len(services.sessions.list_sessions("alice")) == 1
 
 

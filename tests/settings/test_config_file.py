@@ -260,7 +260,10 @@ def test_a_window_in_the_file_meets_the_flags_bounds(
         problem = settings.config_problem
         assert problem is not None
         assert (problem.reason, problem.params["key"]) == ("config_bad_value", "num_ctx")
-        assert "'num_ctx' is refused: num_ctx must be between 512 and 1048576" in str(problem)
+        assert "'num_ctx' is refused: num_ctx must be between 512 and 1,048,576" in str(problem)
+        said = problem.message("zh")  # the rule in the user's language, said once
+        assert "'num_ctx' 的值无效：num_ctx 必须在 512 到 1,048,576 之间（实际 " in said, said
+        assert "参数无效" not in said
     else:
         assert settings.config_problem is None
 
@@ -496,15 +499,15 @@ def test_a_number_is_kept_as_a_toml_number(tmp_path: Path, built: list[Services]
 @pytest.mark.parametrize(
     ("name", "value", "reason"),
     [
-        ("num_ctx", 511, None),
-        ("num_ctx", 1_048_577, None),
+        ("num_ctx", 511, "setting_num_ctx_range"),
+        ("num_ctx", 1_048_577, "setting_num_ctx_range"),
         ("theme", "  ", "config_empty"),
         ("ollama_url", "a b", "bad_ollama_address"),
         ("colour", "blue", "config_unknown_setting"),
     ],
 )
 def test_a_refused_value_changes_neither_the_file_nor_the_settings(
-    tmp_path: Path, built: list[Services], name: str, value: str | int, reason: str | None
+    tmp_path: Path, built: list[Services], name: str, value: str | int, reason: str
 ) -> None:
     config = write(tmp_path / "config.toml", "# mine\nnum_ctx = 4096\n")
     services = services_for(config, built, tmp_path)
