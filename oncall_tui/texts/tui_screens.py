@@ -215,6 +215,11 @@ MODELS: dict[str, dict[Language, str]] = {
     "models.loading": {"en": "Loading…", "zh": "加载中…"},
     "models.current": {"en": "(current)", "zh": "（当前）"},
     "models.no_tools": {"en": "no tools", "zh": "不支持工具"},
+    "models.window": {"en": "{trained} ctx", "zh": "{trained} 上下文"},
+    "models.window_used": {
+        "en": "{trained} ctx, uses {used}",
+        "zh": "{trained} 上下文，使用 {used}",
+    },
     "models.none": {
         "en": "Ollama has no models yet: run `ollama pull NAME`.",
         "zh": "Ollama 还没有模型：请运行 `ollama pull NAME`。",

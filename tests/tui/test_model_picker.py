@@ -241,17 +241,18 @@ LISTED = ModelInfo(
 
 def test_facts_leave_out_what_the_server_did_not_say() -> None:
     bare = ModelInfo("bare:1b", None, None, None, None, None)
-    assert model_facts(bare) == []
-    assert model_facts(LISTED) == ["8.2B qwen3", "Q4_K_M", "5.2 GB"]
+    assert model_facts(bare, "en") == []
+    assert model_facts(LISTED, "en") == ["8.2B qwen3", "Q4_K_M", "5.2 GB"]
     family_only = ModelInfo("f:1b", None, "llama", None, None, None)
-    assert model_facts(family_only) == ["llama"]
+    assert model_facts(family_only, "en") == ["llama"]
 
 
 def test_the_window_used_is_said_only_when_it_differs() -> None:
     same = replace(LISTED, context_length=2048, window_tokens=2048)
     capped = replace(LISTED, context_length=131072, window_tokens=8192)
-    assert model_facts(same)[-1] == "2k ctx"
-    assert model_facts(capped)[-1] == "128k ctx, uses 8k"
+    assert model_facts(same, "en")[-1] == "2k ctx"
+    assert model_facts(capped, "en")[-1] == "128k ctx, uses 8k"
+    assert model_facts(capped, "zh")[-1] == "128k 上下文，使用 8k"
 
 
 def test_no_tools_only_when_the_capabilities_lack_them() -> None:

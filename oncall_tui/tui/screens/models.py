@@ -154,14 +154,14 @@ def model_prompt(model: ModelInfo, *, current: bool, lang: Language) -> Content:
         if current
         else [f"{' ' * len(CURRENT_MARK)}{name}"]
     )
-    facts = Content(terminal_safe(" · ".join(model_facts(model))))
+    facts = Content(terminal_safe(" · ".join(model_facts(model, lang))))
     no_tools = (" · ", (t("models.no_tools", lang), "bold $text-warning"))
     warning = no_tools if model.tools is False else ()
     indent = " " * len(CURRENT_MARK)
     return Content.assemble(*first, "\n", indent, facts.stylize("$text-muted"), *warning)
 
 
-def model_facts(model: ModelInfo) -> list[str]:
+def model_facts(model: ModelInfo, lang: Language) -> list[str]:
     """What is known of a model, in the order it is read: ``8.2B qwen3``, ``Q4_K_M``,
     ``5.2 GB``, ``40k ctx`` (with ``uses 8k`` when the app sends a smaller window)."""
     facts: list[str] = []
@@ -173,11 +173,14 @@ def model_facts(model: ModelInfo) -> list[str]:
     if model.size_bytes is not None:
         facts.append(human_size(model.size_bytes))
     if model.context_length is not None:
-        context = f"{token_count(model.context_length)} ctx"
-        window = model.window_tokens
-        if window is not None and window != model.context_length:
-            context += f", uses {token_count(window)}"
-        facts.append(context)
+        trained, window = model.context_length, model.window_tokens
+        if window is not None and window != trained:
+            used = t(
+                "models.window_used", lang, trained=token_count(trained), used=token_count(window)
+            )
+            facts.append(used)
+        else:
+            facts.append(t("models.window", lang, trained=token_count(trained)))
     return facts
 
 
