@@ -179,6 +179,7 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         for call in message.tool_calls:
             emit_line(text("cli.session.tool_call", lang, name=call.name, summary=call.summary))
         emit_line(message.content)
+    emit_line()
     _print_memory(memory, lang)
     return EXIT_OK
 
@@ -244,7 +245,6 @@ def _word(prefix: str, value: str, lang: Language) -> str:
 
 def _print_memory(state: MemoryState, lang: Language) -> None:
     usage = state.usage
-    emit_line()
     emit_line(
         text(
             "cli.memory.context",
@@ -261,6 +261,8 @@ def _print_memory(state: MemoryState, lang: Language) -> None:
         key = "cli.memory.summary_cut" if truncated else "cli.memory.summary"
         emit_line(text(key, lang, at=f"{state.last_compacted_at:%Y-%m-%d %H:%M}"))
         emit_line(state.memory_summary)
+    else:
+        emit_line(text("cli.memory.no_summary", lang))
 
 
 def _emit_memory(state: MemoryState, as_json: bool, lang: Language) -> int:

@@ -146,6 +146,7 @@ CLI: dict[str, dict[Language, str]] = {
         ),
     },
     "cli.memory.summary": {"en": "Summary ({at} UTC):", "zh": "摘要（{at} UTC）："},
+    "cli.memory.no_summary": {"en": "No summary yet.", "zh": "尚无摘要。"},
     "cli.memory.summary_cut": {
         "en": "Summary ({at} UTC, cut off at the model's length limit):",
         "zh": "摘要（{at} UTC，在模型长度上限处被截断）：",

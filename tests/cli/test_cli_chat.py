@@ -252,6 +252,9 @@ def test_sessions_and_memory_commands(chat: RunCli, ollama: FakeOllama) -> None:
         "last_compacted_at",
     }
     assert memory["can_compact"] is True
+    shown = chat("memory", "show", sid).out.splitlines()
+    assert shown[0].startswith("Context: "), shown  # no blank line first
+    assert shown[1:] == ["No summary yet."]
     compacted = chat("memory", "compact", sid, "--json").json()
     assert isinstance(compacted, dict)
     assert compacted["memory_summary"] == "SUMMARY: disk 91% on db-3"
