@@ -604,6 +604,12 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "'{key}' is not a setting the file keeps (one of {names})",
         "zh": "'{key}' 不是设置文件保存的设置项（可选：{names}）",
     },
+    "tui_needs_terminal": {
+        "en": "the TUI needs a terminal, and standard input or standard error is not one: over "
+        "ssh, add -t (ssh -t HOST oncall-tui); in a script, use `oncall-tui chat`",
+        "zh": "TUI 需要终端，而标准输入或标准错误不是终端：通过 ssh 运行时请加 -t"
+        "（ssh -t HOST oncall-tui）；在脚本中请用 `oncall-tui chat`",
+    },
     "message_empty": {"en": "the message is empty", "zh": "消息为空"},
     "message_role": {"en": "unknown message role {role}", "zh": "未知的消息角色 {role}"},
     "message_too_long": {

@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor, search, tools
@@ -174,7 +174,13 @@ def _run(arguments: list[str]) -> int:
 
 
 def _run_tui(settings: Settings) -> int:
-    """The TUI, when no command is given; a failure to start is reported here."""
+    """The TUI, when no command is given; a failure to start is reported here. Without a
+    terminal to read keys from and draw on (``ssh HOST oncall-tui`` without ``-t``, a script,
+    cron) it does not start: it would draw escape codes into a pipe and wait for keys that
+    never come."""
+    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):  # Textual's two streams
+        refused = OncallError("VALIDATION_INVALID_ARGUMENT", "tui_needs_terminal")
+        return report_error(refused, settings.lang, as_json=False)
     from oncall_tui.tui.app import run_tui
 
     failure, unsent = run_tui(settings)
@@ -185,6 +191,13 @@ def _run_tui(settings: Settings) -> int:
         sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
         sys.stderr.write(terminal_safe(unsent) + "\n")
     return status
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # closed
+        return False
 
 
 def _run_command(

@@ -42,6 +42,23 @@ def test_version(cli: RunCli) -> None:
     assert (result.code, result.out.strip()) == (0, f"oncall-tui {__version__}")
 
 
+def test_without_a_terminal_the_tui_does_not_start_and_says_what_to_run(
+    cli: RunCli, db_path: Path
+) -> None:
+    """``ssh HOST oncall-tui`` without -t, a script, cron: no terminal for keys or drawing (the
+    test's own stdin and stderr are none). The app drew escape codes into the pipe and waited
+    for keys that never came."""
+    result = cli()
+    assert result.code == 2
+    assert result.out == ""
+    assert "the TUI needs a terminal" in result.err
+    assert "ssh -t HOST oncall-tui" in result.err
+    assert "oncall-tui chat" in result.err
+    assert "\x1b" not in result.err  # nothing drawn
+    assert not db_path.exists()  # nothing opened
+    assert "TUI 需要终端" in cli("--lang", "zh").err
+
+
 def test_prompts_add_list_edit_delete_round_trip(cli: RunCli, tmp_path: Path) -> None:
     added = cli("prompts", "add", "--label", " Terse ", "--content", " Be terse. ", "--json")
     assert added.code == 0
