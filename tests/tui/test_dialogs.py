@@ -213,6 +213,29 @@ async def test_a_destructive_yes_typed_before_the_question_could_be_read_is_refu
     assert app.results == [True]
 
 
+@pytest.mark.parametrize("key", ["enter", "n"])
+async def test_no_answer_typed_before_a_destructive_question_could_be_read_closes_it(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """``Delete y Enter`` in one burst: the y was refused, and the Enter answered "No", so the
+    question went before it was seen. Before it can be read, no answer counts; Esc, which
+    answers nothing, closes it at once."""
+    now = [100.0]
+    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
+    app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?", destructive=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        dialog = app.screen
+        await pilot.pause()  # drawn, at 100.0
+        await pilot.press("y", key)
+        await pilot.pause()
+        assert app.results == []
+        assert dialog.is_current  # still asking
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: bool(app.results))
+    assert app.results == [False]
+
+
 async def test_discarding_edits_typed_before_the_question_could_be_read_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -119,7 +119,7 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
 ) -> None:
     """An incident log typed as the export's name (found in tmux: it was overwritten at once).
     The keys typed behind Enter go to the question, where a "y" nobody has read yet is no
-    answer; "n" keeps the file; a "y" once it is read replaces it."""
+    answer; "n" once it is read keeps the file; a "y" once it is read replaces it."""
     now = [100.0]  # the dialogs' clock, moved by the test: no machine is too slow for it
     monkeypatch.setattr(dialogs, "clock", lambda: now[0])
     app, _ = scripted_app(tmp_path / "t.db")
@@ -144,6 +144,7 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
         assert "incident.log exists" in str(app.screen.query_one(".dialog--message").render())
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)  # the early "y" answered nothing
+        now[0] += dialogs.READ_SECONDS
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen)
         assert target.read_text(encoding="utf-8") == "02:51 ERROR upstream 502\n"

@@ -196,7 +196,7 @@ async def test_delete_asks_first_and_cancel_keeps_the_prompt(
         screen = await opened(pilot)
         assert screen.editing_id == second.id
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await question_read(pilot)
         await pilot.press("enter")  # the focus starts on "No"
         await settled(pilot, screen)
         assert len(library_services.configuration.list_prompts(OWNER)) == 2

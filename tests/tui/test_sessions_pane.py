@@ -18,7 +18,13 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, TextDialog
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import keys_in_one_read, scripted_app, seed_session, wait_until
+from tests.tui.harness import (
+    keys_in_one_read,
+    question_read,
+    scripted_app,
+    seed_session,
+    wait_until,
+)
 
 SIZE = (120, 36)
 
@@ -173,6 +179,7 @@ async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Pa
         focused = app.focused
         assert isinstance(focused, Button)
         assert focused.id == "no"
+        await question_read(pilot)
         await pilot.press("enter")  # Enter by habit: nothing is deleted
         await wait_until(pilot, lambda: app.screen is screen)
         assert app.services.sessions.get("alice", session_id).message_count == 6

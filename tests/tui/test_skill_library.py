@@ -13,7 +13,7 @@ from oncall_tui.services.configuration import read_skill_file
 from oncall_tui.services.container import Services
 from oncall_tui.services.views import SkillView
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
-from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, TextViewerDialog
+from oncall_tui.tui.widgets.dialogs import ErrorText, TextViewerDialog
 from oncall_tui.tui.widgets.path_input import complete_path
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
 from tests.tui.harness import question_read
@@ -205,7 +205,7 @@ async def test_delete_asks_first_and_removes_the_skill_and_its_selection(
         screen = await opened(pilot)
         await move_to(pilot, screen, doomed.id)
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await question_read(pilot)
         await pilot.press("n")
         await settled(pilot, screen)
         assert len(library_services.configuration.list_skills(OWNER)) == 2

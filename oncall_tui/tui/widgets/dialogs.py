@@ -134,8 +134,10 @@ class ConfirmDialog(Question[bool]):
     The focus starts on "No", so an Enter typed by habit changes nothing; the focused button
     is marked (``▸ No ◂``, in reverse) and the key line says what Enter does, so the choice
     is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger, and
-    takes it only once the question has been read (:class:`Question`; ``alt+x y`` typed in one
-    burst deleted a session): before, it rings the bell and the dialog stays.
+    takes an answer only once the question has been read (:class:`Question`; ``alt+x y`` typed
+    in one burst deleted a session): before, y, n and Enter ring the bell and the dialog stays
+    (``Delete y Enter`` answered "No" with the Enter, and the question was gone before it was
+    seen); Esc, which answers nothing, closes it at once.
     """
 
     DEFAULT_CSS = (
@@ -159,7 +161,7 @@ class ConfirmDialog(Question[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="dialog.yes"),
         Binding("n", "answer(False)", "No", id="dialog.no"),
-        Binding("escape", "answer(False)", "Cancel", id="dialog.cancel"),
+        Binding("escape", "dismiss(False)", "Cancel", id="dialog.cancel"),
         Binding("pageup", "scroll_body(-1)", show=False),
         Binding("pagedown", "scroll_body(1)", show=False),
     ]
@@ -195,7 +197,7 @@ class ConfirmDialog(Question[bool]):
 
     @property
     def answers_count(self) -> bool:
-        """Whether a "yes" counts now (see the class)."""
+        """Whether an answer counts now (see the class)."""
         return not self._destructive or self.read
 
     def compose(self) -> ComposeResult:
@@ -253,10 +255,10 @@ class ConfirmDialog(Question[bool]):
 
     def _answer(self, yes: bool) -> None:
         """Every answer, by key or button, ends here (a subclass may hold it back)."""
-        if yes and not self.answers_count:
-            self.app.bell()
-        else:
+        if self.answers_count:
             self.dismiss(yes)
+        else:
+            self.app.bell()
 
 
 class UnsavedChangesDialog(Question[UnsavedChoice]):
