@@ -216,6 +216,10 @@ KEYS: dict[str, dict[Language, str]] = {
         "en": "Show the message's tool calls in full",
         "zh": "展开该消息的工具调用详情",
     },
+    "keys.log.typing": {
+        "en": "Typed in the message, which takes the focus",
+        "zh": "输入到消息框，焦点随之移过去",
+    },
     "keys.sessions.open": {"en": "Open a session", "zh": "打开会话"},
     "keys.sessions.filter": {"en": "Filter by title", "zh": "按标题筛选"},
     "keys.sessions.delete": {"en": "Delete the session (asks first)", "zh": "删除会话（会先确认）"},

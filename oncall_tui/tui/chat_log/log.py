@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.style import Style
@@ -61,6 +61,9 @@ further back are drawn again from their messages' rendered lines, which costs li
 kept costs the garbage collector more than it saves (see :mod:`.markdown`)."""
 _generations = itertools.count(1)
 
+Typed = Callable[[str, "str | None"], None]
+"""Takes a key typed for the composer: its name and its character."""
+
 
 class ChatLog(ScrollView, can_focus=True):
     """Messages of the open session, newest at the bottom; follows new output."""
@@ -84,8 +87,13 @@ class ChatLog(ScrollView, can_focus=True):
             super().__init__()
             self.empty = empty
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
+        """``typed`` takes what is typed here for the composer (see :meth:`on_key`)."""
         super().__init__(id=id)
+        self._typed = typed
+        self._typing_away = False
+        """A character typed here sent the focus to the composer; the keys that came with it
+        follow it there."""
         self.lang = ui_lang(self)
         translate_bindings(
             self,
@@ -367,7 +375,23 @@ class ChatLog(ScrollView, can_focus=True):
         return self.entries[index] if index is not None else None
 
     def on_focus(self, event: events.Focus) -> None:
+        self._typing_away = False
         self.refresh()
+
+    def on_key(self, event: events.Key) -> None:
+        """A character no key of the log (or of the screen) takes is typing for the composer:
+        it goes there, with the focus; the keys of the same burst that were already handed to
+        the log follow it, Enter included. Typed here, a question was lost."""
+        if self._typed is None:
+            return
+        if not (self._typing_away and not self.has_focus):
+            character = event.character
+            if not (event.is_printable and character) or event.key in self.screen.active_bindings:
+                return
+        event.stop()
+        event.prevent_default()
+        self._typing_away = True
+        self._typed(event.key, event.character)
 
     def _current(self) -> int | None:
         """The selected entry: the one chosen, else (with the focus) the last message that

@@ -103,7 +103,7 @@ class ChatPane(Vertical):
         keymap = dict(self._services.settings.keymap)
         examples = skills_examples_path()
         yield Welcome(examples, keymap, reading_sessions=True, id="welcome")
-        yield ChatLog(id="chat-log")
+        yield ChatLog(id="chat-log", typed=self._typed_in_log)
         yield self.status
         yield self._composer
 
@@ -117,6 +117,11 @@ class ChatPane(Vertical):
     def sending(self) -> bool:
         """A send or a retry is in progress."""
         return self._sending is not None
+
+    def _typed_in_log(self, key: str, character: str | None) -> None:
+        """Typing that began in the chat log: it goes on in the composer."""
+        self.screen.set_focus(self._composer)
+        self._composer.type_key(key, character)
 
     # -- sending ----------------------------------------------------------------------------
 

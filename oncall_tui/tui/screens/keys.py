@@ -40,6 +40,7 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("c", "keys.log.copy"),
             ("b", "keys.log.code"),
             ("enter", "keys.log.open"),
+            ("a-z, 0-9, …", "keys.log.typing"),
         ),
     ),
     (
