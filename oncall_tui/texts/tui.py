@@ -216,9 +216,10 @@ KEYS: dict[str, dict[Language, str]] = {
         "en": "Show the message's tool calls in full",
         "zh": "展开该消息的工具调用详情",
     },
-    "keys.log.typing": {
-        "en": "Typed in the message, which takes the focus",
-        "zh": "输入到消息框，焦点随之移过去",
+    "keys.typing": {
+        "en": "In the messages, the sessions or the panel: typed in the message (the focus "
+        "goes there)",
+        "zh": "在消息区、会话栏或面板中：输入到消息框（焦点随之移过去）",
     },
     "keys.sessions.open": {"en": "Open a session", "zh": "打开会话"},
     "keys.sessions.filter": {"en": "Filter by title", "zh": "按标题筛选"},

@@ -100,28 +100,35 @@ async def test_tab_and_shift_tab_go_round_sessions_chat_composer_and_the_panel(
         assert focused(app) is composer
 
 
-async def test_typing_in_the_chat_log_goes_on_in_the_composer_and_enter_sends_it(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("keys", "pane"),
+    [(["shift+tab"], ChatLog), (["shift+tab"] * 2, SessionList), (["tab"], ContextPanel)],
+)
+async def test_typing_in_a_pane_without_text_goes_on_in_the_composer_and_enter_sends_it(
+    tmp_path: Path, keys: list[str], pane: type[Widget]
 ) -> None:
-    """Tabbed into the messages to read them, the engineer types the next question: it was
-    lost (the log took no characters), and its Enter opened a message. The log's own keys (c
-    and b, ↑ ↓, Enter) still act when typed on their own."""
+    """Tabbed into the messages (the sessions, the panel) to read them, the engineer types the
+    next question: it was lost (those panes take no characters), and its Enter opened a
+    message. The panes' own keys (the log's c and b, ↑ ↓, Enter) still act on their own."""
     app, _ = scripted_app(tmp_path / "t.db", ["it is the pool"])
     seed_session(app, 3)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await main_screen(app)
         log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
         await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
-        await pilot.press("shift+tab")
-        assert focused(app) is log
+        await pilot.press(*keys)
+        now = focused(app)
+        assert now is not None
+        assert pane in {type(node) for node in now.ancestors_with_self}
         keys_in_one_read(app, *"why slow?", "enter")
         await wait_until(pilot, lambda: log.messages[-1].content == "it is the pool")
         assert [m.content for m in log.messages[-2:]] == ["why slow?", "it is the pool"]
         assert focused(app) is composer
         assert composer.text == ""
-        await pilot.press("shift+tab", "c")  # on its own, c is the log's: it copies
-        assert focused(app) is log
-        assert app.clipboard.endswith("\nit is the pool")
+        if pane is ChatLog:
+            await pilot.press(*keys, "c")  # on its own, c is the log's: it copies
+            assert focused(app) is log
+            assert app.clipboard.endswith("\nit is the pool")
 
 
 async def test_pgup_and_pgdn_in_the_composer_scroll_the_chat_and_the_chat_scrolls_itself(

@@ -321,9 +321,11 @@ async def test_the_mode_chosen_while_a_reply_streams_is_refused_and_not_shown(
             pilot, lambda: len(blocks(screen)) == 6 and bool(blocks(screen)[5].content)
         )
         mode.focus()
-        await pilot.press("space")  # words typed here by mistake press nothing at a space
+        await pilot.press("space")  # typed here by mistake: it goes on in the composer
         await pilot.pause(0.2)
         assert "memory can change after it" not in status_text(screen)
+        assert app.focused is app.query_one(Composer)
+        mode.focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: "memory can change after it" in status_text(screen))
         assert mode_shown(screen) == "◂ Every 30 replies ▸"

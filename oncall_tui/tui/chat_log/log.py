@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.style import Style
@@ -48,6 +48,7 @@ from oncall_tui.tui.chat_log.entries import (
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -60,9 +61,6 @@ CACHED_LINES = 256
 further back are drawn again from their messages' rendered lines, which costs little; a strip
 kept costs the garbage collector more than it saves (see :mod:`.markdown`)."""
 _generations = itertools.count(1)
-
-Typed = Callable[[str, "str | None"], None]
-"""Takes a key typed for the composer: its name and its character."""
 
 
 class ChatLog(ScrollView, can_focus=True):
@@ -88,12 +86,9 @@ class ChatLog(ScrollView, can_focus=True):
             self.empty = empty
 
     def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
-        """``typed`` takes what is typed here for the composer (see :meth:`on_key`)."""
+        """``typed`` takes what is typed here for the composer (:mod:`...widgets.typing_on`)."""
         super().__init__(id=id)
-        self._typed = typed
-        self._typing_away = False
-        """A character typed here sent the focus to the composer; the keys that came with it
-        follow it there."""
+        self._typing = TypingHandOff(self, typed)
         self.lang = ui_lang(self)
         translate_bindings(
             self,
@@ -375,23 +370,11 @@ class ChatLog(ScrollView, can_focus=True):
         return self.entries[index] if index is not None else None
 
     def on_focus(self, event: events.Focus) -> None:
-        self._typing_away = False
+        self._typing.back()
         self.refresh()
 
     def on_key(self, event: events.Key) -> None:
-        """A character no key of the log (or of the screen) takes is typing for the composer:
-        it goes there, with the focus; the keys of the same burst that were already handed to
-        the log follow it, Enter included. Typed here, a question was lost."""
-        if self._typed is None:
-            return
-        if not (self._typing_away and not self.has_focus):
-            character = event.character
-            if not (event.is_printable and character) or event.key in self.screen.active_bindings:
-                return
-        event.stop()
-        event.prevent_default()
-        self._typing_away = True
-        self._typed(event.key, event.character)
+        self._typing.key(event)
 
     def _current(self) -> int | None:
         """The selected entry: the one chosen, else (with the focus) the last message that

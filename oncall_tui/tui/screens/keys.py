@@ -40,7 +40,6 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("c", "keys.log.copy"),
             ("b", "keys.log.code"),
             ("enter", "keys.log.open"),
-            ("a-z, 0-9, …", "keys.log.typing"),
         ),
     ),
     (
@@ -51,7 +50,10 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("delete", "keys.sessions.delete"),
         ),
     ),
-    ("keys.section.everywhere", (("ctrl+p", "keys.palette"),)),
+    (
+        "keys.section.everywhere",
+        (("ctrl+p", "keys.palette"), ("a-z, 0-9, …", "keys.typing")),
+    ),
 )
 
 

@@ -66,8 +66,9 @@ class MainScreen(Screen[None]):
         self.services = services
         self.status = StatusLine(services, id="status")
         self.chat = ChatPane(services, self.status, typeahead)
-        self.sessions = SessionList(id="sessions")
-        self.panel = ContextPanel(id="context")
+        # Typing in a pane that takes no characters goes on in the composer.
+        self.sessions = SessionList(id="sessions", typed=self.chat.type_in_composer)
+        self.panel = ContextPanel(id="context", typed=self.chat.type_in_composer)
         self.session_actions = SessionActions(services, self.sessions, self.status)
         self.memory_actions = SessionMemory(
             services, self.panel, self.status, lambda: self.chat.sending

@@ -24,6 +24,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
 
 
 def mode_label(mode: MemoryMode, lang: Language) -> str:
@@ -51,8 +52,8 @@ class PanelControl(PlainText, can_focus=True):
 
     In place of Textual's ``Button`` and ``Select``, whose styles and widgets were a twelfth of
     the app's start-up (``bench/startup.py``) for two controls of one line each. Not space, as
-    a button would: words typed while the focus is here, not in the composer, would press it at
-    each space."""
+    a button would: words typed while the focus is here, not in the composer, go on there
+    (:mod:`.typing_on`), spaces included."""
 
     BINDINGS = [Binding("enter", "press(1)", show=False)]
 
@@ -145,9 +146,20 @@ class ContextPanel(VerticalScroll):
     class CompactPressed(Message):
         pass
 
+    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
+        """``typed`` takes what is typed in the panel for the composer (:mod:`.typing_on`)."""
+        super().__init__(id=id)
+        self._typing = TypingHandOff(self, typed)
+
     @property
     def lang(self) -> Language:
         return ui_lang(self)
+
+    def on_key(self, event: events.Key) -> None:
+        self._typing.key(event)
+
+    def on_descendant_focus(self) -> None:
+        self._typing.back()
 
     def compose(self) -> ComposeResult:
         lang = self.lang

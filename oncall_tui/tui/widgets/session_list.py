@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,6 +17,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
@@ -46,8 +47,10 @@ class SessionList(Vertical):
             super().__init__()
             self.session_id = session_id
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
+        """``typed`` takes what is typed in the list for the composer (:mod:`.typing_on`)."""
         super().__init__(id=id)
+        self._typing = TypingHandOff(self, typed)
         self.lang = ui_lang(self)
         translate_bindings(
             self,
@@ -65,6 +68,12 @@ class SessionList(Vertical):
             placeholder=t("sessions.filter", self.lang), id="session-filter", compact=True
         )
         yield OptionList(id="session-options")
+
+    def on_key(self, event: events.Key) -> None:
+        self._typing.key(event)  # the filter takes its own characters: these are the list's
+
+    def on_descendant_focus(self) -> None:
+        self._typing.back()
 
     def watch_sessions(self) -> None:
         self._rebuild()
