@@ -188,11 +188,17 @@ def takes_yes(dialog: ConfirmDialog) -> bool:
     return dialog.answers_count
 
 
-async def test_a_destructive_yes_typed_before_the_question_could_be_read_is_refused(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(
+    ("early", "late", "expected"),
+    [(["y"], "y", True), (["y", "enter"], "n", False), (["y", "n"], "escape", False)],
+)
+async def test_no_answer_typed_before_a_destructive_question_could_be_read_counts(
+    monkeypatch: pytest.MonkeyPatch, early: list[str], late: str, expected: bool
 ) -> None:
     """``y`` pressed as the dialog is drawn (typed with the key that opened it) answers
-    nothing; the same key once the question has been on screen long enough answers it."""
+    nothing, and neither does a "No" (``Delete y Enter`` in one burst answered it with the
+    Enter: the question went before it was seen). The same keys once the question has been on
+    screen long enough answer it; Esc, which answers nothing, closes it at once."""
     now = [100.0]
     monkeypatch.setattr(dialogs, "clock", lambda: now[0])
     app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?", destructive=True))
@@ -203,37 +209,16 @@ async def test_a_destructive_yes_typed_before_the_question_could_be_read_is_refu
         await pilot.pause()  # drawn, at 100.0
         now[0] += dialogs.READ_SECONDS - 0.01
         assert not takes_yes(dialog)
-        await pilot.press("y")
-        assert app.results == []
-        assert dialog.is_current  # still asking
-        now[0] += 0.01
-        assert takes_yes(dialog)
-        await pilot.press("y")
-        await wait_until(pilot, lambda: bool(app.results))
-    assert app.results == [True]
-
-
-@pytest.mark.parametrize("key", ["enter", "n"])
-async def test_no_answer_typed_before_a_destructive_question_could_be_read_closes_it(
-    monkeypatch: pytest.MonkeyPatch, key: str
-) -> None:
-    """``Delete y Enter`` in one burst: the y was refused, and the Enter answered "No", so the
-    question went before it was seen. Before it can be read, no answer counts; Esc, which
-    answers nothing, closes it at once."""
-    now = [100.0]
-    monkeypatch.setattr(dialogs, "clock", lambda: now[0])
-    app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?", destructive=True))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        dialog = app.screen
-        await pilot.pause()  # drawn, at 100.0
-        await pilot.press("y", key)
+        await pilot.press(*early)
         await pilot.pause()
         assert app.results == []
         assert dialog.is_current  # still asking
-        await pilot.press("escape")
+        if late != "escape":
+            now[0] += 0.01
+            assert takes_yes(dialog)
+        await pilot.press(late)
         await wait_until(pilot, lambda: bool(app.results))
-    assert app.results == [False]
+    assert app.results == [expected]
 
 
 async def test_discarding_edits_typed_before_the_question_could_be_read_is_refused(
