@@ -55,7 +55,7 @@ from oncall_tui.texts import TEXTS, counted, text
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.services.export import ExportFormat
-    from oncall_tui.services.views import SessionView
+    from oncall_tui.services.views import SessionView, ToolCallView
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
@@ -177,7 +177,7 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         marker = "" if message.status == "complete" else f" [{status}]"
         emit_line(f"\n[{_word('cli.role', message.role, lang)}]{marker}")
         for call in message.tool_calls:
-            emit_line(text("cli.session.tool_call", lang, name=call.name, summary=call.summary))
+            emit_line(_tool_call_line(call, lang))
         emit_line(message.content)
     emit_line()
     _print_memory(memory, lang)
@@ -241,6 +241,17 @@ def _word(prefix: str, value: str, lang: Language) -> str:
     """A stored word (a role, a message status) in ``lang``; one the catalog lacks as is."""
     key = f"{prefix}.{value}"
     return text(key, lang) if key in TEXTS else value
+
+
+def _tool_call_line(call: ToolCallView, lang: Language) -> str:
+    """A tool call under its message: its name, how it ended unless it ran (declined, cut,
+    interrupted, …), and what it gave."""
+    name = call.name
+    if call.status != "ok":
+        name += f" [{_word('cli.tool_status', call.status, lang)}]"
+    if not call.summary:
+        return text("cli.session.tool_call_bare", lang, name=name)
+    return text("cli.session.tool_call", lang, name=name, summary=call.summary)
 
 
 def _print_memory(state: MemoryState, lang: Language) -> None:

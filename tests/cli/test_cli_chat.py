@@ -392,3 +392,9 @@ def test_a_confirm_tool_runs_only_when_allowed_for_the_run(
     assert allowed.code == 0, allowed.err
     assert "asks before every call" not in allowed.err
     assert ollama.chat_requests[3]["messages"][-1]["content"] == "restarted api"
+    ids = [str(session["id"]) for session in chat("sessions", "list", "--json").json_list()]
+    lines = [chat("sessions", "show", sid).out.splitlines() for sid in reversed(ids)]
+    assert "  tool ops.restart_service [not run]: Not run: ops.restart_service asks the " in (
+        "\n".join(lines[0])
+    )
+    assert "  tool ops.restart_service: restarted api" in lines[1]
