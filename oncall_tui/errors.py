@@ -354,8 +354,8 @@ REASONS: dict[str, dict[Language, str]] = {
         "zh": "{name} 不是有效的 UTF-8 编码",
     },
     "bad_id": {
-        "en": "{name} must be an id, a whole number from 1 to {limit} (got '{value}')",
-        "zh": "{name} 必须是 id，即 1 到 {limit} 之间的整数（收到 '{value}'）",
+        "en": "{name} must be an id, a whole number from 1 to {highest} (got '{value}')",
+        "zh": "{name} 必须是 id，即 1 到 {highest} 之间的整数（收到 '{value}'）",
     },
     "bad_ollama_address": {
         "en": "'{value}' is not an Ollama address: give host, host:port or http(s)://host:port",
@@ -742,6 +742,11 @@ KINDS: dict[str, dict[Language, str]] = {
 }
 
 
+COUNTS = frozenset({"limit", "length", "size", "minimum", "maximum", "window"})
+"""Params that are counts (characters, bytes, tokens), written with their thousands marked; an
+id, a port or a line number is written as it is."""
+
+
 class OncallError(Exception):
     """A user-facing failure with a stable catalog code.
 
@@ -785,13 +790,16 @@ class OncallError(Exception):
         return redact(str(values.get("detail", "")))
 
     def _values(self, lang: Language) -> dict[str, object]:
-        """The params as said in ``lang``: an error in its words, a ``kind`` translated."""
+        """The params as said in ``lang``: an error in its words, a ``kind`` translated, a
+        count with its thousands marked (12,000, as the screens write it)."""
         values: dict[str, object] = {}
         for key, value in self.params.items():
             if isinstance(value, OncallError):
                 value = _embedded(value.message(lang))
             elif isinstance(value, DetailOf):
                 value = value.error.detail(lang)
+            elif key in COUNTS and isinstance(value, int) and not isinstance(value, bool):
+                value = f"{value:,}"
             values[key] = value
         kind = values.get("kind")
         if isinstance(kind, str) and kind in KINDS:

@@ -247,7 +247,9 @@ def parse_id(text: str, name: str) -> int:
     value from 1 to :data:`MAX_ID`."""
     if is_storable_id(text) and int(text) >= 1:
         return int(text)
-    raise OncallError("VALIDATION_INVALID_ARGUMENT", "bad_id", name=name, value=text, limit=MAX_ID)
+    raise OncallError(
+        "VALIDATION_INVALID_ARGUMENT", "bad_id", name=name, value=text, highest=MAX_ID
+    )
 
 
 def id_type(name: str) -> Callable[[str], int]:

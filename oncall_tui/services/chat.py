@@ -79,8 +79,8 @@ def validate_message(text: str) -> str:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
             "message_too_long",
-            limit=f"{MAX_MESSAGE_CHARS:,}",
-            length=f"{len(text):,}",
+            limit=MAX_MESSAGE_CHARS,
+            length=len(text),
         )
     return text
 

@@ -34,8 +34,8 @@ def validate_title(title: str) -> str:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
             "title_too_long",
-            limit=f"{MAX_TITLE_CHARS:,}",
-            length=f"{len(trimmed):,}",
+            limit=MAX_TITLE_CHARS,
+            length=len(trimmed),
         )
     return trimmed
 

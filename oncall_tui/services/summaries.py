@@ -42,7 +42,7 @@ async def summarise(
         fixed = estimate_tokens(SUMMARY_INSTRUCTIONS, [("user", summary_request(summary, []))])
         room = limit - fixed - SUMMARY_ROOM_TOKENS
         if room < MIN_TRANSCRIPT_ROOM:
-            raise OncallError("MEMORY_COMPACTION_FAILED", "summary_no_room", window=f"{window:,}")
+            raise OncallError("MEMORY_COMPACTION_FAILED", "summary_no_room", window=window)
         part, transcript = take_transcript(transcript, room)
         try:
             written = await gateway.summarize(SUMMARY_INSTRUCTIONS, summary_request(summary, part))

@@ -311,8 +311,8 @@ def parse_num_ctx(value: str | int | None) -> int | None:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
             "setting_num_ctx_range",
-            minimum=f"{NUM_CTX_MIN:,}",
-            maximum=f"{NUM_CTX_MAX:,}",
+            minimum=NUM_CTX_MIN,
+            maximum=NUM_CTX_MAX,
             value=f"{number:,}",
         )
     return number

@@ -110,7 +110,7 @@ def test_a_message_on_stdin_one_past_the_limit_is_refused_and_nothing_is_stored(
     monkeypatch.setattr(sys, "stdin", stdin_bytes(b"y" * (MAX_MESSAGE_CHARS + 1)))
     result = chat("chat", "--json", "-")
     assert (result.code, result.error()["reason"]) == (2, "stdin_too_long")
-    assert f"more than {MAX_MESSAGE_CHARS} characters" in result.error()["message"]
+    assert f"more than {MAX_MESSAGE_CHARS:,} characters" in result.error()["message"]
     assert ollama.chat_requests == []
     assert chat("sessions", "list", "--json").json() == []
 
@@ -186,7 +186,7 @@ def test_a_skill_file_one_byte_past_the_limit_is_refused(cli: RunCli, tmp_path: 
     path.write_bytes(skill_of_size(MAX_SKILL_BYTES + 1))
     result = cli("skills", "add", str(path), "--json")
     assert (result.code, result.error()["reason"]) == (2, "skill_too_large")
-    assert f"the file is {MAX_SKILL_BYTES + 1} bytes" in result.error()["message"]
+    assert f"the file is {MAX_SKILL_BYTES + 1:,} bytes" in result.error()["message"]
 
 
 def test_a_huge_skill_file_is_refused_with_its_size_without_being_read(
@@ -202,7 +202,7 @@ def test_a_huge_skill_file_is_refused_with_its_size_without_being_read(
     finally:
         tracemalloc.stop()
     assert (result.code, result.error()["reason"]) == (2, "skill_too_large")
-    assert "the file is 400000000 bytes" in result.error()["message"]
+    assert "the file is 400,000,000 bytes" in result.error()["message"]
     assert peak < 20_000_000
 
 
@@ -249,7 +249,7 @@ def test_the_tui_reads_a_skill_at_the_limit_and_refuses_one_past_it(tmp_path: Pa
     path.write_bytes(skill_of_size(MAX_SKILL_BYTES))
     assert read_skill_file(str(path)) == ("SKILL.md", skill_of_size(MAX_SKILL_BYTES))
     path.write_bytes(skill_of_size(MAX_SKILL_BYTES + 1))
-    with pytest.raises(OncallError, match=f"the file is {MAX_SKILL_BYTES + 1} bytes"):
+    with pytest.raises(OncallError, match=f"the file is {MAX_SKILL_BYTES + 1:,} bytes"):
         read_skill_file(str(path))
 
 
@@ -276,7 +276,7 @@ def test_a_prompt_file_one_character_past_the_limit_reports_its_exact_length(
     path.write_text("  " + "x" * (MAX_CONTENT_CHARS + 1) + "\n", encoding="utf-8")
     result = cli("prompts", "add", "--label", "big", "--file", str(path), "--json")
     assert (result.code, result.error()["reason"]) == (2, "prompt_content_length")
-    assert f"(got {MAX_CONTENT_CHARS + 1})" in result.error()["message"]
+    assert f"(got {MAX_CONTENT_CHARS + 1:,})" in result.error()["message"]
 
 
 def test_a_prompt_file_one_byte_past_the_cap_is_refused_unread(cli: RunCli, tmp_path: Path) -> None:
@@ -284,7 +284,7 @@ def test_a_prompt_file_one_byte_past_the_cap_is_refused_unread(cli: RunCli, tmp_
     path.write_bytes(b"x" + b" " * PROMPT_FILE_CAP)
     result = cli("prompts", "add", "--label", "big", "--file", str(path), "--json")
     assert (result.code, result.error()["reason"]) == (2, "file_too_large")
-    assert f"'{path}' is larger than {PROMPT_FILE_CAP} bytes" in result.error()["message"]
+    assert f"'{path}' is larger than {PROMPT_FILE_CAP:,} bytes" in result.error()["message"]
     assert len(cli("prompts", "list", "--json").json_list()) == 1
 
 

@@ -254,7 +254,7 @@ def test_a_number_at_the_digit_limit_is_accepted_and_one_digit_more_refused() ->
     for number in ("7" * (MAX_NUMBER_DIGITS + 1), "-" + "1" * 5000, "1_0" * 2200):
         error = refusal(skill_with(f"n: {number}"))
         assert error.reason == "skill_frontmatter_number"
-        assert f"more than {MAX_NUMBER_DIGITS} digits (line 4)" in error.message("en")
+        assert f"more than {MAX_NUMBER_DIGITS:,} digits (line 4)" in error.message("en")
 
 
 def test_a_value_python_cannot_hold_is_a_catalog_error() -> None:
@@ -300,7 +300,7 @@ def test_skills_add_of_a_hostile_frontmatter_is_exit_2(cli: RunCli, tmp_path: Pa
     ("extra", "expected"),
     [
         (nested(1000), "nested more than"),
-        ("n: " + "1" * 5000, "more than 4300 digits"),
+        ("n: " + "1" * 5000, "more than 4,300 digits"),
         ("name: twice", "has the field 'name' more than once"),
     ],
     ids=["deep", "long-number", "duplicate"],

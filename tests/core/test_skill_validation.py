@@ -71,8 +71,8 @@ def test_size_limit_accepts_exactly_64_kib() -> None:
 def test_size_limit_rejects_one_byte_more() -> None:
     error = rejected("SKILL.md", padded_to(MAX_SKILL_BYTES + 1))
     assert error.reason == "skill_too_large"
-    assert "65537" in error.message("en")
-    assert "65536" in error.message("en")
+    assert "65,537" in error.message("en")
+    assert "the limit is 65,536 bytes" in error.message("en")
 
 
 def test_non_utf8_is_rejected_with_the_byte_offset() -> None:

@@ -151,3 +151,15 @@ def test_a_message_inside_another_does_not_double_its_stop(lang: Language) -> No
             assert ".." not in message
             assert "。。" not in message
             assert "。." not in message
+
+
+def test_counts_in_messages_have_their_thousands_marked_and_ids_do_not() -> None:
+    """The prompt editor's counter read 15,999/12,000 and its refusal '1 to 12000 … (got
+    15999)'; an id keeps its digits, to be compared with what was typed."""
+    too_long = OncallError("PROMPT_INVALID", "prompt_content_length", limit=12_000, length=15_999)
+    assert "1 to 12,000 characters after trimming (got 15,999)" in too_long.message("en")
+    assert "（实际 15,999）" in too_long.message("zh")
+    no_id = OncallError(
+        "VALIDATION_INVALID_ARGUMENT", "bad_id", name="ID", value="x", highest=2**63 - 1
+    )
+    assert "from 1 to 9223372036854775807 (got 'x')" in no_id.message("en")

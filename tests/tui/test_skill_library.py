@@ -292,5 +292,5 @@ def test_complete_path_keeps_what_was_typed_and_skips_hidden_entries(
 def test_oversized_skill_file_reports_its_real_size(tmp_path: Path) -> None:
     path = tmp_path / "SKILL.md"
     path.write_bytes(b"x" * (MAX_SKILL_BYTES * 3))
-    with pytest.raises(OncallError, match=f"the file is {MAX_SKILL_BYTES * 3} bytes"):
+    with pytest.raises(OncallError, match=f"the file is {MAX_SKILL_BYTES * 3:,} bytes"):
         read_skill_file(str(path))
