@@ -323,10 +323,13 @@ class ChatService:
     ) -> T:
         """Run a storing ``step`` to its end; when the database fails under it, hold the reply
         (memory and spool) to be stored as ``status`` later, and raise :class:`_HeldError` with what
-        to tell the user."""
+        to tell the user. A session deleted meanwhile (another window, the CLI) is said so: "No
+        session '12' found" named a session the user had not asked for."""
         try:
             return await completed_in_thread(step, owner, prepared, reply, *args, **kwargs)
         except Exception as exc:
+            if isinstance(exc, OncallError) and exc.code == "NOT_FOUND":  # deleted meanwhile
+                raise OncallError("NOT_FOUND", "session_gone", ref=prepared.session_id) from None
             failure = database_failure(exc, self._database.label)
             if failure is None:
                 raise

@@ -241,6 +241,27 @@ async def test_message_length_bounds(engine: Engine) -> None:
     assert len(services.sessions.list_sessions("alice")) == 1
 
 
+async def test_a_session_deleted_while_its_answer_comes_is_said_so(engine: Engine) -> None:
+    """Deleted in another window (or with the CLI) while the answer streamed: the error said
+    "No session '1' found", a session the user had not asked for."""
+    services = engine(ScriptedChatModel([Turn(text="one two three four", chunk_size=4)]))
+    session = services.sessions.create("alice", "incident")
+
+    async def send_and_delete_at_the_first_words() -> None:
+        async for event in services.chat.send("alice", session.id, "why?"):
+            if isinstance(event, TokenDelta) and services.sessions.list_sessions("alice"):
+                services.sessions.delete("alice", session.id)
+
+    with pytest.raises(OncallError) as gone:
+        await send_and_delete_at_the_first_words()
+    assert gone.value.code == "NOT_FOUND"
+    assert gone.value.message("en") == (
+        f"Session {session.id} was deleted while its answer came (in another window, or with "
+        "the CLI): the answer was not saved."
+    )
+    assert services.sessions.list_sessions("alice") == []
+
+
 async def test_sessions_list_rename_delete(engine: Engine) -> None:
     services = engine(ScriptedChatModel(["ok"]))
     first = services.sessions.create("alice", "first")
