@@ -12,6 +12,7 @@ from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.panes import server as server_pane
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.welcome import Welcome
@@ -69,6 +70,27 @@ async def test_first_start_says_how_to_start_ollama_when_it_does_not_answer(
         welcome = app.screen.query_one(Welcome)
         await wait_until(pilot, lambda: "does not answer" in shown(welcome))
         assert "ollama serve" in " ".join(shown(welcome).split())
+
+
+async def test_the_guide_follows_ollama_started_after_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ollama serve` run in another pane: the guide said "does not answer" until a key asked
+    again. While the server is away it is asked again every few seconds (here, a tenth)."""
+    monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
+    url = closed_port_url()
+    settings = Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=url, model="qwen3:8b")
+    app = build_app(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        welcome = app.screen.query_one(Welcome)
+        await wait_until(pilot, lambda: "does not answer" in shown(welcome))
+        server = FakeOllama()
+        server.bind_port = int(url.rsplit(":", 1)[1])
+        with server:
+            await wait_until(pilot, lambda: "The model qwen3:8b is ready." in shown(welcome))
+            asked = len([r for r in server.requests if r.path == "/api/show"])
+            await pilot.pause(0.5)  # it answers with the model: asked no more
+            assert len([r for r in server.requests if r.path == "/api/show"]) == asked
 
 
 async def test_another_server_where_ollama_should_be_is_not_said_to_be_down(

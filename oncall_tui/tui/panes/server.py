@@ -1,9 +1,11 @@
 """The model server's state, as the context panel and the first-start guide show it.
 
 Asked once the first frame is up, after a model is picked, on alt+g (which also says the answer),
-and again while sends find the server away or without the model. A model the server does not
-have is said on the status line too (the panel is folded away on small screens). Sends do not
-wait on any of it: the chat service checks again before storing anything.
+again while sends find the server away or without the model, and every :data:`RECHECK_SECONDS`
+while it is away or lacks the model: the guide and the panel follow an ``ollama serve`` or an
+``ollama pull`` run in another pane (they said "does not answer" until a key asked). A model the
+server does not have is said on the status line too (the panel is folded away on small
+screens). Sends do not wait on any of it: the chat service checks again before storing anything.
 """
 
 from __future__ import annotations
@@ -24,7 +26,13 @@ from oncall_tui.tui.widgets.status_line import StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from oncall_tui.services.container import Services
+
+RECHECK_SECONDS = 5.0
+"""How often a server that is away (or lacks the model) is asked again; none is asked while
+it answers with the model."""
 
 
 class ServerCheck:
@@ -48,6 +56,8 @@ class ServerCheck:
         self.state = OllamaStatus(settings.server_url, settings.model, wording=wording)
         self._again: Worker[None] | None = None
         """The check asked because a send found the server answering (one at a time)."""
+        self._recheck: Timer | None = None
+        """The next check, while the server is away or lacks the model."""
 
     def check(self, *, say: bool = False) -> Worker[None]:
         """Ask the server; ``say``: a notification says what it answered, even when the panel
@@ -88,6 +98,7 @@ class ServerCheck:
                 self._status.say(f"{error.message(lang)} ({hint})", True, app_wide=True)
             elif was_missing:  # pulled since, or another model picked: said no more
                 self._status.say("")
+            self._ask_again_later()
 
         self.show()
         return self._calls.start(probe, show)
@@ -100,6 +111,13 @@ class ServerCheck:
             self.check()
         elif self.state.usable is not True and (self._again is None or self._again.is_finished):
             self._again = self.check()
+
+    def _ask_again_later(self) -> None:
+        if self._recheck is not None:
+            self._recheck.stop()
+            self._recheck = None
+        if self.state.usable is not True:
+            self._recheck = self._panel.set_timer(RECHECK_SECONDS, self.check)
 
     def show(self) -> None:
         self._panel.show_ollama(self.state)
