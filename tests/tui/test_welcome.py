@@ -15,6 +15,8 @@ from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.panes import server as server_pane
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.gauge import ContextGauge
+from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.status_line import StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import Turn
 from tests.fakes.ollama_server import FakeOllama
@@ -91,6 +93,29 @@ async def test_the_guide_follows_ollama_started_after_the_app(
             asked = len([r for r in server.requests if r.path == "/api/show"])
             await pilot.pause(0.5)  # it answers with the model: asked no more
             assert len([r for r in server.requests if r.path == "/api/show"]) == asked
+
+
+async def test_a_missing_model_asked_again_is_not_said_again_over_the_status_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check runs again while the model is missing: what the status line says meanwhile
+    (an export, a refusal) stays there."""
+    monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
+    with FakeOllama() as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="nope:1b"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            status = app.screen.query_one("#status", PlainText)
+            await wait_until(pilot, lambda: "ollama pull nope:1b" in status.text)
+            app.screen.query_one(StatusLine).say("Exported to /tmp/x.md")
+            shows = len([r for r in server.requests if r.path == "/api/show"])
+            await wait_until(
+                pilot, lambda: len([r for r in server.requests if r.path == "/api/show"]) > shows
+            )
+            await pilot.pause(0.3)
+            assert status.text == "Exported to /tmp/x.md"
 
 
 async def test_another_server_where_ollama_should_be_is_not_said_to_be_down(

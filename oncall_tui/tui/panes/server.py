@@ -77,7 +77,7 @@ class ServerCheck:
 
         def show(result: tuple[str | None, bool, OncallError | None]) -> None:
             version, missing, answer = result
-            was_missing, lang = self.state.model_missing, ui_lang(self._panel)
+            before, lang = self.state, ui_lang(self._panel)
             self.state = OllamaStatus(
                 services.settings.server_url,
                 services.settings.model,
@@ -92,11 +92,12 @@ class ServerCheck:
                 severity: SeverityLevel = "information" if self.state.usable else "warning"
                 said = terminal_safe(self.state.describe(lang))
                 self._panel.notify(said, severity=severity, markup=False)
-            if missing:
+            said_already = before.model_missing and before.model == self.state.model
+            if missing and not said_already:  # said once: asked again, it stays said
                 error = services.model_not_found()
                 hint = t("panel.missing_model_hint", lang)
                 self._status.say(f"{error.message(lang)} ({hint})", True, app_wide=True)
-            elif was_missing:  # pulled since, or another model picked: said no more
+            elif not missing and before.model_missing:  # pulled since, or another picked
                 self._status.say("")
             self._ask_again_later()
 
