@@ -7,9 +7,13 @@ directories, as held replies are: :mod:`.spool`), and puts it back in the compos
 start. An empty composer removes the file. The file is local to the host, as the terminal is;
 the database is not involved, so a draft is kept while PostgreSQL is down.
 
-One app at a time keeps the draft: the first to start holds a lock on ``draft.lock`` for its
+The prompt editor's unsaved edits are kept the same way when the app ends without asking (a
+signal, the terminal gone), in ``prompt-draft.json`` (:class:`PromptDraft`), and put back in
+the editor when it next opens.
+
+One app at a time keeps the drafts: the first to start holds a lock on ``draft.lock`` for its
 life (the kernel lets go of it when the process ends, however it ends). Another app of the
-same owner and database, in a second pane, neither shows that draft nor writes over it.
+same owner and database, in a second pane, neither shows those drafts nor writes over them.
 
 Never logged: the text, nor its length.
 """
@@ -17,9 +21,11 @@ Never logged: the text, nor its length.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -28,9 +34,20 @@ from oncall_tui.private_files import make_private_directories, write_privately
 log = logging.getLogger(__name__)
 
 DRAFT_FILE = "draft.txt"
+PROMPT_DRAFT_FILE = "prompt-draft.json"
 LOCK_FILE = "draft.lock"
 MAX_DRAFT_BYTES = 4 * 1024 * 1024
 """A draft's UTF-8 at most; a longer one (a pasted log of megabytes) is not kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptDraft:
+    """The prompt editor's unsaved edits: of the stored prompt ``prompt_id`` (``None``: a new
+    one), its label and content as they were."""
+
+    prompt_id: int | None
+    label: str
+    content: str
 
 
 class DraftKeeper:
@@ -110,6 +127,56 @@ class DraftKeeper:
             if data:
                 log.warning("the draft is larger than %d bytes: not kept", MAX_DRAFT_BYTES)
             return not data
+
+    def keep_prompt(self, draft: PromptDraft | None) -> bool:
+        """Write the prompt editor's unsaved edits (``None``: there are none, the file goes);
+        ``False`` when they could not be kept."""
+        with self._lock:
+            if self._folder is None or self._claim is None:
+                return False
+            target = self._folder / PROMPT_DRAFT_FILE
+            try:
+                if draft is None:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(target)
+                    return True
+                fields = {"prompt_id": draft.prompt_id, "label": draft.label}
+                data = json.dumps({**fields, "content": draft.content}).encode("utf-8")
+                if len(data) > MAX_DRAFT_BYTES:
+                    log.warning(
+                        "the prompt draft is larger than %d bytes: not kept", MAX_DRAFT_BYTES
+                    )
+                    return False
+                write_privately(target, data, prefix=".prompt-draft-")
+                return True
+            except OSError as exc:
+                log.warning("the prompt draft could not be written: %s", exc.strerror)
+                return False
+
+    def read_prompt(self) -> PromptDraft | None:
+        """The prompt editor's edits kept when the app last ended, if any (and this app keeps
+        the drafts); a file that is not one is left unread."""
+        if self._folder is None or self._claim is None:
+            return None
+        try:
+            with (self._folder / PROMPT_DRAFT_FILE).open("rb") as file:
+                data = file.read(MAX_DRAFT_BYTES + 1)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("the prompt draft was not read: %s", exc.strerror)
+            return None
+        try:
+            kept = json.loads(data) if len(data) <= MAX_DRAFT_BYTES else None
+        except ValueError:
+            kept = None
+        if not isinstance(kept, dict):
+            log.warning("the prompt draft file is not one: not read")
+            return None
+        prompt_id, label, content = (kept.get(k) for k in ("prompt_id", "label", "content"))
+        if not (isinstance(label, str) and isinstance(content, str)):
+            return None
+        return PromptDraft(prompt_id if type(prompt_id) is int else None, label, content)
 
     def release(self) -> None:
         """Let another app take the draft (the process ending does it too)."""

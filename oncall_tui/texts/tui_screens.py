@@ -287,6 +287,11 @@ PROMPTS: dict[str, dict[Language, str]] = {
     "prompts.counter.content": {"en": "content", "zh": "内容"},
     "prompts.modified": {"en": "modified", "zh": "已修改"},
     "prompts.saved": {"en": "Saved “{label}”.", "zh": "已保存“{label}”。"},
+    "prompts.draft_restored": {
+        "en": "Your unsaved edits are back: the app ended before they were saved (ctrl+s "
+        "saves them).",
+        "zh": "未保存的修改已恢复：应用在保存前就结束了（按 ctrl+s 保存）。",
+    },
     "prompts.deleted": {"en": "Deleted “{label}”.", "zh": "已删除“{label}”。"},
     "prompts.unsaved": {
         "en": "This prompt has unsaved changes. Save them first?",

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.services.container import Services
-from oncall_tui.services.drafts import DRAFT_FILE, LOCK_FILE, MAX_DRAFT_BYTES, DraftKeeper
+from oncall_tui.services.drafts import (
+    DRAFT_FILE,
+    LOCK_FILE,
+    MAX_DRAFT_BYTES,
+    PROMPT_DRAFT_FILE,
+    DraftKeeper,
+    PromptDraft,
+)
 from oncall_tui.settings import Settings
 
 SECRET = "db password is hunter2, see pod api-7"
@@ -138,3 +145,42 @@ def test_each_owner_and_database_has_its_own_draft(tmp_path: Path) -> None:
     assert again.claim()
     assert again.read() == "alice's"
     again.release()
+
+
+def test_the_prompt_editor_s_edits_are_kept_privately_and_read_back_once_claimed(
+    folder: Path, keeper: DraftKeeper, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    assert keeper.read_prompt() is None
+    draft = PromptDraft(7, "DB on-call", SECRET)
+    assert keeper.keep_prompt(draft)
+    assert stat.S_IMODE((folder / PROMPT_DRAFT_FILE).stat().st_mode) == 0o600
+    keeper.release()
+    beside = DraftKeeper(folder)  # not claimed: another app's drafts are not its to read
+    assert beside.read_prompt() is None
+    assert not beside.keep_prompt(PromptDraft(None, "x", "y"))
+    assert beside.claim()
+    assert beside.read_prompt() == draft
+    assert beside.keep_prompt(None)  # none: the file goes
+    assert not (folder / PROMPT_DRAFT_FILE).exists()
+    assert beside.read_prompt() is None
+    beside.release()
+    assert "hunter2" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "written",
+    [b"not json", b"[1, 2]", b'{"label": 3, "content": "x"}', b"{" + b" " * MAX_DRAFT_BYTES],
+)
+def test_a_prompt_draft_file_that_is_not_one_is_not_read(
+    folder: Path, keeper: DraftKeeper, written: bytes
+) -> None:
+    (folder / PROMPT_DRAFT_FILE).write_bytes(written)
+    assert keeper.read_prompt() is None
+
+
+def test_a_prompt_draft_of_a_prompt_id_that_is_no_id_is_a_new_prompt(
+    folder: Path, keeper: DraftKeeper
+) -> None:
+    (folder / PROMPT_DRAFT_FILE).write_text('{"prompt_id": true, "label": "a", "content": "b"}')
+    assert keeper.read_prompt() == PromptDraft(None, "a", "b")

@@ -9,17 +9,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 
-from oncall_tui.services.drafts import DRAFT_FILE, DraftKeeper
+from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL
+from oncall_tui.services.drafts import DRAFT_FILE, PROMPT_DRAFT_FILE, DraftKeeper
 from oncall_tui.services.memory import MemoryService
 from oncall_tui.services.spool import database_key, owner_folder
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.panes.draft import DRAFT_SECONDS
+from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.dialogs import UnsavedChangesDialog
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import spy, wait_until
+from tests.tui.harness import notifications, question_read, spy, wait_until
 
 RESTORED = "Restored your unsent message from last time."
 
@@ -191,3 +196,52 @@ async def test_a_draft_that_comes_while_a_send_is_on_its_way_stays_when_it_leave
         gate.set()
         await wait_until(pilot, lambda: not app.main.sending)
         assert composer.text == "the draft"
+
+
+async def opened_editor(pilot: Pilot[None], app: OncallApp) -> PromptEditorScreen:
+    """F3, and the prompt editor once it has read the prompts."""
+    await pilot.press("f3")
+    await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+    editor = app.screen
+    assert isinstance(editor, PromptEditorScreen)
+    await wait_until(pilot, lambda: editor.loaded)
+    return editor
+
+
+def prompt_draft_file(settings: Settings) -> Path:
+    return draft_file(settings).parent / PROMPT_DRAFT_FILE
+
+
+async def test_prompt_edits_unsaved_when_the_terminal_goes_are_back_in_the_editor(
+    tmp_path: Path, claims: list[bool]
+) -> None:
+    """A system prompt half written when the SSH link dropped was lost (a signal or a closed
+    terminal asks nothing). It is kept, and the editor opens on it next time, unsaved; ctrl+q
+    and "discard" lets it go for good."""
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: claims == [True])
+        await opened_editor(pilot, app)
+        await pilot.press("ctrl+n", *"DB on-call", "tab", *"Check replication lag first.")
+        app.quit_now()  # as on SIGHUP or the terminal gone: nothing is asked
+    assert prompt_draft_file(settings).exists()
+
+    again = app_for(settings)
+    async with again.run_test() as pilot:
+        await pilot.pause()
+        editor = await opened_editor(pilot, again)
+        label = editor.query_one("#prompt-label", Input)
+        content = editor.query_one("#prompt-content", TextArea)
+        assert (label.value, content.text) == ("DB on-call", "Check replication lag first.")
+        assert (editor.editing_id, editor.is_dirty) == (None, True)  # a new prompt, unsaved
+        assert any("Your unsaved edits are back" in note for note in notifications(again))
+        assert not prompt_draft_file(settings).exists()  # given back once
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(again.screen, UnsavedChangesDialog))
+        await question_read(pilot)
+        await pilot.press("d")
+    assert not prompt_draft_file(settings).exists()  # discarded: not kept either
+    assert [p.label for p in again.services.configuration.list_prompts("alice")] == [
+        DEFAULT_PROMPT_LABEL
+    ]

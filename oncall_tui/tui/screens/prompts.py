@@ -2,11 +2,15 @@
 
 Every service call runs in a worker thread (the flows of :mod:`.assets`), so the screen stays
 responsive over a slow disk. Edits are never dropped silently: anything
-that would replace unsaved text (another prompt, a new one, leaving) asks first.
+that would replace unsaved text (another prompt, a new one, leaving) asks first, and an app
+that ends without asking (a signal, the terminal gone) keeps them as a draft
+(``services/drafts.py``), put back in the editor when it next opens.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -20,10 +24,13 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
+from oncall_tui.services.drafts import PromptDraft
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
+from oncall_tui.tui.panes.draft import DRAFT_SECONDS
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
+from oncall_tui.tui.service_calls import in_thread
 from oncall_tui.tui.widgets.dialogs import ErrorText, UnsavedChangesDialog
 from oncall_tui.tui.widgets.in_order import InOrderBindings, InOrderInput
 from oncall_tui.tui.widgets.key_bar import KeyBar
@@ -76,6 +83,9 @@ class PromptEditorScreen(AssetScreen):
         """The prompt in the editor; ``None`` for a new, never-saved prompt."""
         self._baseline: tuple[str, str] = ("", "")
         """Label and content as last loaded or saved: the editor is dirty when it differs."""
+        self._shown: tuple[str, str] = ("", "")
+        """Label and content as the editor holds them, kept at each edit: read when the screen
+        goes, after its widgets have."""
         self._ready = False
 
     # -- layout ----------------------------------------------------------------------------
@@ -137,6 +147,7 @@ class PromptEditorScreen(AssetScreen):
         self._baseline = (label, content)
         self.query_one("#prompt-label", Input).value = label
         self.query_one("#prompt-content", TextArea).load_text(content)
+        self._shown = (label, content)
         self._show_error(None)
         self._sync_highlight()
         self._update_title()
@@ -193,6 +204,7 @@ class PromptEditorScreen(AssetScreen):
     @on(Input.Changed, "#prompt-label")
     @on(TextArea.Changed, "#prompt-content")
     def _edited(self) -> None:
+        self._shown = self._editor_text()
         self._update_counters()
         self._update_title()
 
@@ -241,7 +253,28 @@ class PromptEditorScreen(AssetScreen):
         view = await self._fetch()
         self._apply(view)
         self._load_into_editor(view.active_prompt)
+        drafts = self._services.drafts
+        kept = await in_thread(drafts.read_prompt)
+        if kept is not None:  # the app ended on unsaved edits: they are back, unsaved
+            self._load_into_editor(self._prompts.get(kept.prompt_id or 0))
+            self.query_one("#prompt-label", Input).value = kept.label
+            self.query_one("#prompt-content", TextArea).load_text(kept.content)
+            self._shown = (kept.label, kept.content)
+            await in_thread(lambda: drafts.keep_prompt(None))
+            self._notify_done(t("prompts.draft_restored", self._lang), timeout=None)
         self._ready = True
+
+    async def on_unmount(self) -> None:
+        """Edits still unsaved as the screen goes are the app's end without a question (a
+        signal, the terminal gone, ctrl+q while a save ran): they are kept as a draft (a
+        disk that hangs is waited for no longer than the composer's draft is)."""
+        if not self._ready or self._shown == self._baseline:
+            return
+        label, content = self._shown
+        draft = PromptDraft(self._editing_id, label, content)
+        keep = self._services.drafts.keep_prompt
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(in_thread(lambda: keep(draft)), DRAFT_SECONDS)
 
     async def _save(self) -> bool:
         """Save the editor; on a validation error show it inline and save nothing."""
@@ -276,7 +309,10 @@ class PromptEditorScreen(AssetScreen):
         )
         if choice == "save":
             return await self._save()
-        return choice == "discard"
+        if choice == "discard":
+            self._baseline = self._shown = self._editor_text()  # let go: no draft keeps them
+            return True
+        return False
 
     async def _save_flow(self) -> None:
         await self._save()
