@@ -73,6 +73,26 @@ async def test_at_80_columns_the_panel_opens_over_the_chat(tmp_path: Path) -> No
         assert panel.region.right == 80
 
 
+async def test_typing_in_the_panel_over_the_chat_closes_it_and_goes_on_in_the_composer(
+    tmp_path: Path,
+) -> None:
+    """At 80 columns the panel opens over the chat and the composer: typing there went on in
+    a composer the panel hid."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        panel, composer = screen.query_one(ContextPanel), screen.query_one(Composer)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        await pilot.press("tab")  # from the composer into the panel (its controls wait for a
+        assert panel.has_focus_within  # session: the panel's scroll has the focus)
+        await pilot.press(*"why")
+        assert not shown(panel)
+        assert composer.has_focus
+        assert composer.text == "why"
+
+
 async def test_a_resize_applies_the_same_rules_both_ways(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(120, 36)) as pilot:
