@@ -4,6 +4,7 @@ back in the composer at the next start."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -229,7 +230,7 @@ async def test_prompt_edits_unsaved_when_the_terminal_goes_are_back_in_the_edito
 
     again = app_for(settings)
     async with again.run_test() as pilot:
-        await pilot.pause()
+        await wait_until(pilot, lambda: claims[1:] == [True])  # this app keeps the drafts
         editor = await opened_editor(pilot, again)
         label = editor.query_one("#prompt-label", Input)
         content = editor.query_one("#prompt-content", TextArea)
@@ -245,3 +246,26 @@ async def test_prompt_edits_unsaved_when_the_terminal_goes_are_back_in_the_edito
     assert [p.label for p in again.services.configuration.list_prompts("alice")] == [
         DEFAULT_PROMPT_LABEL
     ]
+
+
+@pytest.mark.parametrize("gone", [False, True])
+async def test_edits_of_a_stored_prompt_come_back_on_it_or_as_a_new_one_if_it_has_gone(
+    tmp_path: Path, gone: bool, claims: list[bool]
+) -> None:
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        editor = await opened_editor(pilot, app)
+        default_id = editor.editing_id
+    assert default_id is not None
+    prompt_id = default_id + 1 if gone else default_id
+    path = prompt_draft_file(settings)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.write_text(json.dumps({"prompt_id": prompt_id, "label": "Mine", "content": "Be brief."}))
+    again = app_for(settings)
+    async with again.run_test() as pilot:
+        await wait_until(pilot, lambda: claims[1:] == [True])  # this app keeps the drafts
+        editor = await opened_editor(pilot, again)
+        content = editor.query_one("#prompt-content", TextArea)
+        assert (editor.editing_id, content.text) == (None if gone else default_id, "Be brief.")
+        assert editor.is_dirty

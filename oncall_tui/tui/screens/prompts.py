@@ -256,7 +256,8 @@ class PromptEditorScreen(AssetScreen):
         drafts = self._services.drafts
         kept = await in_thread(drafts.read_prompt)
         if kept is not None:  # the app ended on unsaved edits: they are back, unsaved
-            self._load_into_editor(self._prompts.get(kept.prompt_id or 0))
+            of = None if kept.prompt_id is None else self._prompts.get(kept.prompt_id)
+            self._load_into_editor(of)  # the prompt they were of; a new one if it has gone
             self.query_one("#prompt-label", Input).value = kept.label
             self.query_one("#prompt-content", TextArea).load_text(kept.content)
             self._shown = (kept.label, kept.content)
