@@ -242,6 +242,14 @@ def require_utf8(value: str, name: str) -> str:
     return value
 
 
+def at_most(text: str, limit: int, reason: str) -> str:
+    """``text`` if it is at most ``limit`` characters, else the catalog's refusal ``reason``
+    (a reason of ``{limit}`` and ``{length}``: a message, a title, a search)."""
+    if len(text) > limit:
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", reason, limit=limit, length=len(text))
+    return text
+
+
 def parse_id(text: str, name: str) -> int:
     """An id the user typed: ASCII digits only (``str.isdigit`` also takes ``²``) and a
     value from 1 to :data:`MAX_ID`."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import at_most
 
 MAX_QUERY_CHARS = 200
 MIN_INDEXED_CHARS = 2
@@ -54,13 +55,7 @@ def parse_query(text: str) -> SearchQuery:
     trimmed = text.replace("\x00", " ").strip()  # SQLite ends an FTS5 expression at a NUL
     if not trimmed:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "search_query_empty")
-    if len(trimmed) > MAX_QUERY_CHARS:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            "search_query_too_long",
-            limit=MAX_QUERY_CHARS,
-            length=len(trimmed),
-        )
+    at_most(trimmed, MAX_QUERY_CHARS, "search_query_too_long")
     terms: list[str] = []
     for match in _TERM.finditer(trimmed):
         phrase, word = match.groups()

@@ -42,6 +42,7 @@ from oncall_tui.core.events import (
 )
 from oncall_tui.core.memory import ContextUsage
 from oncall_tui.errors import Language, OncallError, note
+from oncall_tui.inputs import at_most
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
 from oncall_tui.services.memory import (
@@ -75,14 +76,7 @@ the database, and every later request, with one answer."""
 def validate_message(text: str) -> str:
     if not text.strip():
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "message_empty")
-    if len(text) > MAX_MESSAGE_CHARS:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            "message_too_long",
-            limit=MAX_MESSAGE_CHARS,
-            length=len(text),
-        )
-    return text
+    return at_most(text, MAX_MESSAGE_CHARS, "message_too_long")
 
 
 class ChatService:

@@ -11,6 +11,7 @@ import logging
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
+from oncall_tui.inputs import at_most
 from oncall_tui.services.views import MessageView, SessionView, ToolCallView
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionListing, SessionRepository
@@ -29,15 +30,7 @@ def title_from_message(text: str, limit: int = 60) -> str:
 
 
 def validate_title(title: str) -> str:
-    trimmed = " ".join(title.split())
-    if len(trimmed) > MAX_TITLE_CHARS:
-        raise OncallError(
-            "VALIDATION_INVALID_ARGUMENT",
-            "title_too_long",
-            limit=MAX_TITLE_CHARS,
-            length=len(trimmed),
-        )
-    return trimmed
+    return at_most(" ".join(title.split()), MAX_TITLE_CHARS, "title_too_long")
 
 
 class SessionService:
