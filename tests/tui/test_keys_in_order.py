@@ -100,6 +100,10 @@ async def test_tab_and_shift_tab_go_round_sessions_chat_composer_and_the_panel(
         assert focused(app) is composer
 
 
+def in_pane(widget: Widget | None, pane: type[Widget]) -> bool:
+    return widget is not None and pane in {type(node) for node in widget.ancestors_with_self}
+
+
 @pytest.mark.parametrize(
     ("keys", "pane"),
     [(["shift+tab"], ChatLog), (["shift+tab"] * 2, SessionList), (["tab"], ContextPanel)],
@@ -117,9 +121,7 @@ async def test_typing_in_a_pane_without_text_goes_on_in_the_composer_and_enter_s
         log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
         await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
         await pilot.press(*keys)
-        now = focused(app)
-        assert now is not None
-        assert pane in {type(node) for node in now.ancestors_with_self}
+        assert in_pane(focused(app), pane)
         keys_in_one_read(app, *"why slow?", "enter")
         await wait_until(pilot, lambda: log.messages[-1].content == "it is the pool")
         assert [m.content for m in log.messages[-2:]] == ["why slow?", "it is the pool"]
@@ -129,6 +131,13 @@ async def test_typing_in_a_pane_without_text_goes_on_in_the_composer_and_enter_s
             await pilot.press(*keys, "c")  # on its own, c is the log's: it copies
             assert focused(app) is log
             assert app.clipboard.endswith("\nit is the pool")
+        composer.focus()
+        await pilot.press(*keys)  # a log pasted there goes to the composer whole
+        assert in_pane(focused(app), pane)
+        app.post_message(events.Paste("02:51 ERROR upstream 502\n02:52 ERROR pool exhausted"))
+        await wait_until(pilot, lambda: composer.text.endswith("pool exhausted"))
+        assert composer.text == "02:51 ERROR upstream 502\n02:52 ERROR pool exhausted"
+        assert focused(app) is composer
 
 
 async def test_pgup_and_pgdn_in_the_composer_scroll_the_chat_and_the_chat_scrolls_itself(

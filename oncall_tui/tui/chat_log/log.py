@@ -48,7 +48,7 @@ from oncall_tui.tui.chat_log.entries import (
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
-from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -85,10 +85,10 @@ class ChatLog(ScrollView, can_focus=True):
             super().__init__()
             self.empty = empty
 
-    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
-        """``typed`` takes what is typed here for the composer (:mod:`...widgets.typing_on`)."""
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self, typed)
+        self._typing = TypingHandOff(self)
+        """Typing here goes on in the composer (:mod:`...widgets.typing_on`)."""
         self.lang = ui_lang(self)
         translate_bindings(
             self,
@@ -375,6 +375,9 @@ class ChatLog(ScrollView, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
 
     def _current(self) -> int | None:
         """The selected entry: the one chosen, else (with the focus) the last message that

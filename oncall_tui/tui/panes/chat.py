@@ -103,7 +103,7 @@ class ChatPane(Vertical):
         keymap = dict(self._services.settings.keymap)
         examples = skills_examples_path()
         yield Welcome(examples, keymap, reading_sessions=True, id="welcome")
-        yield ChatLog(id="chat-log", typed=self.type_in_composer)
+        yield ChatLog(id="chat-log")
         yield self.status
         yield self._composer
 
@@ -117,12 +117,6 @@ class ChatPane(Vertical):
     def sending(self) -> bool:
         """A send or a retry is in progress."""
         return self._sending is not None
-
-    def type_in_composer(self, key: str, character: str | None) -> None:
-        """Typing that began in a pane that takes no characters (the chat log, the sessions,
-        the panel): it goes on in the composer, which takes the focus."""
-        self.screen.set_focus(self._composer)
-        self._composer.type_key(key, character)
 
     # -- sending ----------------------------------------------------------------------------
 

@@ -66,9 +66,8 @@ class MainScreen(Screen[None]):
         self.services = services
         self.status = StatusLine(services, id="status")
         self.chat = ChatPane(services, self.status, typeahead)
-        # Typing in a pane that takes no characters goes on in the composer.
-        self.sessions = SessionList(id="sessions", typed=self.chat.type_in_composer)
-        self.panel = ContextPanel(id="context", typed=self._typed_in_panel)
+        self.sessions = SessionList(id="sessions")
+        self.panel = ContextPanel(id="context")
         self.session_actions = SessionActions(services, self.sessions, self.status)
         self.memory_actions = SessionMemory(
             services, self.panel, self.status, lambda: self.chat.sending
@@ -440,12 +439,11 @@ class MainScreen(Screen[None]):
     def action_copy_code(self) -> None:
         self.chat.copy_code()
 
-    def _typed_in_panel(self, key: str, character: str | None) -> None:
-        """Typing in the panel goes on in the composer; where the panel is open over the chat
-        (narrow), it closes, or it would hide what is typed."""
-        if self.has_class("-narrow") and self.panel.display:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The composer takes the focus (typing in a pane that takes none, Tab, Esc): the
+        panel open over the chat (narrow) closes, or it would hide the composer."""
+        if isinstance(event.widget, Composer) and self.has_class("-narrow") and self.panel.display:
             self.panes.toggle_panel()
-        self.chat.type_in_composer(key, character)
 
     def on_resize(self, event: events.Resize) -> None:
         self.panes.fit(event.size.width)

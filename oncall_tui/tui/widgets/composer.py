@@ -99,9 +99,14 @@ class Composer(InOrderBindings, TextArea):
         elif key == "backspace":
             self.action_delete_left()
         elif character is not None and character.isprintable():
-            self._typing_ahead()
-            start, end = self.selection
-            self.replace(character, start, end, maintain_selection_offset=False)
+            self.type_text(character)
+
+    def type_text(self, text: str) -> None:
+        """Text typed or pasted for the composer where it did not have the focus: put where
+        the cursor is, as if typed here."""
+        self._typing_ahead()
+        start, end = self.selection
+        self.replace(text, start, end, maintain_selection_offset=False)
 
     @staticmethod
     def _take(event: events.Key) -> None:

@@ -24,7 +24,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
-from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 
 def mode_label(mode: MemoryMode, lang: Language) -> str:
@@ -146,10 +146,10 @@ class ContextPanel(VerticalScroll):
     class CompactPressed(Message):
         pass
 
-    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
-        """``typed`` takes what is typed in the panel for the composer (:mod:`.typing_on`)."""
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self, typed)
+        self._typing = TypingHandOff(self)
+        """Typing in the panel goes on in the composer (:mod:`.typing_on`)."""
 
     @property
     def lang(self) -> Language:
@@ -157,6 +157,9 @@ class ContextPanel(VerticalScroll):
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
 
     def on_descendant_focus(self) -> None:
         self._typing.back()

@@ -17,7 +17,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
-from oncall_tui.tui.widgets.typing_on import Typed, TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
@@ -47,10 +47,10 @@ class SessionList(Vertical):
             super().__init__()
             self.session_id = session_id
 
-    def __init__(self, *, id: str | None = None, typed: Typed | None = None) -> None:
-        """``typed`` takes what is typed in the list for the composer (:mod:`.typing_on`)."""
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self, typed)
+        self._typing = TypingHandOff(self)
+        """Typing in the list goes on in the composer (:mod:`.typing_on`)."""
         self.lang = ui_lang(self)
         translate_bindings(
             self,
@@ -71,6 +71,9 @@ class SessionList(Vertical):
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)  # the filter takes its own characters: these are the list's
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)  # the filter takes its own pastes too
 
     def on_descendant_focus(self) -> None:
         self._typing.back()
