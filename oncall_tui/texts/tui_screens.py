@@ -13,6 +13,10 @@ STATUS: dict[str, dict[Language, str]] = {
         "en": "Restored your unsent message from last time.",
         "zh": "已恢复上次未发送的消息。",
     },
+    "draft.prompt_kept": {
+        "en": "Your unsaved prompt edits from last time are kept: {keys} opens them.",
+        "zh": "上次未保存的提示词修改已保留：按 {keys} 打开。",
+    },
     "status.reply_cancelled": {
         "en": "Reply cancelled; the partial answer is kept.",
         "zh": "已取消回复；已收到的部分会保留。",

@@ -90,6 +90,10 @@ COMMANDS: tuple[Command, ...] = (
 COMMAND_IDS = frozenset(command.id for command in COMMANDS)
 
 
+def command_of(command_id: str) -> Command:
+    return next(command for command in COMMANDS if command.id == command_id)
+
+
 def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:
     """The keys of ``command`` as bound now: the settings file's ``[keys]`` may rebind them, or
     give one of them to another action (:func:`checked_keymap`)."""

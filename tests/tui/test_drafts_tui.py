@@ -269,3 +269,20 @@ async def test_edits_of_a_stored_prompt_come_back_on_it_or_as_a_new_one_if_it_ha
         content = editor.query_one("#prompt-content", TextArea)
         assert (editor.editing_id, content.text) == (None if gone else default_id, "Be brief.")
         assert editor.is_dirty
+
+
+async def test_the_start_says_that_a_prompt_s_unsaved_edits_are_kept(
+    tmp_path: Path, claims: list[bool]
+) -> None:
+    """They come back only when the prompt editor opens: the start says so, with its keys."""
+    settings = settings_in(tmp_path)
+    path = prompt_draft_file(settings)
+    path.parent.mkdir(parents=True, mode=0o700)
+    path.write_text(json.dumps({"prompt_id": None, "label": "DB", "content": "Lag first."}))
+    draft_file(settings).write_text("why is db-3 slow")
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: claims == [True])
+        said = "Your unsaved prompt edits from last time are kept: f3 / alt+p opens them."
+        await wait_until(pilot, lambda: said in app.main.status.text)
+        assert RESTORED in app.main.status.text  # and the message's own, on the same line

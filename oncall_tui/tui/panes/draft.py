@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import bound_keys, command_of
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -58,19 +59,24 @@ class ComposerDraft:
         the composer (see :meth:`_claimed`)."""
         services = self._services
 
-        def claim() -> str | None:  # in a thread: loading the module is not the UI's to wait for
+        def claim() -> tuple[str, bool] | None:  # in a thread: the module, the disk
             drafts = services.drafts
-            return drafts.read() if drafts.claim() else None
+            if not drafts.claim():
+                return None
+            return drafts.read(), drafts.read_prompt() is not None
 
         self._calls.start(claim, self._claimed)
 
-    def _claimed(self, kept: str | None) -> None:
+    def _claimed(self, claimed: tuple[str, bool] | None) -> None:
         """The draft read back (``None``: not this app's to keep): in an empty composer as it
         is; before text typed ahead; after text already on its way, which leaves the composer
-        once stored, as always. The status line says so, of the app, not of a session."""
-        if kept is None:  # another app keeps it, or there is nowhere to
+        once stored, as always. The status line says so, of the app, not of a session, and
+        says too that a prompt's unsaved edits are kept (the prompt editor opens on them)."""
+        if claimed is None:  # another app keeps it, or there is nowhere to
             return
+        kept, prompt_kept = claimed
         self._keeping = True
+        said = []
         composer = self._composer
         if kept.strip():
             if not composer.text:
@@ -80,9 +86,15 @@ class ComposerDraft:
                 composer.insert(kept + "\n", (0, 0))
             else:
                 composer.insert("\n" + kept, composer.document.end)
-            self._status.say(t("draft.restored", ui_lang(composer)), app_wide=True)
+            said.append(t("draft.restored", ui_lang(composer)))
         elif composer.text:  # typed before the claim: kept too
             self.changed()
+        if prompt_kept:
+            keymap = self._services.settings.keymap
+            keys = " / ".join(bound_keys(command_of("prompts"), keymap)) or "ctrl+p"
+            said.append(t("draft.prompt_kept", ui_lang(composer), keys=keys))
+        if said:
+            self._status.say(" ".join(said), app_wide=True)
 
     def changed(self) -> None:
         """The composer's text changed."""

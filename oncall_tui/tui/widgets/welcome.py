@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text
-from oncall_tui.tui.commands import COMMANDS, bound_keys
+from oncall_tui.tui.commands import bound_keys, command_of
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -73,8 +73,7 @@ class Welcome(Static):
     def keys(self, command_id: str) -> str:
         """The keys of an action as bound now (the settings file may rebind them); an action
         left without a key is found with the command palette's."""
-        command = next(c for c in COMMANDS if c.id == command_id)
-        return " / ".join(bound_keys(command, self.keymap)) or "ctrl+p"
+        return " / ".join(bound_keys(command_of(command_id), self.keymap)) or "ctrl+p"
 
     def describe(self) -> Group:
         """The guide, then the readiness lines; each item wraps under its own text. While the
