@@ -90,8 +90,11 @@ COMMANDS: tuple[Command, ...] = (
 COMMAND_IDS = frozenset(command.id for command in COMMANDS)
 
 
-def command_of(command_id: str) -> Command:
-    return next(command for command in COMMANDS if command.id == command_id)
+def keys_to_say(command_id: str, keymap: Mapping[str, str]) -> str:
+    """An action's keys as a sentence names them (``f3 / alt+p``), as bound now; an action
+    left without a key is found with the command palette's."""
+    command = next(command for command in COMMANDS if command.id == command_id)
+    return " / ".join(bound_keys(command, keymap)) or "ctrl+p"
 
 
 def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from textual.timer import Timer
 
 from oncall_tui.texts import text as t
-from oncall_tui.tui.commands import bound_keys, command_of
+from oncall_tui.tui.commands import keys_to_say
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -90,8 +90,7 @@ class ComposerDraft:
         elif composer.text:  # typed before the claim: kept too
             self.changed()
         if prompt_kept:
-            keymap = self._services.settings.keymap
-            keys = " / ".join(bound_keys(command_of("prompts"), keymap)) or "ctrl+p"
+            keys = keys_to_say("prompts", self._services.settings.keymap)
             said.append(t("draft.prompt_kept", ui_lang(composer), keys=keys))
         if said:
             self._status.say(" ".join(said), app_wide=True)

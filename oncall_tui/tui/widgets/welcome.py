@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text
-from oncall_tui.tui.commands import bound_keys, command_of
+from oncall_tui.tui.commands import keys_to_say
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -71,9 +71,8 @@ class Welcome(Static):
         self.update(self.describe())
 
     def keys(self, command_id: str) -> str:
-        """The keys of an action as bound now (the settings file may rebind them); an action
-        left without a key is found with the command palette's."""
-        return " / ".join(bound_keys(command_of(command_id), self.keymap)) or "ctrl+p"
+        """The keys of an action as bound now (the settings file may rebind them)."""
+        return keys_to_say(command_id, self.keymap)
 
     def describe(self) -> Group:
         """The guide, then the readiness lines; each item wraps under its own text. While the
