@@ -192,12 +192,46 @@ REASONS: dict[str, dict[Language, str]] = {
     "limit_message": {
         "en": (
             "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "
-            "Nothing was sent. Compact the session memory, start a new session, or shorten the "
-            "message."
+            "Nothing was sent. About {fit} of its {length} characters would fit: shorten it, "
+            "compact the session memory, or start a new session."
         ),
         "zh": (
             "发送这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），消息未发送。"
-            "请压缩会话记忆、新建会话或缩短消息。"
+            "它的 {length} 个字符中约 {fit} 个放得下：请缩短消息、压缩会话记忆或新建会话。"
+        ),
+    },
+    "limit_message_new": {
+        "en": (
+            "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "
+            "Nothing was sent. About {fit} of its {length} characters would fit: shorten it."
+        ),
+        "zh": (
+            "发送这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），消息未发送。"
+            "它的 {length} 个字符中约 {fit} 个放得下：请缩短消息。"
+        ),
+    },
+    "limit_message_full": {
+        "en": (
+            "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "
+            "Nothing was sent, and even a short message would not fit: compact the session "
+            "memory or start a new session."
+        ),
+        "zh": (
+            "发送这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），消息未发送；"
+            "即使很短的消息也放不下：请压缩会话记忆或新建会话。"
+        ),
+    },
+    "limit_message_base": {
+        "en": (
+            "Your message would bring the context to {percent}% of {window} tokens (limit 95%). "
+            "Nothing was sent: the prompt, the skills and the tools alone take {base}% of the "
+            "window. Shorten the prompt, select fewer skills, or start with a larger window "
+            "(--num-ctx)."
+        ),
+        "zh": (
+            "发送这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），消息未发送："
+            "提示词、技能和工具本身就占了窗口的 {base}%。请缩短提示词、少选技能，"
+            "或以更大的窗口启动（--num-ctx）。"
         ),
     },
     "limit_retry": {
@@ -207,16 +241,6 @@ REASONS: dict[str, dict[Language, str]] = {
         ),
         "zh": (
             "重新回答这条消息会使上下文达到 {window} 个 token 的 {percent}%（上限 95%），未发送。"
-            "请压缩会话记忆或新建会话。"
-        ),
-    },
-    "limit_full": {
-        "en": (
-            "The context is at {percent}% of {window} tokens (limit 95%). Nothing was sent. "
-            "Compact the session memory or start a new session."
-        ),
-        "zh": (
-            "上下文已达 {window} 个 token 的 {percent}%（上限 95%），消息未发送。"
             "请压缩会话记忆或新建会话。"
         ),
     },
@@ -747,7 +771,7 @@ KINDS: dict[str, dict[Language, str]] = {
 }
 
 
-COUNTS = frozenset({"limit", "length", "size", "minimum", "maximum", "window"})
+COUNTS = frozenset({"limit", "length", "fit", "size", "minimum", "maximum", "window"})
 """Params that are counts (characters, bytes, tokens), written with their thousands marked; an
 id, a port or a line number is written as it is."""
 

@@ -220,6 +220,11 @@ class ContextLimitReached(_Event):
     code: str
     message: str
     usage: ContextUsage
+    reason: str | None = None
+    """The refusal's rule: ``limit_message`` (shorten it, compact or start anew),
+    ``limit_message_new`` (shorten it), ``limit_message_full`` (compact or start anew),
+    ``limit_message_base`` (the prompt, skills and tools alone fill the window),
+    ``limit_retry``."""
 
 
 ChatEvent = (

@@ -45,13 +45,8 @@ from oncall_tui.errors import Language, OncallError, note
 from oncall_tui.inputs import at_most
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
-from oncall_tui.services.memory import (
-    Compacting,
-    ContextLimitError,
-    MemoryService,
-    PreparedSend,
-    Request,
-)
+from oncall_tui.services.context import ContextLimitError, Request
+from oncall_tui.services.memory import Compacting, MemoryService, PreparedSend
 from oncall_tui.services.replies import StreamedReply, add_reply, held_from, save_held_reply
 from oncall_tui.services.spool import ReplySpool
 from oncall_tui.services.steps import completed_in_thread
@@ -211,7 +206,8 @@ class ChatService:
         events: list[ChatEvent] = []
         if limit.compaction_error is not None:
             events.append(self._compaction_failed(None, limit.compaction_error))
-        events.append(ContextLimitReached(limit.code, limit.message(self._lang), limit.usage))
+        message = limit.message(self._lang)
+        events.append(ContextLimitReached(limit.code, message, limit.usage, limit.reason))
         return events
 
     def _memory_events(self, prepared: PreparedSend) -> list[ChatEvent]:

@@ -14,10 +14,18 @@ from dataclasses import dataclass, replace
 
 from sqlmodel import Session
 
-from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, ContextBudget, MemoryMode, sent_back
+from oncall_tui.core.memory import (
+    DEFAULT_MEMORY_MODE,
+    ContextBudget,
+    ContextUsage,
+    MemoryMode,
+    sent_back,
+)
 from oncall_tui.core.prompts import build_chat_system_prompt
 from oncall_tui.core.skills import SkillCatalogEntry
-from oncall_tui.llm.tokens import estimate_tokens
+from oncall_tui.core.tokens import estimate_text_tokens
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 from oncall_tui.llm.tool_specs import ToolSchema, tool_schemas
 from oncall_tui.services.configuration import ActiveContext
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -198,3 +206,87 @@ def budget_of(row: SessionRow | None, window: int) -> ContextBudget:
     if row is None:
         return ContextBudget(window)
     return ContextBudget(window, row.token_calibration, row.reported_prompt_tokens or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A model request, assembled and measured: what the turn's first call will send."""
+
+    assembly: Assembly
+    history: History
+    """Messages after the boundary, ending with the user message to answer."""
+    budget: ContextBudget
+    """What every request of the turn must fit."""
+    estimated_tokens: int
+    """The uncalibrated estimate, compared with the model's own count after the reply; the one
+    estimate of this request (the usage stored with the user message is read from it)."""
+
+    @property
+    def usage(self) -> ContextUsage:
+        return self.budget.reading(self.estimated_tokens)
+
+
+COMPACTING_HELPS = frozenset({"limit_message", "limit_message_full", "limit_retry"})
+"""The refusals that advise compacting the session memory or starting a new session: the
+session has messages or a summary to drop."""
+
+
+class ContextLimitError(OncallError):
+    """The candidate context is at or past 95% even after the one automatic compaction."""
+
+    def __init__(
+        self,
+        usage: ContextUsage,
+        reason: str,
+        compaction_error: OncallError | None = None,
+        **params: object,
+    ) -> None:
+        super().__init__(
+            "CHAT_CONTEXT_LIMIT_REACHED",
+            reason,
+            percent=usage.percent,
+            window=usage.context_window_tokens,
+            **params,
+        )
+        self.usage = usage
+        self.compaction_error = compaction_error
+
+    @classmethod
+    def of_message(
+        cls,
+        request: Request,
+        text: str,
+        compaction_error: OncallError | None,
+        *,
+        earlier: bool,
+    ) -> ContextLimitError:
+        """The refusal of the new message ``text`` that ``request`` ends with, saying what
+        would help: how much of it fits, and compacting or a new session only when the session
+        has ``earlier`` messages or a summary to drop."""
+        before = request.assembly.estimate(request.history[:-1])
+        fit = _fitting(request.budget, before, text)
+        if fit:
+            reason = "limit_message" if earlier else "limit_message_new"
+            return cls(request.usage, reason, compaction_error, fit=fit, length=len(text))
+        if earlier:
+            return cls(request.usage, "limit_message_full", compaction_error)
+        base = request.budget.reading(before).percent
+        return cls(request.usage, "limit_message_base", compaction_error, base=base)
+
+
+def _fitting(budget: ContextBudget, before: int, text: str) -> int:
+    """How many of ``text``'s first characters a request whose raw estimate is ``before``
+    without it can take as its last message and stay under the limit (0: none). A search over
+    its beginnings, on the estimate itself (about 20 of them, a few milliseconds at 100,000
+    characters), uncached: they are asked once."""
+    count = estimate_text_tokens.__wrapped__
+
+    def fits(length: int) -> bool:
+        added = count(text[:length]) + MESSAGE_OVERHEAD_TOKENS
+        return not budget.reading(before + added).at_limit
+
+    low, high = 0, len(text)  # text[:high] does not fit; text[:low] does, or low is 0
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low

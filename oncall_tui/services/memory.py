@@ -25,7 +25,6 @@ from sqlmodel import Session
 
 from oncall_tui.core.memory import (
     DEFAULT_MEMORY_MODE,
-    ContextBudget,
     ContextUsage,
     MemoryMode,
     MemoryState,
@@ -45,7 +44,8 @@ from oncall_tui.services.configuration import (
 )
 from oncall_tui.services.context import (
     Assembly,
-    History,
+    ContextLimitError,
+    Request,
     SessionSnapshot,
     assembly_of,
     budget_of,
@@ -63,24 +63,6 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
-    """A model request, assembled and measured: what the turn's first call will send."""
-
-    assembly: Assembly
-    history: History
-    """Messages after the boundary, ending with the user message to answer."""
-    budget: ContextBudget
-    """What every request of the turn must fit."""
-    estimated_tokens: int
-    """The uncalibrated estimate, compared with the model's own count after the reply; the one
-    estimate of this request (the usage stored with the user message is read from it)."""
-
-    @property
-    def usage(self) -> ContextUsage:
-        return self.budget.reading(self.estimated_tokens)
-
-
-@dataclass(frozen=True, slots=True)
 class PreparedSend:
     """A send that passed the memory rules: its user message is stored, the request is ready."""
 
@@ -93,22 +75,6 @@ class PreparedSend:
     clear_generation: int = 0
     """The session's clear counter as the send read it: a reply held while the database was
     away goes back only into the history it answers."""
-
-
-class ContextLimitError(OncallError):
-    """The candidate context is at or past 95% even after the one automatic compaction."""
-
-    def __init__(
-        self, usage: ContextUsage, reason: str, compaction_error: OncallError | None = None
-    ) -> None:
-        super().__init__(
-            "CHAT_CONTEXT_LIMIT_REACHED",
-            reason,
-            percent=usage.percent,
-            window=f"{usage.context_window_tokens:,}",
-        )
-        self.usage = usage
-        self.compaction_error = compaction_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +127,8 @@ class MemoryService:
             owner, reading, ("user", text), on_compacting=on_compacting
         )
         if request.usage.at_limit:
-            raise ContextLimitError(request.usage, "limit_message", failure)
+            earlier = bool(reading.snapshot.history or reading.snapshot.summary)
+            raise ContextLimitError.of_message(request, text, failure, earlier=earlier)
         stored_session, message_id = await completed_in_thread(
             self._store_user_message, owner, reading.snapshot, text, request
         )

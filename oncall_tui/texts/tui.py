@@ -408,8 +408,8 @@ MAIN: dict[str, dict[Language, str]] = {
         "zh": "回复仍在输出中；按 Esc 可取消。",
     },
     "send.full_hint": {
-        "en": "(f9 compacts, ctrl+n starts a new session)",
-        "zh": "（f9 压缩记忆，ctrl+n 新建会话）",
+        "en": "({compact} compacts, {new} starts a new session)",
+        "zh": "（{compact} 压缩记忆，{new} 新建会话）",
     },
     "send.sending": {"en": "Sending…", "zh": "发送中…"},
     "delete.nothing": {

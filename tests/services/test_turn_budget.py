@@ -23,7 +23,7 @@ from oncall_tui.llm.guard import MIN_KEPT_TOKENS, reply_room
 from oncall_tui.services.container import Services
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect
-from tests.fakes.ollama_server import Reply
+from tests.fakes.ollama_server import FakeOllama, Reply
 
 OnOllama = Callable[..., Services]
 LOG_ANALYSIS = (EXAMPLES / "log-analysis" / "SKILL.md").read_bytes()
@@ -198,6 +198,63 @@ async def test_the_refusal_says_what_the_message_would_do(
     )
     assert server.chat_requests == []
     assert services.sessions.list_sessions("alice") == []
+
+
+async def test_a_message_too_long_for_a_new_session_says_about_how_much_of_it_fits(
+    on_ollama: OnOllama, server: FakeOllama
+) -> None:
+    """The paste at 3 a.m.: compacting or a new session would not help, shortening would, and
+    by about how much is what the engineer needs to know."""
+    services = on_ollama(server)
+    log = "".join(
+        f"02:{i % 60:02d}:01Z ERROR api upstream timed out req={i:05d}\n" for i in range(99)
+    )
+    (refused,) = await collect(services.chat.send("alice", None, log))
+    assert isinstance(refused, ContextLimitReached)
+    found = re.search(
+        r"Nothing was sent\. About ([\d,]+) of its ([\d,]+) characters would fit: shorten it\.$",
+        refused.message,
+    )
+    assert found, refused.message
+    fit, length = (int(figure.replace(",", "")) for figure in found.groups())
+    assert length == len(log)
+    assert 0 < fit < length
+    (too_long,) = await collect(services.chat.send("alice", None, log[: fit + 1]))
+    assert isinstance(too_long, ContextLimitReached)  # one character more does not fit
+    events = await collect(services.chat.send("alice", None, log[:fit]))
+    assert isinstance(events[-1], ReplyDone)  # what it says fits, does
+
+
+async def test_a_session_too_full_for_any_message_says_to_compact_or_start_anew(
+    on_ollama: OnOllama, server: FakeOllama
+) -> None:
+    services = on_ollama(server)
+    session_id = fill_to(services, 95.0)
+    (refused,) = await collect(services.chat.send("alice", session_id, "and now?"))
+    assert isinstance(refused, ContextLimitReached)
+    assert refused.message.endswith(
+        "Nothing was sent, and even a short message would not fit: compact the session memory "
+        "or start a new session."
+    )
+    (longer,) = await collect(services.chat.send("alice", session_id, PARAGRAPH * 3))
+    assert isinstance(longer, ContextLimitReached)
+    assert "About " not in longer.message
+
+
+async def test_a_window_the_prompt_alone_fills_says_so_with_the_gauge_s_figure(
+    on_ollama: OnOllama, server: FakeOllama
+) -> None:
+    services = on_ollama(server, num_ctx=512)
+    session_id = services.sessions.create("alice").id
+    base = services.memory.state("alice", session_id).usage.percent
+    assert base >= 95.0
+    (refused,) = await collect(services.chat.send("alice", None, "hi"))
+    assert isinstance(refused, ContextLimitReached)
+    assert refused.message.endswith(
+        f"Nothing was sent: the prompt, the skills and the tools alone take {base}% of the "
+        "window. Shorten the prompt, select fewer skills, or start with a larger window "
+        "(--num-ctx)."
+    )
 
 
 def test_usage_is_never_capped() -> None:

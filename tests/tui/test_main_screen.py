@@ -216,7 +216,8 @@ async def test_at_95_percent_the_send_is_blocked_and_the_text_stays(tmp_path: Pa
         await pilot.press("enter")
         await wait_until(pilot, lambda: "limit 95%" in status_text(screen))
         assert app.query_one(Composer).text == "please help"
-        assert "f9 compacts" in status_text(screen)
+        assert "the prompt, the skills and the tools alone take" in status_text(screen)
+        assert "compacts" not in status_text(screen)  # there is nothing to compact
         assert model.calls == []
         assert app.services.sessions.list_sessions("alice") == []
 

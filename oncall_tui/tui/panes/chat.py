@@ -153,7 +153,8 @@ class ChatPane(Vertical):
             full_collections_deferred,
         )
 
-        replies = Replies(self, self.query_one(ChatLog), self.status)
+        keymap = self._services.settings.keymap
+        replies = Replies(self, self.query_one(ChatLog), self.status, keymap)
         try:
             events = await self._events(session_id, text)
             with full_collections_deferred():

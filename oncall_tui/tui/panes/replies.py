@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.events import (
@@ -27,8 +27,10 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.services.context import COMPACTING_HELPS
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.commands import keys_to_say
 from oncall_tui.tui.panes.memory import compacting_status
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -60,8 +62,11 @@ def full_collections_deferred() -> Iterator[None]:
 class Replies:
     """Draws one send's events in ``pane``'s log and status line."""
 
-    def __init__(self, pane: ChatPane, log: ChatLog, status: StatusLine) -> None:
+    def __init__(
+        self, pane: ChatPane, log: ChatLog, status: StatusLine, keymap: Mapping[str, str]
+    ) -> None:
         self._pane = pane
+        self._keymap = keymap
         self._log = log
         self._status = status
         self._lang = ui_lang(pane)
@@ -115,11 +120,12 @@ class Replies:
             pane.notify(terminal_safe(event.message), severity="warning", timeout=8, markup=False)
         elif isinstance(event, ReplyFailed):
             self._failed(event)
-        elif isinstance(event, CompactionFailed | ContextLimitReached):
-            # A compaction that failed is said until the reply starts; a refusal says where
-            # this message would take the context, and the gauge keeps showing where it is
-            # (a shorter message may still fit).
-            status.say(event.message, error=True)
+        elif isinstance(event, ContextLimitReached):
+            # Where this message would take the context, and what would help; the gauge keeps
+            # showing where it is (a shorter message may still fit).
+            status.say(self._with_keys(event), error=True)
+        elif isinstance(event, CompactionFailed):
+            status.say(event.message, error=True)  # said until the reply starts
 
     def interrupted(self, *, said: bool) -> None:
         """The send was cancelled (Esc, ctrl+c, quitting): the reply shown so far stays,
@@ -133,6 +139,14 @@ class Replies:
         """A fault ended the send: a reply still streaming ends, failed, with ``note``."""
         if self._reply is not None and not self._reply.ended:
             self._reply.finish("failed", note=note)
+
+    def _with_keys(self, refused: ContextLimitReached) -> str:
+        """A refusal that advises compacting or a new session, with the keys that do them."""
+        if refused.reason not in COMPACTING_HELPS:
+            return refused.message
+        compact = keys_to_say("compact", self._keymap)
+        new = keys_to_say("new_session", self._keymap)
+        return f"{refused.message} {t('send.full_hint', self._lang, compact=compact, new=new)}"
 
     def _server_answered(self) -> None:
         """The model server answered this send: what the screen says of it follows (it may

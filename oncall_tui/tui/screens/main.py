@@ -263,17 +263,6 @@ class MainScreen(Screen[None]):
         if self.sending:
             self.status.say(t("send.still_streaming", self.lang), error=True)
             return
-        gauge = self.panel.gauge
-        if gauge.at_limit:
-            full = OncallError(
-                "CHAT_CONTEXT_LIMIT_REACHED",
-                "limit_full",
-                percent=gauge.percent,
-                window=f"{gauge.window:,}",
-            )
-            self.status.say(f"{full.message(self.lang)} {t('send.full_hint', self.lang)}", True)
-            event.composer.send_ended()
-            return
         self.status.say(t("send.sending", self.lang))
         self.chat.send(self.session_id, event.text)
 
