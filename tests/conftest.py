@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
+import resource
 import signal
 import socket
 import threading
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy
 
 from oncall_tui.cli import main
 from oncall_tui.core.events import ChatEvent
@@ -222,6 +225,43 @@ def cli(
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+@contextlib.contextmanager
+def full_disk() -> Iterator[Callable[[], None]]:
+    """A disk that ``fill()`` (from any thread) makes full until the block ends: this process
+    writes nothing past a file's first 4 KB (EFBIG for ENOSPC: SQLite says "database or disk
+    is full" for both)."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # in the main thread, as it must
+
+    def fill() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, limit[1]))
+
+    try:
+        yield fill
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+@contextlib.contextmanager
+def sqlite_full(database: Database) -> Iterator[None]:
+    """SQLite's own "database or disk is full" (``SQLITE_FULL``, what a full disk gives) for
+    every write that would grow the file, until the block ends: each connection opened
+    meanwhile may not go past the pages the file has (``PRAGMA max_page_count``)."""
+
+    def capped(connection: Any, _record: object) -> None:
+        (pages,) = connection.execute("PRAGMA page_count").fetchone()
+        connection.execute(f"PRAGMA max_page_count = {pages}")
+
+    database.engine.dispose()  # the pooled connections go; the next ones are capped
+    sqlalchemy.event.listen(database.engine, "connect", capped)
+    try:
+        yield
+    finally:
+        sqlalchemy.event.remove(database.engine, "connect", capped)
+        database.engine.dispose()
 
 
 def make_settings(db_path: Path, **overrides: object) -> Settings:

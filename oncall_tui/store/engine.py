@@ -70,8 +70,7 @@ class Database:
 
     @contextlib.contextmanager
     def _failures(self) -> Iterator[None]:
-        """Where an engine turns its driver's failures into the catalog's (SQLite's are read by
-        the clients, which know the file)."""
+        """Where an engine turns its driver's failures into the catalog's."""
         yield
 
 

@@ -1,10 +1,11 @@
 """What a failure of the database under a unit of work is, in the catalog's words.
 
-PostgreSQL's failures are turned into the catalog's by its engine as they happen
-(:mod:`oncall_tui.store.postgres`); SQLite's own errors, SQLAlchemy's wrapping of them and a
-full disk arrive raw. :func:`database_failure` reads either, once, wherever a client or a
-service must tell a failed database from a fault of the program: whatever the unit of work
-was doing, it has been rolled back.
+Each engine turns its driver's failures into the catalog's as they happen, in its units of
+work (``Database._failures``): :mod:`oncall_tui.store.postgres` by SQLSTATE, and
+:mod:`oncall_tui.store.sqlite` by :func:`database_failure`, which reads SQLite's own errors,
+SQLAlchemy's wrapping of them and a full disk. Clients and services ask it too, wherever they
+must tell a failed database from a fault of the program: it passes a catalogued database
+error through. Whatever the unit of work was doing, it has been rolled back.
 """
 
 from __future__ import annotations

@@ -19,16 +19,18 @@ import errno
 import os
 import sqlite3
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import URL, Connection, Engine, event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Session, create_engine
 
 from oncall_tui.errors import OncallError
 from oncall_tui.private_files import FILE_MODE, make_private_directories
 from oncall_tui.store.engine import Database
+from oncall_tui.store.failures import database_failure
 from oncall_tui.store.schema import LATEST_VERSION, newer_schema, schema_version, upgrade
 
 BUSY_TIMEOUT_MS = 5_000
@@ -59,13 +61,24 @@ class SqliteDatabase(Database):
                     upgrade(connection)
         except OperationalError as exc:
             self.engine.dispose()
-            raise _open_failure(path, exc.orig) from None
+            raise _failure(exc, self.label) from None
         except BaseException:
             self.engine.dispose()
             raise
 
     def _reader(self) -> Engine:
         return self._deferred
+
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        """SQLite's errors under a unit of work (a full disk, a file made read-only or damaged
+        under the app) in the catalog's words, as the PostgreSQL engine says its own: the
+        unit has been rolled back. A constraint a repository turns into its own error is
+        caught there first."""
+        try:
+            yield
+        except DBAPIError as exc:
+            raise _failure(exc, self.label) from None
 
     def _begin(self, session: Session) -> None:
         for attempt in range(1, BEGIN_ATTEMPTS + 1):
@@ -75,7 +88,7 @@ class SqliteDatabase(Database):
             except OperationalError as exc:
                 session.rollback()
                 if not _locked(exc.orig):  # read-only, I/O error...: waiting would not help
-                    raise _open_failure(self.path, exc.orig) from None
+                    raise _failure(exc, self.label) from None
                 if attempt == BEGIN_ATTEMPTS:
                     raise OncallError("DATABASE_BUSY", path=str(self.path)) from None
 
@@ -199,23 +212,10 @@ def _unavailable(path: Path, exc: OSError) -> OncallError:
     return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
 
 
-def _open_failure(path: Path, error: BaseException | None) -> OncallError:
-    """SQLite's error opening the file or beginning a unit of work, in the catalog's words."""
-    problem = str(error) or type(error).__name__
-    if _read_only(error):
-        return OncallError(
-            "DATABASE_UNAVAILABLE", "database_read_only", path=str(path), problem=problem
-        )
-    return OncallError("DATABASE_UNAVAILABLE", path=str(path), detail=problem)
-
-
-def _read_only(error: BaseException | None) -> bool:
-    """SQLite may not write: ``SQLITE_READONLY`` or one of its extended codes (a read-only
-    ``-shm``, a directory where the ``-wal`` cannot be made, ...)."""
-    code = getattr(error, "sqlite_errorcode", None)
-    if isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY:
-        return True
-    return "readonly database" in str(error)
+def _failure(exc: DBAPIError, label: str) -> Exception:
+    """SQLite's error in the catalog's words (:func:`~oncall_tui.store.failures.database_failure`
+    reads it), or ``exc`` itself if it is not SQLite's (a fault of the program)."""
+    return database_failure(exc, label) or exc
 
 
 def _locked(error: BaseException | None) -> bool:

@@ -9,9 +9,7 @@ exactly as on a full disk)."""
 from __future__ import annotations
 
 import json
-import resource
 import shutil
-import signal
 import stat
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -23,7 +21,7 @@ from oncall_tui.cli import main
 from oncall_tui.services.container import Services
 from oncall_tui.services.spool import MAX_FILE_BYTES, MAX_HELD, HeldCall, HeldReply, ReplySpool
 from oncall_tui.settings import Settings
-from tests.conftest import CliResult
+from tests.conftest import CliResult, full_disk
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
 
@@ -121,33 +119,23 @@ def test_a_full_disk_under_the_sqlite_file_holds_the_reply(
     tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "oncall.db"
-    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
-    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, as a full disk's ENOSPC
-
-    def disk_full() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, limit[1]))
-
-    try:
-        with FakeOllama() as ollama:
-            run = runner(str(db), ollama, capsys)
-            session_id = json.loads(run("sessions", "new", "--json").out)["id"]
-            ollama.script(Reply(text=ANSWER, chunk_size=8))
-            ollama.on_first_chunk = disk_full
+    with FakeOllama() as ollama:
+        run = runner(str(db), ollama, capsys)
+        session_id = json.loads(run("sessions", "new", "--json").out)["id"]
+        ollama.script(Reply(text=ANSWER, chunk_size=8))
+        with full_disk() as fill:
+            ollama.on_first_chunk = fill
             sent = run("chat", "--session", str(session_id), "is the disk full?")
-            resource.setrlimit(resource.RLIMIT_FSIZE, limit)
-            ollama.on_first_chunk = None
-            assert sent.code == 2
-            assert sent.out.strip() == ANSWER
-            assert "disk" in sent.err
-            assert "kept on this computer" in sent.err
-            assert len(spool_files(data_home)) == 1
+        ollama.on_first_chunk = None
+        assert sent.code == 2
+        assert sent.out.strip() == ANSWER
+        assert "disk" in sent.err
+        assert "kept on this computer" in sent.err
+        assert len(spool_files(data_home)) == 1
 
-            run("sessions", "list")
-            assert messages(run, session_id)[-1] == ("assistant", "complete", ANSWER)
-            assert spool_files(data_home) == []
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
-        signal.signal(signal.SIGXFSZ, previous)
+        run("sessions", "list")
+        assert messages(run, session_id)[-1] == ("assistant", "complete", ANSWER)
+        assert spool_files(data_home) == []
 
 
 def held(owner: str, session_id: int, text: str = ANSWER, database: str = "db") -> HeldReply:

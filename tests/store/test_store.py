@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, select
 
 from oncall_tui.errors import OncallError
 from oncall_tui.services.configuration import ConfigurationService
@@ -25,6 +25,7 @@ from oncall_tui.store.engine import Database
 from oncall_tui.store.ids import UnsavedRowError, stored_id
 from oncall_tui.store.sqlite import BUSY_TIMEOUT_MS, SqliteDatabase, sqlite_engine
 from oncall_tui.store.tables import PromptRow  # (importing it registers the tables)
+from tests.conftest import sqlite_full
 from tests.schemas import RELEASE_0_1_0, sqlite_at, sqlite_version
 from tests.store.test_search import add_messages
 
@@ -190,6 +191,29 @@ def test_an_unusable_path_is_a_catalog_error(tmp_path: Path) -> None:
     with pytest.raises(OncallError) as caught:
         SqliteDatabase(blocker / "oncall.db")
     assert caught.value.code == "DATABASE_UNAVAILABLE"
+
+
+def test_a_unit_of_work_on_a_full_disk_fails_in_the_catalog_s_words(tmp_path: Path) -> None:
+    """SQLite's "database or disk is full" under any unit of work (a send, a rename) is the
+    catalog's, as PostgreSQL's failures are: not a fault of the program to its clients."""
+    database = SqliteDatabase(tmp_path / "oncall.db")
+
+    def add_a_long_prompt() -> None:
+        with database.session() as session:
+            session.add(PromptRow(owner="alice", label="Long", content="x" * 100_000))
+
+    try:
+        with sqlite_full(database), pytest.raises(OncallError) as caught:
+            add_a_long_prompt()
+        assert caught.value.code == "DATABASE_UNAVAILABLE"
+        assert caught.value.reason == "disk_full"
+        assert caught.value.message("en").startswith(
+            f"Cannot open the database at {tmp_path / 'oncall.db'}: the disk is full"
+        )
+        with database.read() as session:  # rolled back: nothing half-written
+            assert session.exec(select(PromptRow)).all() == []
+    finally:
+        database.close()
 
 
 def test_a_row_has_an_id_once_it_is_flushed(database: Database) -> None:

@@ -20,9 +20,10 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.conftest import sqlite_full
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
-from tests.tui.harness import notifications, spy, wait_until
+from tests.tui.harness import notifications, scripted_app, spy, wait_until
 
 SIZE = (120, 40)
 ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
@@ -54,6 +55,34 @@ async def test_enter_while_the_database_is_refused_at_start_gives_the_text_back(
     assert app.failure.code == "DATABASE_UNAVAILABLE"
     assert app.unsent == "xy\nz"  # what came after the Enter is on a line of its own
     assert app.return_code == 2
+
+
+async def test_a_full_disk_is_said_as_such_and_what_was_typed_stays(tmp_path: Path) -> None:
+    """The disk under the database fills during an incident (a log shipper gone wild): a send
+    says the disk is full, in the catalog's words, not "the model stream failed", and says it
+    until something else is said (the database still answers reads); the message stays in the
+    composer to send once there is room. (Every unit of work says a full disk so: the store's
+    test.)"""
+    app, model = scripted_app(tmp_path / "oncall.db", ["Check the probe."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        status = screen.query_one("#status", PlainText)
+        await app.workers.wait_for_complete()
+        with sqlite_full(app.services.database):
+            app.query_one(Composer).text = "api-7 restarts, logs below " + "x" * 20_000
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "the disk is full" in status.text)
+            assert "stream failed" not in status.text
+            assert app.query_one(Composer).text.startswith("api-7 restarts")
+            assert model.calls == []
+            await pilot.pause(0.3)  # the sessions pane reads the database meanwhile
+            assert "the disk is full" in status.text  # a read that works does not unsay it
+            assert not notifications(app)  # no "unexpected error"
+        await pilot.press("enter")  # room again: the message goes
+        await wait_until(pilot, lambda: len(model.calls) == 1 and not screen.sending)
+        session_id = screen.session_id or 0
+        assert app.services.sessions.messages("alice", session_id)[-1].content == "Check the probe."
 
 
 @pytest.fixture

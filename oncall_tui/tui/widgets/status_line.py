@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 
+WRITES_REFUSED = frozenset({"disk_full", "database_read_only"})
+"""The reasons of a database that answers but takes nothing."""
+
+
 class StatusLine(PlainText):
     """The line, and what it speaks of."""
 
@@ -70,7 +74,9 @@ class StatusLine(PlainText):
         message = error.message(lang)
         database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
         if database:
-            self.database_away = True
+            # A database that cannot be written (a full disk, a read-only file) still answers
+            # reads: the next read must not take back what a refused write said.
+            self.database_away = error.reason not in WRITES_REFUSED
             if self._services.has_held():
                 message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
         self.say(message, error=True, app_wide=database)
