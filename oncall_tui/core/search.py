@@ -6,7 +6,9 @@ substring, ignoring case. Nothing in a query is an operator: ``AND``, ``OR``, ``
 ``NEAR(`` and a lone ``"`` are text like any other, so no query can be a syntax error (a NUL
 character separates terms, as a space does).
 Substrings, not words: ``time`` finds ``timeout`` and ``超时`` finds ``上游超时`` (what a
-prefix search would give, and more).
+prefix search would give, and more). So a ``*`` at either end of a word, the shell's "anything",
+is dropped (``timeout*`` is ``timeout``, which it means), unless the word is only stars; inside
+a word or a phrase it is text (``a*b``, ``"SELECT *"``).
 
 Limits: a query is 1..:data:`MAX_QUERY_CHARS` characters after trimming, and at least one of
 its terms has :data:`MIN_INDEXED_CHARS` characters or more (a one-character term alone would
@@ -59,6 +61,8 @@ def parse_query(text: str) -> SearchQuery:
     terms: list[str] = []
     for match in _TERM.finditer(trimmed):
         phrase, word = match.groups()
+        if word is not None:
+            word = word.strip("*") or word
         term = " ".join((phrase if phrase is not None else word).split())
         if term and term not in terms:
             terms.append(term)

@@ -240,6 +240,22 @@ def test_a_snippet_is_one_line_at_most_160_characters_with_the_match_marked() ->
     assert all(cjk.text[a:b] == "超时" for a, b in cjk.highlights)
 
 
+def test_a_star_at_either_end_of_a_word_means_anything_as_in_a_shell(
+    database: Database, sessions: SessionService, search: SearchService
+) -> None:
+    """``timeout*`` found nothing where ``timeout`` found the message: a false "nothing
+    happened" to whoever searches as they glob."""
+    chat = sessions.create("alice", "incident")
+    add_messages(database, "alice", chat.id, "upstream timeout after 30s", "api-7 OOMKilled")
+    assert found(search, "timeout*") == ["upstream timeout after 30s"]
+    assert found(search, "*timeout*") == ["upstream timeout after 30s"]
+    assert found(search, "api-7*") == ["api-7 OOMKilled"]
+    assert found(search, "api-7*   oom*") == ["api-7 OOMKilled"]
+    assert found(search, '"timeout*"') == []  # in quotes, as written
+    assert parse_query("**").terms == ("**",)  # only stars: the text itself
+    assert parse_query("time* *time a*b").terms == ("time", "a*b")
+
+
 def test_the_query_is_words_or_quoted_phrases_without_repeats() -> None:
     assert parse_query('  disk "connection   refused"  disk 超时 ').terms == (
         "disk",
