@@ -61,9 +61,8 @@ def parse_query(text: str) -> SearchQuery:
     terms: list[str] = []
     for match in _TERM.finditer(trimmed):
         phrase, word = match.groups()
-        if word is not None:
-            word = word.strip("*") or word
-        term = " ".join((phrase if phrase is not None else word).split())
+        written = phrase if phrase is not None else word.strip("*") or word
+        term = " ".join(written.split())
         if term and term not in terms:
             terms.append(term)
     query = SearchQuery(tuple(terms))
