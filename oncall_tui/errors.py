@@ -857,6 +857,16 @@ def held_saved_note(count: int, lang: Language) -> str:
     return note("held_saved_one" if count == 1 else "held_saved", lang, count=count)
 
 
+def joined(lang: Language, *sentences: str) -> str:
+    """Sentences said one after another, each with its stop: a space between them in English,
+    none in Chinese, whose stops and brackets are full width. A part in brackets (a key hint)
+    takes no stop."""
+    stop, gap = ("。", "") if lang == "zh" else (".", " ")
+    ends = ("。", "！", "？", "）", ".", "!", "?", ")")
+    said = [text.rstrip() for text in sentences if text.strip()]
+    return gap.join(text if text.endswith(ends) else text + stop for text in said)
+
+
 def _embedded(message: str) -> str:
     """A whole message placed inside another's sentence: without its closing stop."""
     return message.rstrip().rstrip(".。")

@@ -41,7 +41,7 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import ContextUsage
-from oncall_tui.errors import Language, OncallError, note
+from oncall_tui.errors import Language, OncallError, joined, note
 from oncall_tui.inputs import at_most
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.turn import ModelUsage, Turn
@@ -351,8 +351,7 @@ class ChatService:
             "in the spool" if on_disk else "in memory only",
         )
         kept = note("reply_held" if on_disk else "reply_held_memory", self._lang)
-        said = failure.message(self._lang).rstrip()
-        message = f"{said}{'' if said.endswith(('.', '!', '?', '。')) else '.'} {kept}"
+        message = joined(self._lang, failure.message(self._lang), kept)
         return _HeldError(ReplyHeld(failure.code, message, prepared.session_id, status, on_disk))
 
     def _sent_back_note(self, reply: StreamedReply) -> str | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.errors import CATALOG, REASONS, held_saved_note
+from oncall_tui.errors import CATALOG, REASONS, held_saved_note, joined
 from oncall_tui.texts import TEXTS, counted, text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"
@@ -181,6 +181,19 @@ def test_every_error_says_its_detail_from_the_catalog() -> None:
 
 def test_text_fills_its_fields() -> None:
     assert text("search.count", "zh", count=3) == "找到 3 条，最新的在前。"
+
+
+def test_sentences_are_joined_as_each_language_writes_them() -> None:
+    """A message and the note after it: "重试。回答…", never "重试. 回答…"."""
+    assert joined("en", "free some space and try again", "The answer is kept.") == (
+        "free some space and try again. The answer is kept."
+    )
+    assert joined("zh", "请释放空间后重试", "回答已保留。") == "请释放空间后重试。回答已保留。"
+    assert joined("en", "Start a new session.", "(f9 compacts)") == (
+        "Start a new session. (f9 compacts)"
+    )
+    assert joined("zh", "请新建会话。", "（f9 压缩记忆）") == "请新建会话。（f9 压缩记忆）"
+    assert joined("en", "Done!", "", "  ") == "Done!"
 
 
 def test_the_held_replies_note_says_one_answer_or_how_many() -> None:

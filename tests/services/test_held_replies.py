@@ -115,8 +115,15 @@ def test_a_reply_streamed_while_postgresql_stops_is_held_then_saved_once(
         assert len(messages(run, session_id)) == 2
 
 
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", ". The answer is not saved yet: it is kept on this computer"),
+        ("zh", "。回答尚未保存：它保留在本机"),  # a Chinese stop, and no space after it
+    ],
+)
 def test_a_full_disk_under_the_sqlite_file_holds_the_reply(
-    tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str], lang: str, said: str
 ) -> None:
     db = tmp_path / "oncall.db"
     with FakeOllama() as ollama:
@@ -125,12 +132,12 @@ def test_a_full_disk_under_the_sqlite_file_holds_the_reply(
         ollama.script(Reply(text=ANSWER, chunk_size=8))
         with full_disk() as fill:
             ollama.on_first_chunk = fill
-            sent = run("chat", "--session", str(session_id), "is the disk full?")
+            sent = run("--lang", lang, "chat", "--session", str(session_id), "is the disk full?")
         ollama.on_first_chunk = None
         assert sent.code == 2
         assert sent.out.strip() == ANSWER
         assert "disk" in sent.err
-        assert "kept on this computer" in sent.err
+        assert said in sent.err
         assert len(spool_files(data_home)) == 1
 
         run("sessions", "list")

@@ -27,6 +27,7 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import joined
 from oncall_tui.services.context import COMPACTING_HELPS
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
@@ -146,7 +147,8 @@ class Replies:
             return refused.message
         compact = keys_to_say("compact", self._keymap)
         new = keys_to_say("new_session", self._keymap)
-        return f"{refused.message} {t('send.full_hint', self._lang, compact=compact, new=new)}"
+        hint = t("send.full_hint", self._lang, compact=compact, new=new)
+        return joined(self._lang, refused.message, hint)
 
     def _server_answered(self) -> None:
         """The model server answered this send: what the screen says of it follows (it may

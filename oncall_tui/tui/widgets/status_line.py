@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError, note
+from oncall_tui.errors import OncallError, joined, note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -78,7 +78,7 @@ class StatusLine(PlainText):
             # reads: the next read must not take back what a refused write said.
             self.database_away = error.reason not in WRITES_REFUSED
             if self._services.has_held():
-                message = f"{message.rstrip('.')}. {note('reply_held', lang)}"
+                message = joined(lang, message, note("reply_held", lang))
         self.say(message, error=True, app_wide=database)
 
     def show_fault(self, exc: Exception) -> None:
