@@ -401,7 +401,7 @@ class ChatService:
         if message_id is not None:
             parts.append(note("partial_kept", self._lang, status="failed"))
         parts.append(note("retry_hint", self._lang))
-        return " ".join(parts)
+        return joined(self._lang, *parts)
 
     def _store_answer(
         self,

@@ -21,7 +21,7 @@ from textual.theme import Theme
 from textual.widgets import TextArea
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import OncallError, joined
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import COMMANDS, checked_keymap
@@ -174,7 +174,7 @@ class OncallApp(KeyOrderApp):
                 problems.append(t("theme.unknown", self.lang, theme=settings.theme))
         self.theme_changed_signal.subscribe(self, self._theme_chosen)
         if problems:
-            self.call_after_refresh(self.main.show_warning, " ".join(problems))
+            self.call_after_refresh(self.main.show_warning, joined(self.lang, *problems))
 
     def _theme_chosen(self, theme: Theme) -> None:
         """Keep the theme picked (ctrl+p, Theme) in the settings file, off the UI's loop."""

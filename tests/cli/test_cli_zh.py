@@ -158,6 +158,18 @@ def test_chat_status_lines_in_chinese(cli: RunCli, ollama: FakeOllama) -> None:
     assert "[上下文已用" in result.err
 
 
+def test_a_failed_reply_says_its_sentences_as_chinese_is_written(
+    cli: RunCli, ollama: FakeOllama
+) -> None:
+    """The error, what was kept and the retry hint: each with its Chinese stop, and no space
+    between them (they were joined with an English space)."""
+    ollama.script(Reply("先看一下探针的日志。" * 4, chunk_size=4, drop_after=2))
+    result = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", MODEL, "chat", "重启了")
+    assert result.code == 4, result.err
+    assert "。已保留部分回复，标记为 failed。你的消息已保存；重试会重新回答它。" in result.err
+    assert "。 " not in result.err
+
+
 def test_chat_refusals_in_chinese(cli: RunCli) -> None:
     result = cli("--lang", "zh", "chat", "--retry")
     assert result.code == 2

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from textual.timer import Timer
 
+from oncall_tui.errors import joined
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_to_say
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
@@ -93,7 +94,7 @@ class ComposerDraft:
             keys = keys_to_say("prompts", self._services.settings.keymap)
             said.append(t("draft.prompt_kept", ui_lang(composer), keys=keys))
         if said:
-            self._status.say(" ".join(said), app_wide=True)
+            self._status.say(joined(ui_lang(composer), *said), app_wide=True)
 
     def changed(self) -> None:
         """The composer's text changed."""

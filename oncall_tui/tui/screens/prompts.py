@@ -23,7 +23,7 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.prompts import MAX_CONTENT_CHARS, MAX_LABEL_CHARS
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import OncallError, joined
 from oncall_tui.services.drafts import PromptDraft
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.texts import text as t
@@ -383,7 +383,7 @@ class PromptEditorScreen(AssetScreen):
         if self.is_dirty:
             details.append(t("prompts.delete.unsaved", lang))
         title, yes = t("prompts.delete.title", lang), t("prompts.key.delete", lang)
-        if not await self._confirm_delete(title, " ".join(details), yes):
+        if not await self._confirm_delete(title, joined(lang, *details), yes):
             return
         await self._call(self._services.configuration.delete_prompt, prompt.id)
         self.app.post_message(ConfigurationChanged())
