@@ -7,6 +7,7 @@ use them, so registering these commands costs ``--version`` and ``--help`` nothi
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 
     skills = commands.add_parser("skills", help="manage your SKILL.md skills")
     skill_actions = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = skill_actions.add_parser("add", help="upload a SKILL.md file (or the one in a directory)")
+    p = skill_actions.add_parser(
+        "add", help="upload a SKILL.md (or the one in a folder; a folder of such folders: each)"
+    )
     p.add_argument("path")
     add_json_flag(p).set_defaults(handler=skills_add)
     p = skill_actions.add_parser("select", help="add skills to the selection in use")
@@ -167,12 +170,33 @@ def _print_skill(skill: SkillView, lang: Language) -> None:
 
 
 def skills_add(ctx: Services, args: argparse.Namespace) -> int:
-    skill = ctx.configuration.add_skill_file(ctx.owner, args.path)
+    """One skill (a SKILL.md, or the folder holding it) as it is stored; a folder of skill
+    folders, each added, then each refused on stderr with why (exit 2 if any was)."""
+    from oncall_tui.services.skill_files import MAX_FOLDERS
+
+    result = ctx.configuration.add_skill_files(ctx.owner, args.path)
+    lang = ctx.settings.lang
+    if not result.of_folders:
+        (skill,) = result.added
+        if args.json:
+            emit_json(skill.to_json())
+        else:
+            _print_skill(skill, lang)
+        return 0
     if args.json:
-        emit_json(skill.to_json())
+        emit_json(result.to_json(lang))
     else:
-        _print_skill(skill, ctx.settings.lang)
-    return 0
+        for skill in result.added:
+            _print_skill(skill, lang)
+        for folder, error in result.refused:
+            emit_line(
+                text("cli.skill.refused", lang, folder=folder, message=error.message(lang)),
+                sys.stderr,
+            )
+        if result.left:
+            left = text("cli.skills.left", lang, count=result.left, most=MAX_FOLDERS)
+            emit_line(left, sys.stderr)
+    return 2 if result.refused else 0
 
 
 def skills_list(ctx: Services, args: argparse.Namespace) -> int:

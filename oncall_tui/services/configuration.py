@@ -21,14 +21,15 @@ from dataclasses import dataclass
 from sqlmodel import Session
 
 from oncall_tui.core.prompts import validate_content, validate_label, validate_prompt
-from oncall_tui.core.skills import (
-    MAX_SKILL_BYTES,
-    SKILL_FILENAME,
-    check_upload_size,
-    validate_skill_upload,
-)
+from oncall_tui.core.skills import validate_skill_upload
 from oncall_tui.errors import OncallError
-from oncall_tui.inputs import find_named_file, is_storable_id, read_file
+from oncall_tui.inputs import is_storable_id
+from oncall_tui.services.skill_files import (
+    MAX_FOLDERS,
+    AddedSkills,
+    read_skill_file,
+    skill_folders,
+)
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillDetail, SkillView
 from oncall_tui.store.engine import Database, lock_owner
 from oncall_tui.store.repositories import (
@@ -120,11 +121,26 @@ class ConfigurationService:
             log.info("skill %s (%s) stored, %d bytes", row.id, row.name, row.size_bytes)
             return SkillView.of(row)
 
-    def add_skill_file(self, owner: str, path: str) -> SkillView:
-        """Upload the SKILL.md file a user named (:func:`read_skill_file`): the TUI's path
-        field and ``skills add`` alike. The file is read before the owner's lock is taken."""
-        filename, data = read_skill_file(path)
-        return self.add_skill(owner, filename, data)
+    def add_skill_files(self, owner: str, path: str) -> AddedSkills:
+        """Upload what a user named (:mod:`.skill_files`), the TUI's path field and ``skills
+        add`` alike: a ``SKILL.md``, a folder holding one (refused as one: the error is
+        raised), or a folder of such folders, each added on its own: one refused (a name
+        stored already) does not stop the others, and the result says which and why. A
+        database that fails stops them all (it is raised)."""
+        folders = skill_folders(path)
+        if folders is None:
+            return AddedSkills((self.add_skill(owner, *read_skill_file(path)),))
+        added: list[SkillView] = []
+        refused: list[tuple[str, OncallError]] = []
+        for skill_file in folders[:MAX_FOLDERS]:
+            try:
+                added.append(self.add_skill(owner, *read_skill_file(str(skill_file))))
+            except OncallError as error:
+                if error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY"):
+                    raise
+                refused.append((skill_file.parent.name, error))
+        left = max(0, len(folders) - MAX_FOLDERS)
+        return AddedSkills(tuple(added), tuple(refused), left, of_folders=True)
 
     def list_skills(self, owner: str) -> list[SkillView]:
         with self._database.read() as session:
@@ -228,19 +244,6 @@ class ConfigurationService:
         use) and returns the context it then holds; for a reader that found it needs repair."""
         with self._writing(owner) as session:
             return active_context_in(session, owner)
-
-
-def read_skill_file(path: str) -> tuple[str, bytes]:
-    """The file a user named: its base name and bytes, for :meth:`ConfigurationService.add_skill`.
-
-    ``~`` is expanded and a directory means the ``SKILL.md`` inside it. A huge file is not
-    read whole: its real size is reported with the catalog's size rule. A named pipe or a
-    device is refused without being waited on (see :mod:`oncall_tui.inputs`).
-    """
-    found = find_named_file(path, SKILL_FILENAME)
-    upload = read_file(found, MAX_SKILL_BYTES)
-    check_upload_size(found.name, upload.size)
-    return found.name, upload.data
 
 
 def read_active_context(session: Session, owner: str) -> ActiveContext | None:

@@ -73,6 +73,16 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.skills.header.name": {"en": "NAME", "zh": "名称"},
     "cli.skills.header.bytes": {"en": "BYTES", "zh": "字节"},
     "cli.skills.header.description": {"en": "DESCRIPTION", "zh": "描述"},
+    "cli.skill.refused": {
+        "en": "oncall-tui: {folder}: {message}",
+        "zh": "oncall-tui：{folder}：{message}",
+    },
+    "cli.skills.left": {
+        "en": "oncall-tui: skill folders not looked at: {count} (at most {most} at a time); "
+        "add them by their own paths.",
+        "zh": "oncall-tui：未处理的技能文件夹：{count} 个（一次最多 {most} 个）；"
+        "请按各自的路径添加。",
+    },
     "cli.skill.heading": {
         "en": "[{id}] {name} ({size} bytes)",
         "zh": "[{id}] {name}（{size} 字节）",

@@ -348,6 +348,18 @@ SKILLS: dict[str, dict[Language, str]] = {
         "zh": "还没有技能：请在上方添加 SKILL.md。",
     },
     "skills.added": {"en": "Added skill {name} ({size}).", "zh": "已添加技能 {name}（{size}）。"},
+    "skills.added_many": {
+        "en": "Added {count} skills: {names}.",
+        "zh": "已添加 {count} 个技能：{names}。",
+    },
+    "skills.stored_already": {
+        "en": "Stored already, so not added: {names} (delete one first to replace it).",
+        "zh": "已存在，未添加：{names}（要替换，请先删除）。",
+    },
+    "skills.left": {
+        "en": "Skill folders not looked at: {count} (at most {most} at a time).",
+        "zh": "未处理的技能文件夹：{count} 个（一次最多 {most} 个）。",
+    },
     "skills.selected": {"en": "Selected skill {name}.", "zh": "已选用技能 {name}。"},
     "skills.unselected": {"en": "Unselected skill {name}.", "zh": "已取消选用技能 {name}。"},
     "skills.delete.title": {"en": "Delete skill?", "zh": "删除技能？"},

@@ -114,10 +114,37 @@ def test_skills_add_list_show_delete(cli: RunCli, tmp_path: Path) -> None:
     assert cli("skills", "list", "--json").json() == []
 
 
-def test_uploading_every_example_skill(cli: RunCli) -> None:
-    for path in sorted(EXAMPLES.glob("*/SKILL.md")):
-        assert cli("skills", "add", str(path)).code == 0
-    assert len(cli("skills", "list", "--json").json_list()) >= 4
+def test_the_examples_folder_adds_every_example_skill(cli: RunCli) -> None:
+    """The folder the first-start guide names: one command, each of its skills."""
+    names = sorted(path.parent.name for path in EXAMPLES.glob("*/SKILL.md"))
+    added = cli("skills", "add", str(EXAMPLES))
+    assert added.code == 0, added.err
+    assert [line.split()[1] for line in added.out.splitlines()[::2]] == names
+    assert sorted(s["name"] for s in cli("skills", "list", "--json").json_list()) == names
+
+
+def test_a_folder_of_skill_folders_says_each_refused_and_exits_2(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    runbooks = tmp_path / "upload"  # where write_skill puts its folders
+    write_skill(tmp_path, "disk-full")
+    assert cli("skills", "add", str(write_skill(tmp_path, "oom-kill"))).code == 0
+    again = cli("skills", "add", str(runbooks))
+    assert again.code == 2
+    assert again.out.startswith("[2] disk-full (")
+    assert again.err == (
+        "oncall-tui: oom-kill: You already have a skill named 'oom-kill'. Delete it first to "
+        "replace it.\n"
+    )
+    document = cli("skills", "add", str(runbooks), "--json")
+    assert document.code == 2
+    shown = document.json()
+    assert isinstance(shown, dict)
+    assert shown["added"] == []
+    assert [(r["folder"], r["code"]) for r in shown["refused"]] == [
+        ("disk-full", "SKILL_DUPLICATE_NAME"),
+        ("oom-kill", "SKILL_DUPLICATE_NAME"),
+    ]
 
 
 @pytest.mark.parametrize("filename", ["skill.md", "README.md"])

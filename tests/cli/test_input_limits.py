@@ -22,7 +22,7 @@ from oncall_tui.core.prompts import MAX_CONTENT_CHARS
 from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
-from oncall_tui.services.configuration import read_skill_file
+from oncall_tui.services.skill_files import read_skill_file
 from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeOllama
 

@@ -92,6 +92,10 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
     keys("prompt", run("prompts", "add", "--label", "P", "--content", "C"))
     keys("skill", run("skills", "add", str(folder)))
     keys("skill shown", run("skills", "show", "pod-triage"))
+    other = tmp_path / "runbooks" / "disk-full"
+    other.mkdir(parents=True)
+    (other / "SKILL.md").write_text(skill_text("disk-full"), encoding="utf-8")
+    keys("skills added", run("skills", "add", str(other.parent)))
     keys("configuration", run("skills", "select", "pod-triage"))
     keys("session", run("sessions", "new"))
     ollama.script(Reply.tool_call("load_skill", {"skill_name": "pod-triage"}), "Done.")

@@ -1,4 +1,4 @@
-"""``add_skill_file``: the one upload of a SKILL.md file a user named, for the TUI and the CLI."""
+"""``add_skill_files``: the one upload of the SKILL.md files a user named (TUI and CLI)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
+from oncall_tui.services import configuration as configuration_module
 from oncall_tui.services.configuration import ConfigurationService
 from tests.conftest import skill_text
 
@@ -20,7 +21,7 @@ def test_a_directory_means_the_skill_md_in_it_and_the_skill_is_stored(
     folder = tmp_path / "disk-full"
     folder.mkdir()
     (folder / "SKILL.md").write_text(skill_text("disk-full", "Free disk space."), "utf-8")
-    skill = configuration.add_skill_file("alice", str(folder))
+    skill = configuration.add_skill_files("alice", str(folder)).added[0]
     assert (skill.name, skill.filename) == ("disk-full", "SKILL.md")
     assert [s.name for s in configuration.list_skills("alice")] == ["disk-full"]
     assert configuration.list_skills("bob") == []
@@ -31,7 +32,7 @@ def test_a_home_relative_path_is_expanded(
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "SKILL.md").write_text(skill_text("home-skill"), "utf-8")
-    assert configuration.add_skill_file("alice", "~/SKILL.md").name == "home-skill"
+    assert configuration.add_skill_files("alice", "~/SKILL.md").added[0].name == "home-skill"
 
 
 @pytest.mark.parametrize(
@@ -49,7 +50,7 @@ def test_a_file_that_breaks_a_rule_is_refused_and_nothing_is_stored(
     path = tmp_path / name
     path.write_bytes(data)
     with pytest.raises(OncallError) as caught:
-        configuration.add_skill_file("alice", str(path))
+        configuration.add_skill_files("alice", str(path))
     assert (caught.value.code, caught.value.reason) == ("SKILL_INVALID", reason)
     assert configuration.list_skills("alice") == []
 
@@ -59,6 +60,70 @@ def test_what_is_not_a_regular_file_is_refused(
 ) -> None:
     (tmp_path / "SKILL.md").mkdir()
     with pytest.raises(OncallError) as caught:
-        configuration.add_skill_file("alice", str(tmp_path))
+        configuration.add_skill_files("alice", str(tmp_path))
     assert caught.value.reason == "not_regular_file"
     assert configuration.list_skills("alice") == []
+
+
+def skill_folder(parent: Path, name: str, content: str | None = None) -> Path:
+    folder = parent / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(content or skill_text(name, f"Runbook {name}."), "utf-8")
+    return folder
+
+
+def test_a_folder_of_skill_folders_adds_each_and_says_which_it_refused(
+    configuration: ConfigurationService, tmp_path: Path
+) -> None:
+    """The first-start guide names the bundled examples' folder: Enter on it adds them all,
+    as the README's loop over its folders did; one refused does not stop the others."""
+    runbooks = tmp_path / "runbooks"
+    skill_folder(runbooks, "disk-full")
+    skill_folder(runbooks, "broken", "no front matter\n")
+    skill_folder(runbooks, "oom-kill")
+    (runbooks / "notes").mkdir()  # a folder without a SKILL.md is passed over
+    (runbooks / "README.md").write_text("not a skill", "utf-8")
+    configuration.add_skill_files("alice", str(runbooks / "oom-kill"))  # stored already
+    result = configuration.add_skill_files("alice", str(runbooks))
+    assert [skill.name for skill in result.added] == ["disk-full"]
+    assert [(folder, error.reason) for folder, error in result.refused] == [
+        ("broken", "skill_no_frontmatter"),
+        ("oom-kill", None),
+    ]
+    assert result.refused[1][1].code == "SKILL_DUPLICATE_NAME"
+    assert sorted(s.name for s in configuration.list_skills("alice")) == ["disk-full", "oom-kill"]
+
+
+def test_a_folder_with_a_skill_md_of_its_own_is_that_one_skill(
+    configuration: ConfigurationService, tmp_path: Path
+) -> None:
+    folder = skill_folder(tmp_path, "disk-full")
+    skill_folder(folder, "scripts")  # a folder inside it is not another skill to add
+    result = configuration.add_skill_files("alice", str(folder))
+    assert [skill.name for skill in result.added] == ["disk-full"]
+    assert [s.name for s in configuration.list_skills("alice")] == ["disk-full"]
+
+
+def test_a_folder_without_skills_says_the_skill_md_it_looked_for(
+    configuration: ConfigurationService, tmp_path: Path
+) -> None:
+    (tmp_path / "notes").mkdir()
+    with pytest.raises(OncallError) as caught:
+        configuration.add_skill_files("alice", str(tmp_path))
+    assert str(tmp_path / "SKILL.md") in caught.value.message("en")
+
+
+@pytest.mark.parametrize(("folders", "left"), [(3, 0), (4, 1)])
+def test_a_path_adds_at_most_max_folders_and_says_how_many_it_left(
+    configuration: ConfigurationService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    folders: int,
+    left: int,
+) -> None:
+    monkeypatch.setattr(configuration_module, "MAX_FOLDERS", 3)
+    for index in range(folders):
+        skill_folder(tmp_path, f"runbook-{index}")
+    result = configuration.add_skill_files("alice", str(tmp_path))
+    assert [skill.name for skill in result.added] == ["runbook-0", "runbook-1", "runbook-2"]
+    assert result.left == left

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,14 +10,14 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
-from oncall_tui.services.configuration import read_skill_file
 from oncall_tui.services.container import Services
+from oncall_tui.services.skill_files import read_skill_file
 from oncall_tui.services.views import SkillView
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.dialogs import ErrorText, TextViewerDialog
 from oncall_tui.tui.widgets.path_input import complete_path
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
-from tests.tui.harness import question_read
+from tests.tui.harness import notifications, question_read
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -162,6 +163,35 @@ async def test_successful_upload_expands_home_and_lists_the_new_skill(
         assert len(app.configuration_changes) == 1
 
 
+async def test_a_folder_of_skill_folders_adds_each_and_says_each_refused(
+    tmp_path: Path, assets_host: HostFactory, library_services: Services
+) -> None:
+    """Enter on a folder of skill folders (the bundled examples, which the first-start guide
+    names) adds every skill in it: it said "cannot read '…/skills-examples/SKILL.md'". Those
+    stored already are said once; another refusal, with its folder."""
+    runbooks = tmp_path / "runbooks"
+    names = ["alert-triage", "k8s-pod-triage", "log-analysis"]
+    for name in names:
+        shutil.copytree(EXAMPLES_DIR / name, runbooks / name)
+    write_skill(runbooks / "broken", "# no frontmatter\n")
+    library_services.configuration.add_skill_files(OWNER, str(runbooks / names[0]))
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, str(runbooks))
+        await wait_until(pilot, lambda: len(screen.skills) == len(names))
+        await wait_until(pilot, lambda: error_message(screen) is not None)
+        assert error_message(screen) == (
+            "broken: SKILL.md rejected: the file must start with a YAML frontmatter block "
+            "between '---' lines. Stored already, so not added: alert-triage (delete one first "
+            "to replace it)."
+        )
+        assert screen.query_one("#skill-path", Input).value == str(runbooks)  # to see why
+        stored = sorted(s.name for s in library_services.configuration.list_skills(OWNER))
+        assert stored == names
+        assert "Added 2 skills: k8s-pod-triage, log-analysis." in notifications(app)
+
+
 async def test_a_directory_path_means_the_skill_md_inside_it(
     assets_host: HostFactory, library_services: Services
 ) -> None:
@@ -284,9 +314,21 @@ def test_complete_path_keeps_what_was_typed_and_skips_hidden_entries(
     assert complete_path("~/sk") == "~/skills/"
     assert complete_path("~/skills/") == "~/skills/SKILL.md"
     assert complete_path("~/skills/SKILL.md") is None
-    assert complete_path("~/") == "~/skills/"
+    assert complete_path("~/") == "~/skills/"  # .secret is not offered: only one entry
     assert complete_path("~/.se") == "~/.secret/"
     assert complete_path(str(tmp_path / "missing" / "x")) is None
+
+
+def test_complete_path_goes_as_far_as_every_entry_agrees(tmp_path: Path) -> None:
+    """It picked the first of several ("skills-examples/" became "…/alert-triage/")."""
+    for name in ("log-analysis", "logs", "alert-triage"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "log-analysis" / "SKILL.md").write_text("x")
+    assert complete_path(f"{tmp_path}/") is None  # three entries: nothing they agree on
+    assert complete_path(f"{tmp_path}/l") == f"{tmp_path}/log"
+    assert complete_path(f"{tmp_path}/log") is None
+    assert complete_path(f"{tmp_path}/log-") == f"{tmp_path}/log-analysis/"
+    assert complete_path(f"{tmp_path}/a") == f"{tmp_path}/alert-triage/"
 
 
 def test_oversized_skill_file_reports_its_real_size(tmp_path: Path) -> None:

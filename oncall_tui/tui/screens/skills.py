@@ -19,7 +19,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import OncallError, joined
+from oncall_tui.services.skill_files import MAX_FOLDERS
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
@@ -256,16 +257,37 @@ class SkillLibraryScreen(AssetScreen):
     # -- flows (each runs in one worker; only one at a time) --------------------------------
 
     async def _upload(self, raw: str) -> None:
-        add_file = self._services.configuration.add_skill_file
-        skill = await self._call(add_file, raw.strip())
+        """Add the skill at the path typed, or (a folder of skill folders) each of them: the
+        ones added are said, and the line under the path says each refused and why."""
+        add_files = self._services.configuration.add_skill_files
+        result = await self._call(add_files, raw.strip())
         self._show_error(None)
         path_input = self.query_one("#skill-path", PathInput)
-        if path_input.value == raw:
+        if path_input.value == raw and not result.refused:
             path_input.value = ""
-        self.app.post_message(ConfigurationChanged())
-        await self._reload(focus_id=skill.id)
-        size = format_size(skill.size_bytes)
-        self._notify_done(t("skills.added", self._lang, name=skill.name, size=size))
+        if result.added:
+            self.app.post_message(ConfigurationChanged())
+            await self._reload(focus_id=result.added[-1].id)
+        lang = self._lang
+        if len(result.added) == 1 and not result.of_folders:
+            (skill,) = result.added
+            size = format_size(skill.size_bytes)
+            self._notify_done(t("skills.added", lang, name=skill.name, size=size))
+        elif result.added:
+            names = ", ".join(skill.name for skill in result.added)
+            self._notify_done(t("skills.added_many", lang, count=len(result.added), names=names))
+        stored = [f for f, error in result.refused if error.code == "SKILL_DUPLICATE_NAME"]
+        refused = [
+            f"{folder}: {error.message(lang)}"
+            for folder, error in result.refused
+            if folder not in stored
+        ]
+        if stored:  # said once for them all: adding a folder again is a common slip
+            refused.append(t("skills.stored_already", lang, names=", ".join(stored)))
+        if result.left:
+            refused.append(t("skills.left", lang, count=result.left, most=MAX_FOLDERS))
+        if refused:
+            self.query_one(ErrorText).show_error(joined(lang, *refused))
 
     async def _toggle_each(self) -> None:
         try:

@@ -26,7 +26,9 @@ COMPLETE_KEY = "ctrl+t"
 
 
 def complete_path(value: str) -> str | None:
-    """Complete the last component of a typed path, keeping what was typed (``~`` too).
+    """Complete the last component of a typed path, keeping what was typed (``~`` too), as a
+    shell does: as far as every entry it may be agrees (``skills-examples/`` holds five folders:
+    nothing; ``log`` before ``log-analysis/`` and ``logs/``: ``log``, nothing more).
 
     Directories complete with a trailing ``/``; hidden entries only when asked for with ``.``.
     """
@@ -43,10 +45,8 @@ def complete_path(value: str) -> str | None:
             )
     except OSError:
         return None
-    for name in names:
-        if len(name) > len(prefix):
-            return value + name[len(prefix) :]
-    return None
+    common = os.path.commonprefix(names)  # noqa: RUF071 (names of one folder, by character)
+    return value + common[len(prefix) :] if len(common) > len(prefix) else None
 
 
 class PathSuggester(Suggester):
