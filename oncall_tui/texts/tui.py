@@ -290,8 +290,8 @@ WELCOME: dict[str, dict[Language, str]] = {
         "zh": "{keys} 添加技能（模型按需加载的 SKILL.md 手册）。",
     },
     "welcome.examples": {
-        "en": "Examples to start with: {path}",
-        "zh": "可先试用示例：{path}",
+        "en": "Examples to start with (this folder adds them all): {path}",
+        "zh": "可先试用示例（输入此文件夹即全部添加）：{path}",
     },
     "welcome.prompt_model": {
         "en": "{prompts} sets your system prompt; {models} picks the model.",
