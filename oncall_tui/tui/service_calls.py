@@ -57,10 +57,12 @@ class ServiceCalls:
         *,
         group: str = "services",
         exclusive: bool = False,
+        report: Report | None = None,
     ) -> Worker[None]:
         """Run ``call`` in a thread; ``then(result)`` (which may be a coroutine function) runs on
         the UI's loop after it. With ``exclusive``, a call of the same group still running is
-        cancelled (a newer query replaces it)."""
+        cancelled (a newer query replaces it). ``report`` takes this call's catalog errors in
+        place of the caller's sink."""
 
         async def run() -> None:
             try:
@@ -69,7 +71,7 @@ class ServiceCalls:
                 if inspect.isawaitable(outcome):
                     await outcome
             except OncallError as error:
-                self._report(error)
+                (report or self._report)(error)
             except Exception as exc:  # a bug: said, and the app goes on
                 self._fault(exc)
 

@@ -90,18 +90,36 @@ async def test_a_path_ending_in_json_writes_the_json_document(tmp_path: Path) ->
         assert target.read_text(encoding="utf-8").lstrip().startswith("{")
 
 
-async def test_a_directory_that_does_not_exist_is_said_and_nothing_is_written(
+async def test_a_directory_that_does_not_exist_brings_the_dialog_back_saying_so(
     tmp_path: Path,
 ) -> None:
-    app, _ = scripted_app(tmp_path / "t.db")
+    """The path typed is not lost with the dialog (it closed, the error went to the status
+    line, and the corrected path typed on went into the composer as a message)."""
+    app, model = scripted_app(tmp_path / "t.db")
     target = tmp_path / "missing" / "out.md"
     async with app.run_test(size=SIZE) as pilot:
         screen = await export_dialog_for(pilot, 1, target)
         await pilot.press("enter")
-        status = screen.query_one("#status", PlainText)
-        await wait_until(pilot, lambda: status.has_class("-error"))
-        assert "missing" in status.text
+        await wait_until(pilot, lambda: dialogs_error(app) is not None)
+        assert f"there is no directory '{target.parent}'" in (dialogs_error(app) or "")
+        field = app.screen.query_one(Input)
+        assert field.value == str(target)  # to correct, not to type again
         assert not target.parent.exists()
+        field.value = str(tmp_path / "out.md")
+        await pilot.press("enter")
+        status = screen.query_one("#status", PlainText)
+        await wait_until(pilot, lambda: "Exported to" in status.text)
+        assert (tmp_path / "out.md").exists()
+        assert app.query_one(Composer).text == ""
+        assert model.calls == []
+
+
+def dialogs_error(app: OncallApp) -> str | None:
+    """The error the text dialog in front shows, if one is."""
+    screen = app.screen
+    if not isinstance(screen, TextDialog):
+        return None
+    return screen.query_one(dialogs.ErrorText).message
 
 
 async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> None:

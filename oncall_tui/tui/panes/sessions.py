@@ -17,6 +17,9 @@ from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from oncall_tui.errors import OncallError
     from oncall_tui.services.container import Services
     from oncall_tui.services.export import ExportFormat
     from oncall_tui.services.views import SessionView
@@ -108,14 +111,28 @@ class SessionActions:
             self._listing.notify(text("export.nothing", lang), timeout=3)
             return
 
+        def again(typed: Path) -> Callable[[OncallError], None]:
+            """Where a file cannot be written there (no such directory, a full disk), the
+            dialog comes back on the path typed, saying why: the path is not typed again."""
+
+            def report(error: OncallError) -> None:
+                if error.code == "EXPORT_FAILED":
+                    ask(str(typed), error.message(lang))
+                else:
+                    self._status.report(error)
+
+            return report
+
         def write(target: Path) -> None:
             fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
-            self._calls.start(
+            written = self._calls.start(
                 lambda: services.export.write(owner, session_id, fmt, target),
                 lambda written: self._status.say_about(
                     session_id, text("export.done", lang, path=str(written))
                 ),
+                report=again(target),
             )
+            hold_keys_for(self._listing.app, written)  # typed behind: to the dialog if back
 
         def replace(target: Path) -> None:
             """A file that exists is replaced only once the user has said so: the name typed
@@ -135,17 +152,18 @@ class SessionActions:
             checked = self._calls.start(
                 lambda: services.export.existing(typed),
                 lambda found: write(typed) if found is None else replace(found),
+                report=again(typed),
             )
             hold_keys_for(self._listing.app, checked)  # typed behind Enter: to the question
 
-        def ask(name: str) -> None:
-            dialog = TextDialog(
-                text("export.title", lang), text("export.prompt", lang), value=str(_here() / name)
-            )
+        def ask(path: str, error: str | None = None) -> None:
+            title, prompt = text("export.title", lang), text("export.prompt", lang)
+            dialog = TextDialog(title, prompt, value=path, error=error)
             self._listing.app.push_screen(dialog, chosen)
 
         named = self._calls.start(
-            lambda: services.export.default_filename(owner, session_id, "md"), ask
+            lambda: services.export.default_filename(owner, session_id, "md"),
+            lambda name: ask(str(_here() / name)),
         )
         hold_keys_for(self._listing.app, named)  # what is typed behind ctrl+s goes to the dialog
 

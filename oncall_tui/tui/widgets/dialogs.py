@@ -331,7 +331,9 @@ class TextDialog(ModalScreen[str | None]):
         value: str = "",
         placeholder: str = "",
         max_length: int = 0,
+        error: str | None = None,
     ) -> None:
+        """``error``: why the text given last time was refused, shown under it."""
         super().__init__()
         self.lang = ui_lang(self)
         translate_bindings(self, DIALOG_KEYS)
@@ -340,6 +342,7 @@ class TextDialog(ModalScreen[str | None]):
         self._value = value
         self._placeholder = placeholder
         self._max_length = max_length
+        self._error = error
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -352,6 +355,9 @@ class TextDialog(ModalScreen[str | None]):
                 max_length=self._max_length,
                 select_on_focus=False,
             )
+            error = ErrorText()
+            error.show_error(self._error)
+            yield error
             yield Static(t("dialog.text.keys", self.lang), classes="dialog--keys", markup=False)
 
     @on(Input.Submitted)
