@@ -114,11 +114,17 @@ def read_file(path: Path, limit: int) -> BoundedRead:
     return BoundedRead(path=path, data=data, size=max(size, len(data)), limit=limit)
 
 
+def expanded_path(raw: str) -> Path:
+    """A path a user typed, ``~`` expanded (``~user`` of no known user: taken as written)."""
+    path = Path(raw)
+    with contextlib.suppress(RuntimeError):
+        path = path.expanduser()
+    return path
+
+
 def find_named_file(raw: str, default_name: str) -> Path:
     """The file a user named: ``~`` expanded, and a directory meaning ``default_name`` in it."""
-    path = Path(raw)
-    with contextlib.suppress(RuntimeError):  # ``~user`` of no known user: taken as written
-        path = path.expanduser()
+    path = expanded_path(raw)
     try:
         is_directory = stat.S_ISDIR(os.stat(path).st_mode)
     except (OSError, ValueError):

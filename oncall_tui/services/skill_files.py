@@ -14,7 +14,7 @@ from pathlib import Path
 
 from oncall_tui.core.skills import MAX_SKILL_BYTES, SKILL_FILENAME, check_upload_size
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import find_named_file, read_file
+from oncall_tui.inputs import expanded_path, find_named_file, read_file
 from oncall_tui.services.views import SkillView
 
 MAX_FOLDERS = 100
@@ -44,15 +44,15 @@ def skill_folders(raw: str) -> list[Path] | None:
     """The ``SKILL.md`` of each folder of ``raw`` that holds one, by name, when ``raw`` is a
     folder without one of its own; ``None`` when ``raw`` names one file (a ``SKILL.md``, or a
     folder holding it), or a folder that holds no skill folder (then reading it says why)."""
-    path = find_named_file(raw, SKILL_FILENAME)
-    if path.name != SKILL_FILENAME or path.exists() or not path.parent.is_dir():
+    folder = expanded_path(raw)
+    if not folder.is_dir() or (folder / SKILL_FILENAME).exists():
         return None
     try:
-        with os.scandir(path.parent) as entries:
+        with os.scandir(folder) as entries:
             names = sorted(entry.name for entry in entries if entry.is_dir())
     except OSError:
         return None
-    found = [path.parent / name / SKILL_FILENAME for name in names]
+    found = [folder / name / SKILL_FILENAME for name in names]
     return [skill for skill in found if skill.is_file()] or None
 
 

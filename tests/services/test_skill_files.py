@@ -113,6 +113,17 @@ def test_a_folder_without_skills_says_the_skill_md_it_looked_for(
     assert str(tmp_path / "SKILL.md") in caught.value.message("en")
 
 
+def test_a_skill_md_named_that_is_not_there_is_not_taken_for_its_folder(
+    configuration: ConfigurationService, tmp_path: Path
+) -> None:
+    """``runbooks/SKILL.md`` named, and missing: said so, not every skill folder beside it."""
+    skill_folder(tmp_path, "disk-full")
+    with pytest.raises(OncallError) as caught:
+        configuration.add_skill_files("alice", str(tmp_path / "SKILL.md"))
+    assert caught.value.reason == "unreadable_file"
+    assert configuration.list_skills("alice") == []
+
+
 @pytest.mark.parametrize(("folders", "left"), [(3, 0), (4, 1)])
 def test_a_path_adds_at_most_max_folders_and_says_how_many_it_left(
     configuration: ConfigurationService,
