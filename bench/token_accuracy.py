@@ -6,7 +6,8 @@ Reads the fixed corpus under ``bench/tokens/corpus`` (classes ``english``, ``chi
 samples, characters, exact tokens, and for the estimate and for the old one (four characters
 per token plus a CJK top-up, kept here as it was) the estimated tokens, the summed error and
 the lowest and highest single-sample error. Then the estimate's speed on 100 KB of logs,
-uncached, median of several runs. Prints figures; asserts nothing (the targets are asserted by
+uncached, median of several runs, and what a refusal at 95% costs to say how much of such a
+paste would fit. Prints figures; asserts nothing (the targets are asserted by
 ``tests/core/test_token_accuracy.py``).
 
     python bench/token_accuracy.py [--runs 21]
@@ -138,6 +139,7 @@ def report(samples: list[Sample], new: Estimator) -> None:
 def speed(samples: list[Sample], uncached: Estimator, runs: int) -> None:
     logs = "".join(s.text for s in samples if s.name.startswith("logs/"))
     text = (logs * (SPEED_CHARS // len(logs) + 1))[:SPEED_CHARS]
+    fitting_speed(text, runs)
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -145,6 +147,21 @@ def speed(samples: list[Sample], uncached: Estimator, runs: int) -> None:
         times.append(time.perf_counter() - start)
     median = statistics.median(times) * 1000
     print(f"\nspeed: {median:.2f} ms per 100 KB of logs (uncached, median of {runs} runs)")
+
+
+def fitting_speed(text: str, runs: int) -> None:
+    """What a refusal at 95% costs to say how much of a 100 KB paste fits: the search over its
+    beginnings (``services/context.characters_that_fit``), in an 8,192-token window a third full."""
+    from oncall_tui.core.memory import ContextBudget
+    from oncall_tui.services.context import characters_that_fit
+
+    times = []
+    for run in range(runs):  # a text of its own each run: the estimate caches what it saw
+        start = time.perf_counter()
+        fit = characters_that_fit(ContextBudget(8192), 2_700, text[run:])
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times) * 1000
+    print(f"\nhow much fits: about {fit:,} of 100,000 characters, in {median:.1f} ms (median)")
 
 
 def main() -> None:

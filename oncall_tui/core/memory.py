@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -132,6 +132,23 @@ class ContextBudget:
         while tokens > 0 and ContextUsage(tokens, self.window).at_limit:
             tokens -= 1
         return tokens
+
+
+def longest_that_fits(fits: Callable[[int], bool], high: int) -> int:
+    """The largest ``n`` in ``1..high`` with ``fits(n)``, or 0; ``fits`` is taken to hold up to
+    some ``n`` and not past it. Probes grow from small ones: a result may be far longer than
+    what fits, and each probe measures a text as long as it."""
+    low, probe = 0, min(1024, high)
+    while probe > low and fits(probe):
+        low, probe = probe, min(probe * 2, high)
+    high = probe - 1 if probe > low else low
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def should_auto_compact(

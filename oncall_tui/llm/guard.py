@@ -37,7 +37,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from oncall_tui.core.memory import LIMIT_PERCENT, ContextBudget
+from oncall_tui.core.memory import LIMIT_PERCENT, ContextBudget, longest_that_fits
 from oncall_tui.core.tokens import estimate_text_tokens
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import TRUNCATED
@@ -210,7 +210,7 @@ def _fitting_cut(name: str, content: str, *, before: int, budget: ContextBudget)
     def enough(end: int) -> bool:
         return estimate_text_tokens(body[:end]) >= MIN_KEPT_TOKENS
 
-    most = _longest(lambda end: fits(cuts.at_character(end)), len(body))
+    most = longest_that_fits(lambda end: fits(cuts.at_character(end)), len(body))
     if not most or not enough(most):
         return None
     cut = cuts.at_character(most)
@@ -221,23 +221,6 @@ def _fitting_cut(name: str, content: str, *, before: int, budget: ContextBudget)
             break
         line_end = body.rfind("\n", 0, line_end)
     return cut
-
-
-def _longest(fits: Callable[[int], bool], high: int) -> int:
-    """The largest ``n`` in ``1..high`` with ``fits(n)``, or 0; ``fits`` is taken to hold up to
-    some ``n`` and not past it. Probes grow from small ones: a result may be far longer than
-    what fits, and each probe measures a text as long as it."""
-    low, probe = 0, min(1024, high)
-    while probe > low and fits(probe):
-        low, probe = probe, min(probe * 2, high)
-    high = probe - 1 if probe > low else low
-    while low < high:
-        middle = (low + high + 1) // 2
-        if fits(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 @dataclass(frozen=True)
