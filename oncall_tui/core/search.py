@@ -58,19 +58,26 @@ def parse_query(text: str) -> SearchQuery:
     if not trimmed:
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "search_query_empty")
     at_most(trimmed, MAX_QUERY_CHARS, "search_query_too_long")
-    terms: list[str] = []
-    for match in _TERM.finditer(trimmed):
-        phrase, word = match.groups()
-        written = phrase if phrase is not None else word.strip("*") or word
-        term = " ".join(written.split())
-        if term and term not in terms:
-            terms.append(term)
-    query = SearchQuery(tuple(terms))
+    query = SearchQuery(query_terms(trimmed))
     if not query.indexed:
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT", "search_query_too_short", minimum=MIN_INDEXED_CHARS
         )
     return query
+
+
+def query_terms(text: str) -> tuple[str, ...]:
+    """The terms of ``text`` as a query reads them, no limit checked (the sessions list's
+    filter takes these too): words and quoted phrases, whitespace in a phrase collapsed, a
+    star at either end of a word dropped, a term said twice taken once."""
+    terms: list[str] = []
+    for match in _TERM.finditer(text):
+        phrase, word = match.groups()
+        written = phrase if phrase is not None else word.strip("*") or word
+        term = " ".join(written.split())
+        if term and term not in terms:
+            terms.append(term)
+    return tuple(terms)
 
 
 def fold(text: str) -> str:

@@ -103,6 +103,31 @@ async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_pat
         assert len(options(app)) == 2
 
 
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("failover redis", ["redis failover"]),  # every word, in any order, as the search
+        ("REDIS*", ["redis failover"]),  # a star at the end: the shell's "anything"
+        ('"failover redis"', []),  # a phrase in quotes: as written
+        ("redis lag", []),
+    ],
+)
+async def test_the_filter_reads_what_is_typed_as_the_search_does(
+    tmp_path: Path, typed: str, shown: list[str]
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        seed_session(app, 1, title="redis failover")
+        seed_session(app, 1, title="kafka lag")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        app.query_one(SessionList).action_filter()
+        app.query_one("#session-filter", Input).value = typed
+        expected = [f"  {title}" for title in shown] or [f"  no session matches “{typed}”"]
+        await wait_until(pilot, lambda: options(app) == expected)  # the open one is the other
+
+
 async def test_what_another_process_writes_appears_without_a_restart(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from oncall_tui.core.search import query_terms
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
@@ -132,7 +133,8 @@ class SessionList(Vertical):
         the same list."""
         if not self.is_mounted:
             return
-        needle = self.query_one("#session-filter", Input).value.strip().lower()
+        needle = self.query_one("#session-filter", Input).value.strip()
+        terms = [term.lower() for term in query_terms(needle)]  # as the search reads them
         options = self.query_one(OptionList)
         current = None if self.current is None else str(self.current)
         untitled = t("sessions.new", self.lang)
@@ -140,7 +142,7 @@ class SessionList(Vertical):
         shown: list[tuple[str | None, str]] = [
             (str(s.id), ("▸ " if s.id == self.current else "  ") + terminal_safe(title))
             for s, title in titles
-            if needle in title.lower()
+            if all(term in title.lower() for term in terms)
         ]
         if not needle and all(s.id != self.current for s in self.sessions):
             shown.insert(0, (current, f"▸ {t('sessions.new', self.lang)}"))
