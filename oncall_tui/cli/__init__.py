@@ -22,7 +22,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor, search, tools
@@ -48,12 +48,24 @@ Handler = Callable[["Services", argparse.Namespace], int]
 
 
 class _UsageError(Exception):
-    """A command line argparse could not parse; reported through the catalog by ``main``."""
+    """A command line argparse could not parse; reported through the catalog by ``main``, after
+    the usage of the command it was parsing (``sessions`` lists its actions), not the app's."""
+
+    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+        super().__init__(message)
+        self.parser = parser
 
 
 class _Parser(argparse.ArgumentParser):
+    groups_actions = False
+    """A command made of actions (``sessions``, ``skills``): its help lists them."""
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        self.groups_actions = True
+        return super().add_subparsers(**kwargs)
+
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(message)
+        raise _UsageError(message, self)
 
 
 def _peek_lang(argv: Sequence[str]) -> str | None:
@@ -132,7 +144,9 @@ def _run(arguments: list[str]) -> int:
         error = _misencoded(arguments)
         if error is None:
             if not as_json:
-                parser.print_usage(sys.stderr)
+                said = usage.parser
+                group = said is not parser and getattr(said, "groups_actions", False)
+                (said.print_help if group else said.print_usage)(sys.stderr)
             error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=str(usage))
         return report_error(error, resolve_language(_peek_lang(arguments)), as_json)
     except OncallError as error:  # an argument's own type refused it (an id, a skill ref)

@@ -184,6 +184,25 @@ def test_config_set_and_clear(cli: RunCli, tmp_path: Path) -> None:
     assert cli("config", "show", "--json").json() == cleared
 
 
+@pytest.mark.parametrize("command", ["sessions", "skills", "prompts", "memory", "config"])
+def test_a_command_without_its_action_lists_its_actions(cli: RunCli, command: str) -> None:
+    """``oncall-tui sessions`` printed the app's usage ("COMMAND ..."), which names no action."""
+    result = cli(command)
+    assert result.code == 2
+    assert result.err.startswith(f"usage: oncall-tui {command} [-h] ACTION ...")
+    assert "    list " in result.err or "    show " in result.err
+    assert result.err.endswith("the following arguments are required: ACTION\n")
+
+
+def test_an_action_missing_an_argument_shows_its_own_usage(cli: RunCli) -> None:
+    result = cli("sessions", "show")
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "usage: oncall-tui sessions show [-h] [--json] id",
+        "oncall-tui: Invalid argument: the following arguments are required: id",
+    ]
+
+
 def test_other_users_ids_fail_the_whole_save(cli: RunCli, tmp_path: Path) -> None:
     alice_skill = cli("skills", "add", str(write_skill(tmp_path, "a")), "--json").json()
     assert isinstance(alice_skill, dict)
