@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
@@ -39,6 +40,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import require_utf8
 from oncall_tui.texts import text
+from oncall_tui.texts.cli import ARGPARSE_ZH
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -66,6 +68,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(message, self)
+
+
+def _said(message: str, lang: Language) -> str:
+    """argparse's message in ``lang`` (it speaks English only): one of the messages a command
+    line can meet, its argument names and values kept; any other as it is."""
+    if lang == "zh":
+        for pattern, chinese in ARGPARSE_ZH:
+            if found := re.fullmatch(pattern, message):
+                return chinese.format(*found.groups())
+    return message
 
 
 def _peek_lang(argv: Sequence[str]) -> str | None:
@@ -141,14 +153,15 @@ def _run(arguments: list[str]) -> int:
         _require_utf8_arguments(parser, args)
     except _UsageError as usage:
         as_json = "--json" in arguments
+        lang = resolve_language(_peek_lang(arguments))
         error = _misencoded(arguments)
         if error is None:
             if not as_json:
                 said = usage.parser
                 group = said is not parser and getattr(said, "groups_actions", False)
                 (said.print_help if group else said.print_usage)(sys.stderr)
-            error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=str(usage))
-        return report_error(error, resolve_language(_peek_lang(arguments)), as_json)
+            error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=_said(str(usage), lang))
+        return report_error(error, lang, as_json)
     except OncallError as error:  # an argument's own type refused it (an id, a skill ref)
         lang = resolve_language(_peek_lang(arguments))
         return report_error(error, lang, "--json" in arguments)

@@ -12,7 +12,7 @@ import pytest
 
 from oncall_tui.cli.output import cell_width, pad
 from oncall_tui.texts import TEXTS, text
-from oncall_tui.texts.cli import CLI
+from oncall_tui.texts.cli import ARGPARSE_ZH, CLI
 from tests.conftest import RunCli
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 
@@ -168,6 +168,46 @@ def test_a_failed_reply_says_its_sentences_as_chinese_is_written(
     assert result.code == 4, result.err
     assert "。已保留部分回复，标记为 failed。你的消息已保存；重试会重新回答它。" in result.err
     assert "。 " not in result.err
+
+
+ARGPARSE_CASES = [
+    (("sessions",), "缺少必需的参数：ACTION"),
+    (("--bogus",), "无法识别的参数：--bogus"),
+    (("prompts", "add", "--label", "x"), "以下参数必须给出其一：--content --file"),
+    (("--l", "x", "doctor"), "选项 --l 有歧义，可能是：--lang, --log-level"),
+    (
+        ("--log-level", "loud", "doctor"),
+        "参数 --log-level：无效的选项 'loud'（可选：'debug', 'info', 'warning', 'error'）",
+    ),
+    (("search", "--limit", "x", "q"), "参数 --limit：无效的 int 值：'x'"),
+    (("chat", "--session"), "参数 --session：缺少它的值"),
+    (
+        ("prompts", "add", "--label", "x", "--content", "y", "--file", "z"),
+        "参数 --file：不能与参数 --content 同时使用",
+    ),
+    (("sessions", "list", "--json=1"), "参数 --json：不接受值 '1'"),
+]
+
+
+@pytest.mark.parametrize(("args", "said"), ARGPARSE_CASES)
+def test_argparse_s_own_messages_are_said_in_chinese(
+    cli: RunCli, args: tuple[str, ...], said: str
+) -> None:
+    """argparse speaks English only: "参数无效：the following arguments are required: ACTION"."""
+    result = cli("--lang", "zh", *args)
+    assert result.code == 2
+    assert result.err.splitlines()[-1] == f"oncall-tui: 参数无效：{said}"
+
+
+def test_every_argparse_message_the_table_names_is_one_a_command_line_meets() -> None:
+    """A pattern that argparse no longer writes (another Python) would leave English behind."""
+    met = {
+        pattern
+        for pattern, chinese in ARGPARSE_ZH
+        for _, said in ARGPARSE_CASES
+        if re.fullmatch(re.sub(r"\\\{\d\\\}", ".+", re.escape(chinese)), said)
+    }
+    assert met == {pattern for pattern, _ in ARGPARSE_ZH}
 
 
 def test_chat_refusals_in_chinese(cli: RunCli) -> None:
