@@ -73,13 +73,27 @@ async def test_a_new_session_can_be_named_before_its_first_message(tmp_path: Pat
         assert (session.title, session.message_count) == ("INC-4411 payments", 2)
 
 
-async def test_rename_shows_the_current_title(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("keys", "title"),
+    [
+        ((*"INC-7 db-1", "enter"), "INC-7 db-1"),  # typing names it anew (it was appended)
+        (("end", *" - fixed", "enter"), "db-1 disk full - fixed"),  # or it is edited
+    ],
+)
+async def test_rename_shows_the_current_title_which_typing_replaces(
+    tmp_path: Path, keys: tuple[str, ...], title: str
+) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        await open_seeded(pilot, 1, "db-1 disk full")
+        screen, session_id = await open_seeded(pilot, 1, "db-1 disk full")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
         assert app.screen.query_one(Input).value == "db-1 disk full"
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(
+            pilot, lambda: app.services.sessions.get("alice", session_id).title == title
+        )
 
 
 async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_path: Path) -> None:

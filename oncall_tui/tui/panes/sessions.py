@@ -95,7 +95,8 @@ class SessionActions:
 
         current = "" if shown is None else shown.title
         lang = ui_lang(self._listing)
-        dialog = TextDialog(text("rename.title", lang), text("rename.prompt", lang), value=current)
+        title, prompt = text("rename.title", lang), text("rename.prompt", lang)
+        dialog = TextDialog(title, prompt, value=current, replace=True)  # typing names it anew
         self._listing.app.push_screen(dialog, renamed)
 
     def export(self, session_id: int | None) -> None:

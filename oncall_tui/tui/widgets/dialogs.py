@@ -332,8 +332,11 @@ class TextDialog(ModalScreen[str | None]):
         placeholder: str = "",
         max_length: int = 0,
         error: str | None = None,
+        replace: bool = False,
     ) -> None:
-        """``error``: why the text given last time was refused, shown under it."""
+        """``error``: why the text given last time was refused, shown under it. ``replace``:
+        ``value`` starts selected, so what is typed replaces it (a new title), where otherwise
+        it is edited (a path)."""
         super().__init__()
         self.lang = ui_lang(self)
         translate_bindings(self, DIALOG_KEYS)
@@ -343,6 +346,7 @@ class TextDialog(ModalScreen[str | None]):
         self._placeholder = placeholder
         self._max_length = max_length
         self._error = error
+        self._replace = replace
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -353,7 +357,7 @@ class TextDialog(ModalScreen[str | None]):
                 self._value,
                 placeholder=self._placeholder,
                 max_length=self._max_length,
-                select_on_focus=False,
+                select_on_focus=self._replace,
             )
             error = ErrorText()
             error.show_error(self._error)
