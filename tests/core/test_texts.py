@@ -194,6 +194,10 @@ def test_sentences_are_joined_as_each_language_writes_them() -> None:
     )
     assert joined("zh", "请新建会话。", "（f9 压缩记忆）") == "请新建会话。（f9 压缩记忆）"
     assert joined("en", "Done!", "", "  ") == "Done!"
+    assert joined("en", "Nothing was sent (limit 95%)", "Compact it.") == (
+        "Nothing was sent (limit 95%). Compact it."  # a sentence ending in brackets ends too
+    )
+    assert joined("zh", "未发送（上限 95%）", "请压缩。") == "未发送（上限 95%）。请压缩。"
 
 
 def test_the_held_replies_note_says_one_answer_or_how_many() -> None:
