@@ -192,6 +192,20 @@ async def test_a_folder_of_skill_folders_adds_each_and_says_each_refused(
         assert "Added 2 skills: k8s-pod-triage, log-analysis." in notifications(app)
 
 
+async def test_a_folder_of_one_skill_folder_says_the_one_skill_added(
+    tmp_path: Path, assets_host: HostFactory
+) -> None:
+    shutil.copytree(EXAMPLES_DIR / "log-analysis", tmp_path / "runbooks" / "log-analysis")
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await submit_path(pilot, screen, str(tmp_path / "runbooks"))
+        await wait_until(pilot, lambda: len(screen.skills) == 1)
+        await wait_until(pilot, lambda: bool(notifications(app)))
+        assert notifications(app)[-1].startswith("Added skill log-analysis (")  # not "1 skills"
+        assert error_message(screen) is None
+
+
 async def test_a_directory_path_means_the_skill_md_inside_it(
     assets_host: HostFactory, library_services: Services
 ) -> None:

@@ -269,7 +269,7 @@ class SkillLibraryScreen(AssetScreen):
             self.app.post_message(ConfigurationChanged())
             await self._reload(focus_id=result.added[-1].id)
         lang = self._lang
-        if len(result.added) == 1 and not result.of_folders:
+        if len(result.added) == 1:  # one file, or a folder of one skill folder
             (skill,) = result.added
             size = format_size(skill.size_bytes)
             self._notify_done(t("skills.added", lang, name=skill.name, size=size))
