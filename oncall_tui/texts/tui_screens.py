@@ -192,6 +192,8 @@ SUMMARY: dict[str, dict[Language, str]] = {
         "zh": "暂无摘要：本会话尚未压缩过。",
     },
     "summary.time_unknown": {"en": "time unknown", "zh": "时间未知"},
+    "summary.status.complete": {"en": "complete", "zh": "完整"},
+    "summary.status.truncated": {"en": "truncated", "zh": "不完整"},
     "summary.cut_off": {
         "en": ", cut off at the model's length limit",
         "zh": "，已在模型长度上限处截断",

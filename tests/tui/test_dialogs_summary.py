@@ -13,7 +13,7 @@ from textual.widgets import Static
 import oncall_tui.tui.app
 from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.tui.chat_log.rich_markdown import CUT_MARK
-from oncall_tui.tui.screens.summary import SummaryScreen
+from oncall_tui.tui.screens.summary import SummaryScreen, summary_header
 from tests.tui.conftest import wait_until
 from tests.tui.harness import screen_rows
 
@@ -88,6 +88,15 @@ async def test_the_whole_header_and_the_close_keys_show_over_a_long_summary(
     assert "esc/q/f6 close" in text
     assert "note 0:" in text  # the summary starts right below the header
     assert "note 59:" not in text  # ...and the rest scrolls
+
+
+@pytest.mark.parametrize(
+    ("status", "shown"),
+    [("complete", "状态：完整"), ("truncated", "状态：不完整，已在模型长度上限处截断")],
+)
+def test_the_status_is_said_in_chinese_too(status: str, shown: str) -> None:
+    """It read "状态：complete": the stored value, not a word of the language."""
+    assert summary_header(memory_state(status=status), "zh")[1] == shown
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])

@@ -31,8 +31,8 @@ def summary_header(memory: MemoryState, lang: Language) -> list[str]:
     count = memory.compacted_message_count
     when = memory.last_compacted_at
     stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else t("summary.time_unknown", lang)
-    status = memory.memory_summary_status
-    if status == "truncated":
+    status = t(f"summary.status.{memory.memory_summary_status}", lang)  # complete, truncated
+    if memory.memory_summary_status == "truncated":
         status += t("summary.cut_off", lang)
     return [
         counted("summary.covers", count, lang, stamp=stamp),
