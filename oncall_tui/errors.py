@@ -703,8 +703,8 @@ REASONS: dict[str, dict[Language, str]] = {
 # Notes complete a message with what happened around it; they are never errors on their own.
 NOTES: dict[str, dict[Language, str]] = {
     "partial_kept": {
-        "en": "The partial reply was kept, marked {status}.",
-        "zh": "已保留部分回复，标记为 {status}。",
+        "en": "The partial reply was kept, marked failed.",
+        "zh": "已保留部分回复，标记为失败。",
     },
     "reply_cut": {
         "en": "The reply passed {limit} characters and was cut there, marked truncated.",

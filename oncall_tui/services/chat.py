@@ -399,7 +399,7 @@ class ChatService:
         """What a failed reply tells the user: the error, what was kept, that retry works."""
         parts = [error.message(self._lang)]
         if message_id is not None:
-            parts.append(note("partial_kept", self._lang, status="failed"))
+            parts.append(note("partial_kept", self._lang))
         parts.append(note("retry_hint", self._lang))
         return joined(self._lang, *parts)
 

@@ -166,7 +166,7 @@ def test_a_failed_reply_says_its_sentences_as_chinese_is_written(
     ollama.script(Reply("先看一下探针的日志。" * 4, chunk_size=4, drop_after=2))
     result = cli("--lang", "zh", "--ollama-url", ollama.url, "--model", MODEL, "chat", "重启了")
     assert result.code == 4, result.err
-    assert "。已保留部分回复，标记为 failed。你的消息已保存；重试会重新回答它。" in result.err
+    assert "。已保留部分回复，标记为失败。你的消息已保存；重试会重新回答它。" in result.err
     assert "。 " not in result.err
 
 
