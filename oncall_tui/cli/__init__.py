@@ -53,7 +53,7 @@ class _UsageError(Exception):
     """A command line argparse could not parse; reported through the catalog by ``main``, after
     the usage of the command it was parsing (``sessions`` lists its actions), not the app's."""
 
-    def __init__(self, message: str, parser: argparse.ArgumentParser) -> None:
+    def __init__(self, message: str, parser: _Parser) -> None:
         super().__init__(message)
         self.parser = parser
 
@@ -158,7 +158,7 @@ def _run(arguments: list[str]) -> int:
         if error is None:
             if not as_json:
                 said = usage.parser
-                group = said is not parser and getattr(said, "groups_actions", False)
+                group = said is not parser and said.groups_actions
                 (said.print_help if group else said.print_usage)(sys.stderr)
             error = OncallError("VALIDATION_INVALID_ARGUMENT", detail=_said(str(usage), lang))
         return report_error(error, lang, as_json)

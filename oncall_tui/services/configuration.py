@@ -32,6 +32,7 @@ from oncall_tui.services.skill_files import (
 )
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillDetail, SkillView
 from oncall_tui.store.engine import Database, lock_owner
+from oncall_tui.store.failures import FAILED_DATABASE_CODES
 from oncall_tui.store.repositories import (
     ConfigurationRepository,
     PromptRepository,
@@ -136,7 +137,7 @@ class ConfigurationService:
             try:
                 added.append(self.add_skill(owner, *read_skill_file(str(skill_file))))
             except OncallError as error:
-                if error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY"):
+                if error.code in FAILED_DATABASE_CODES:
                     raise
                 refused.append((skill_file.parent.name, error))
         left = max(0, len(folders) - MAX_FOLDERS)

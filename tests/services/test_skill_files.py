@@ -10,7 +10,8 @@ from oncall_tui.core.skills import MAX_SKILL_BYTES
 from oncall_tui.errors import OncallError
 from oncall_tui.services import configuration as configuration_module
 from oncall_tui.services.configuration import ConfigurationService
-from tests.conftest import skill_text
+from oncall_tui.store.engine import Database
+from tests.conftest import skill_text, sqlite_full
 
 pytestmark = pytest.mark.both_engines
 
@@ -138,3 +139,16 @@ def test_a_path_adds_at_most_max_folders_and_says_how_many_it_left(
     result = configuration.add_skill_files("alice", str(tmp_path))
     assert [skill.name for skill in result.added] == ["runbook-0", "runbook-1", "runbook-2"]
     assert result.left == left
+
+
+@pytest.mark.sqlite_only
+def test_a_database_that_fails_stops_a_folder_s_adds_and_is_raised(
+    configuration: ConfigurationService, database: Database, tmp_path: Path
+) -> None:
+    """A full disk is not one folder's refusal among others: nothing more is tried."""
+    for name in ("disk-full", "oom-kill"):
+        skill_folder(tmp_path, name, skill_text(name, body="x" * 20_000))
+    with sqlite_full(database), pytest.raises(OncallError) as caught:
+        configuration.add_skill_files("alice", str(tmp_path))
+    assert caught.value.code == "DATABASE_UNAVAILABLE"
+    assert configuration.list_skills("alice") == []
