@@ -385,7 +385,8 @@ class _ChatOutput:
             self._end_answer()
             sys.stderr.write(text("cli.chat.interrupted", self.lang) + "\n")
             if self.session_id is not None:
-                sys.stderr.write(text("cli.chat.session", self.lang, id=self.session_id) + "\n")
+                for key in ("cli.chat.session", "cli.chat.retry"):
+                    sys.stderr.write(text(key, self.lang, id=self.session_id) + "\n")
 
     def _end_answer(self) -> None:
         if self.answer_open:
@@ -437,7 +438,8 @@ class _ChatOutput:
             case ReplyFailed(message=message, session_id=session_id):
                 self._end_answer()
                 session_line = text("cli.chat.session", lang, id=session_id)
-                emit_text(f"oncall-tui: {message}\n{session_line}\n", err)
+                retry_line = text("cli.chat.retry", lang, id=session_id)
+                emit_text(f"oncall-tui: {message}\n{session_line}\n{retry_line}\n", err)
             case ContextLimitReached(message=message):
                 emit_text(f"oncall-tui: {message}\n", err)
             case _:

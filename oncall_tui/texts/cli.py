@@ -170,6 +170,10 @@ CLI: dict[str, dict[Language, str]] = {
     # chat
     "cli.chat.interrupted": {"en": "[interrupted]", "zh": "[已中断]"},
     "cli.chat.session": {"en": "[session {id}]", "zh": "[会话 {id}]"},
+    "cli.chat.retry": {
+        "en": "[to answer it again: oncall-tui chat --session {id} --retry]",
+        "zh": "[重新回答：oncall-tui chat --session {id} --retry]",
+    },
     "cli.chat.with_stdin": {
         "en": "[standard input sent after your words: {count} lines]",
         "zh": "[标准输入已附在你的文字之后发送：{count} 行]",

@@ -411,6 +411,7 @@ MAIN: dict[str, dict[Language, str]] = {
         "en": "({compact} compacts, {new} starts a new session)",
         "zh": "（{compact} 压缩记忆，{new} 新建会话）",
     },
+    "send.retry_hint": {"en": "({retry} retries)", "zh": "（{retry} 重试）"},
     "send.sending": {"en": "Sending…", "zh": "发送中…"},
     "delete.nothing": {
         "en": "Nothing to delete: this session has not started yet.",

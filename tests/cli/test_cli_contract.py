@@ -84,9 +84,12 @@ def test_chat_retry_answers_the_failed_message_again(chat: RunCli, ollama: FakeO
     ollama.script(Reply("Check the", drop_after=1))
     failed = chat("chat", "why", "502s?")
     assert failed.code == 4
-    assert failed.err.splitlines()[-1] == "[session 1]"
+    *_, session_line, retry_line = failed.err.splitlines()
+    assert session_line == "[session 1]"
+    said = retry_line.removeprefix("[to answer it again: oncall-tui ").removesuffix("]")
+    assert said.split() == ["chat", "--session", "1", "--retry"]
     ollama.script("Upstream timeouts.")
-    retried = chat("chat", "--session", "1", "--retry", "--json")
+    retried = chat(*said.split(), "--json")  # the command it said
     assert retried.code == 0, retried.err
     kinds = [json.loads(line)["type"] for line in retried.out.splitlines()]
     assert "user_message" not in kinds

@@ -168,6 +168,7 @@ def test_a_failed_reply_says_its_sentences_as_chinese_is_written(
     assert result.code == 4, result.err
     assert "。已保留部分回复，标记为失败。你的消息已保存；重试会重新回答它。" in result.err
     assert "。 " not in result.err
+    assert result.err.splitlines()[-1] == "[重新回答：oncall-tui chat --session 1 --retry]"
 
 
 ARGPARSE_CASES = [

@@ -62,7 +62,11 @@ def test_a_signal_during_chat_keeps_the_partial_reply(
     out, err = process.communicate(timeout=30)
     assert process.returncode == status, err
     assert (first + out).decode().endswith("\n")  # the answer's line is ended
-    assert err.decode().splitlines()[-2:] == ["[interrupted]", "[session 1]"]
+    assert err.decode().splitlines()[-3:] == [
+        "[interrupted]",
+        "[session 1]",
+        "[to answer it again: oncall-tui chat --session 1 --retry]",
+    ]
     reply = stored(database)[-1]
     assert (reply.role, reply.status) == ("assistant", "interrupted")
     assert reply.content.startswith("one ")

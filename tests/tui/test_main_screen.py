@@ -363,7 +363,8 @@ async def test_a_reply_that_fails_after_the_message_is_stored_leaves_the_compose
         await app.workers.wait_for_complete()
         assert app.query_one(Composer).text == ""
         assert "not reachable" in status_text(screen)
-        assert "retry answers it again" in status_text(screen)
+        assert "retry answers it again. (ctrl+r retries)" in status_text(screen)
+        assert "(ctrl+r retries)" in " ".join(drawn(screen.query_one(ChatLog)))  # its note
 
 
 async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:

@@ -167,8 +167,10 @@ class Replies:
     def _failed(self, event: ReplyFailed) -> None:
         """The message is stored (it is in the log): it is not given back to the composer,
         where Enter would store it a second time."""
-        self._status.say(event.message, error=True)
+        retry = t("send.retry_hint", self._lang, retry=keys_to_say("retry", self._keymap))
+        message = joined(self._lang, event.message, retry)
+        self._status.say(message, error=True)
         if self._reply is not None:
-            self._reply.finish("failed", note=event.message)
+            self._reply.finish("failed", note=message)
         if event.code in SERVER_AWAY_CODES:
             self._pane.post_message(self._pane.ServerSaid(answered=False))
