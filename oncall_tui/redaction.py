@@ -4,8 +4,9 @@ Two parts, applied together by :func:`redact`:
 
 - **The registry**: the secret values this process holds, registered when the settings are
   resolved (:func:`register_secret`): the model server's key (``OPENAI_API_KEY``), the
-  PostgreSQL password of ``--db`` (``user:pw@`` or ``?password=``) and ``PGPASSWORD``, and the
-  ``${NAME}`` values expanded into tool servers' headers and env. Each is found as written,
+  PostgreSQL passwords of ``--db`` (``user:pw@``, ``?password=``, the client key's
+  ``?sslpassword=``) and ``PGPASSWORD``, and the ``${NAME}`` values expanded into tool
+  servers' headers and env. Each is found as written,
   JSON-escaped (``\\"``, ``\\\\``, ``\\u0041`` for ``A``), percent-encoded, and with spaces, line
   breaks or escaped ``\\n`` inserted between its characters (a wrapped line, a server's
   joined body).
@@ -13,8 +14,9 @@ Two parts, applied together by :func:`redact`:
   words); the rules below still catch them where they are labelled.
 - **The rules**, for secrets the registry never saw (a proxy's own token, another user's
   password echoed back): the password of a URL's userinfo (``scheme://user:***@``),
-  ``password=…`` (a URL's query, a libpq keyword string, ``PGPASSWORD=``), a quoted
-  ``"password": "…"``, ``Bearer …`` and ``Basic …`` credentials, and the value of an
+  ``password=…`` and ``sslpassword=…`` (a URL's query, a libpq keyword string,
+  ``PGPASSWORD=``), a quoted ``"password": "…"``, ``Bearer …`` and ``Basic …`` credentials,
+  and the value of an
   ``Authorization``, ``X-Api-Key``, ``api_key`` or ``access_token`` field.
 
 Where it applies: the error catalog's rendering (``OncallError.message``, so every message and
@@ -41,7 +43,8 @@ _GAP = r"(?:\s|\\[nrt])*"
 
 _URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>]*):[^\s/?#\"'<>]*@")
 _KEY_VALUE = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(password|passwd|pgpassword)(\s*=\s*)"
+    r"(?i)(?<![A-Za-z0-9])((?:ssl)?password|passwd|pgpassword)(\s*=\s*)"
+    r"(?!\*\*\*:?(?:[\s&;,'\"]|$))"  # masked already (a sentence's colon after it stays)
     r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)"
 )
 _QUOTED_PASSWORD = re.compile(

@@ -180,14 +180,15 @@ def masked_url(url: str) -> str:
 
 def url_passwords(url: str) -> set[str]:
     """The passwords a database URL holds, for the redactor: its userinfo's (as written and
-    decoded) and its ``password`` query parameters (libpq takes either)."""
+    decoded), its ``password`` query parameters (libpq takes either) and ``sslpassword``
+    (the client key's)."""
     found: set[str] = set()
     with contextlib.suppress(ValueError):
         parts = urlsplit(url)
         if parts.password:
             found.update({parts.password, unquote(parts.password)})
         for name, value in parse_qsl(parts.query, keep_blank_values=False):
-            if name.lower() == "password":
+            if name.lower() in ("password", "sslpassword"):
                 found.add(value)
     return found
 

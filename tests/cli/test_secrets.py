@@ -199,6 +199,8 @@ def test_values_too_short_to_register_are_left_alone_and_rules_still_apply() -> 
         ("postgresql://u:p@ss@h/d", "postgresql://u:***@h/d"),
         ('{"password": "p"}', '{"password": "***"}'),
         ("PGPASSWORD=p psql", "PGPASSWORD=*** psql"),
+        ("host=h sslpassword=k3y sslmode=require", "host=h sslpassword=*** sslmode=require"),
+        ("postgresql://u@h/d?sslpassword=k&a=1", "postgresql://u@h/d?sslpassword=***&a=1"),
     ],
 )
 def test_labelled_credentials_are_masked_without_being_registered(said: str, shown: str) -> None:
@@ -242,6 +244,22 @@ def test_the_settings_register_the_key_the_passwords_and_expanded_tool_values(
     )
     said = "sk-settings-key-1 pg-env-secret-2 header-token-3 url-secret-4 query-secret-5 8931"
     assert redact(said) == "*** *** *** *** *** 8931"  # a port is no secret
+
+
+def test_the_client_keys_password_in_the_database_url_is_registered() -> None:
+    url = "postgresql://u@h/db?sslmode=verify-full&sslpassword=key-secret-8"
+    Settings.resolve(db=url, user="alice", environ={})
+    assert redact("libpq: could not decrypt key-secret-8") == "libpq: could not decrypt ***"
+
+
+def test_a_masked_password_leaves_the_message_around_it_whole() -> None:
+    """The registry masks the password first; the rule for ``password=`` then left the
+    sentence's colon out ("…?password=*** connection failed")."""
+    url = "postgresql://u@h/db?password=query-secret-9"
+    Settings.resolve(db=url, user="alice", environ={})
+    error = OncallError("DATABASE_UNAVAILABLE", path=masked_url(url), detail="refused")
+    assert "postgresql://u@h/db?password=***: refused" in error.message("en")
+    assert redact("password=***:x") == "password=***"  # not a mask and a colon: masked whole
 
 
 def test_ui_texts_filled_with_a_secret_do_not_show_it() -> None:
