@@ -103,6 +103,7 @@ def private_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "ONCALL_TUI_PROVIDER",
         "ONCALL_TUI_BASE_URL",
         "OPENAI_API_KEY",
+        "TMUX",  # a copy in a test must not reach the developer's tmux
     ):
         monkeypatch.delenv(variable, raising=False)
     return path

@@ -267,7 +267,6 @@ CHAT_LOG: dict[str, dict[Language, str]] = {
         "en": "{count:,} earlier messages summarised · f6 shows the summary",
         "zh": "之前的 {count:,} 条消息已总结 · f6 查看摘要",
     },
-    "log.copied": {"en": "Message copied to the clipboard", "zh": "消息已复制到剪贴板"},
     "log.key.previous": {"en": "Previous message", "zh": "上一条消息"},
     "log.key.next": {"en": "Next message", "zh": "下一条消息"},
     "log.key.copy": {"en": "Copy message", "zh": "复制消息"},

@@ -24,6 +24,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, joined
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
+from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
 from oncall_tui.tui.commands import COMMANDS, checked_keymap
 from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
@@ -199,6 +200,15 @@ class OncallApp(KeyOrderApp):
         if not self._model_stack_loading:
             self._model_stack_loading = True
             self._warm_up(self.services.warm_up)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """The terminal's clipboard (OSC 52), and inside tmux tmux's too (see
+        :mod:`.clipboard`), in a thread: tmux is another process."""
+        super().copy_to_clipboard(text)
+        if tmux_load_command() is not None:
+            self.run_worker(
+                partial(copy_to_tmux, text), thread=True, group="clipboard", exit_on_error=False
+            )
 
     def on_unmount(self) -> None:
         self.services.close()

@@ -448,7 +448,7 @@ class ChatLog(ScrollView, can_focus=True):
     def action_copy(self) -> None:
         if (block := self.selected) is not None:
             self.app.copy_to_clipboard(block.copy_text())
-            self.notify(t("log.copied", self.lang), timeout=2)
+            self.notify(t("copy.message_done", self.lang), timeout=2)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
