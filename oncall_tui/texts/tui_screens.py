@@ -46,8 +46,9 @@ STATUS: dict[str, dict[Language, str]] = {
         "zh": "暂无可压缩内容：会话从第一条消息开始。",
     },
     "memory.compacted_done": {
-        "en": "Memory compacted: the summary is above the divider (f6 reads it).",
-        "zh": "记忆已压缩：摘要位于分隔线上方（f6 查看）。",
+        "en": "Memory compacted: the messages above the divider are summarised ({keys} shows "
+        "the summary).",
+        "zh": "记忆已压缩：分隔线上方的消息已总结（{keys} 查看摘要）。",
     },
     "memory.mode_done": {"en": "Memory mode: {mode}.", "zh": "记忆模式：{mode}。"},
     "memory.saving_mode": {"en": "Saving the memory mode…", "zh": "正在保存记忆模式…"},
@@ -55,9 +56,11 @@ STATUS: dict[str, dict[Language, str]] = {
     "memory.manual.question": {
         "en": (
             "Manual mode compacts now: the model summarises the messages after the boundary, "
-            "and from then on only f9 compacts. Compact now and switch?"
+            "and from then on only {keys} compacts. Compact now and switch?"
         ),
-        "zh": "手动模式会立即压缩：模型总结边界之后的消息，此后只有 f9 会压缩。现在压缩并切换吗？",
+        "zh": (
+            "手动模式会立即压缩：模型总结边界之后的消息，此后只有 {keys} 会压缩。现在压缩并切换吗？"
+        ),
     },
 }
 
@@ -82,8 +85,8 @@ PANEL: dict[str, dict[Language, str]] = {
     },
     "panel.no_skills": {"en": "none selected", "zh": "未选择"},
     "panel.missing_model_hint": {
-        "en": "f5 picks an installed model",
-        "zh": "按 f5 选择已安装的模型",
+        "en": "{keys} picks an installed model",
+        "zh": "按 {keys} 选择已安装的模型",
     },
     "panel.ollama.checking": {"en": "checking {url}…", "zh": "正在检查 {url}…"},
     "panel.ollama.not_pulled": {
@@ -260,12 +263,12 @@ CHAT_LOG: dict[str, dict[Language, str]] = {
     "log.status.failed": {"en": "failed", "zh": "失败"},
     "log.status.truncated": {"en": "truncated", "zh": "已截断"},
     "log.earlier": {
-        "en": "↑ {count:,} earlier messages · ctrl+up or Enter here to load more",
-        "zh": "↑ 还有 {count:,} 条更早的消息 · ctrl+up 或在此按 Enter 加载",
+        "en": "↑ {count:,} earlier messages · {keys} or Enter here to load more",
+        "zh": "↑ 还有 {count:,} 条更早的消息 · {keys} 或在此按 Enter 加载",
     },
     "log.divider": {
-        "en": "{count:,} earlier messages summarised · f6 shows the summary",
-        "zh": "之前的 {count:,} 条消息已总结 · f6 查看摘要",
+        "en": "{count:,} earlier messages summarised · {keys} shows the summary",
+        "zh": "之前的 {count:,} 条消息已总结 · {keys} 查看摘要",
     },
     "log.key.previous": {"en": "Previous message", "zh": "上一条消息"},
     "log.key.next": {"en": "Next message", "zh": "下一条消息"},

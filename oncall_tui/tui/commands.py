@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.dom import DOMNode
 
 from oncall_tui.errors import Language
 from oncall_tui.texts import text
@@ -95,6 +96,18 @@ def keys_to_say(command_id: str, keymap: Mapping[str, str]) -> str:
     left without a key is found with the command palette's."""
     command = next(command for command in COMMANDS if command.id == command_id)
     return " / ".join(bound_keys(command, keymap)) or "ctrl+p"
+
+
+def keys_here(node: DOMNode, command_id: str, *, first: bool = False) -> str:
+    """:func:`keys_to_say` with the running app's ``[keys]`` (the default keys outside an app);
+    ``first``: only the first (a short hint: ``ctrl+up``)."""
+    try:
+        services = getattr(node.app, "services", None)
+    except Exception:  # no active app: a widget built outside one
+        services = None
+    keymap: Mapping[str, str] = {} if services is None else services.settings.keymap
+    said = keys_to_say(command_id, keymap)
+    return said.split(" / ")[0] if first else said
 
 
 def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:

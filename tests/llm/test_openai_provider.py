@@ -331,7 +331,7 @@ def test_the_status_texts_name_the_server_not_ollama(lang: str, db_path: Path) -
         for reachable, missing in ((True, False), (True, True), (False, False))
     ]
     for state in states:
-        said = state.describe("zh" if lang == "zh" else "en")
+        said = state.describe("zh" if lang == "zh" else "en", "f5")
         assert "Ollama" not in said
         assert "http://gpu-box:8080/v1" in said
 

@@ -45,14 +45,14 @@ async def test_a_model_that_is_not_pulled_is_flagged_at_start_up(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_until(pilot, lambda: "f5 picks an installed model" in status(screen))
+        await wait_until(pilot, lambda: "f5 / alt+m picks an installed model" in status(screen))
         assert "ollama pull" in status(screen)
         assert screen.query_one("#status").has_class("-error")
         assert "not pulled" in model_panel(screen).text
         assert model_panel(screen).has_class("-error")
         gateway.pulled = True  # pulled meanwhile, or another model picked: the flag goes
         screen.server_check.check()
-        await wait_until(pilot, lambda: "f5 picks" not in status(screen))
+        await wait_until(pilot, lambda: "picks an installed" not in status(screen))
         assert not model_panel(screen).has_class("-error")
 
 
@@ -65,8 +65,8 @@ async def test_the_status_line_s_hint_for_a_missing_model_speaks_the_user_s_lang
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        await wait_until(pilot, lambda: "按 f5 选择已安装的模型" in status(screen))
-        assert "f5 picks" not in status(screen)
+        await wait_until(pilot, lambda: "按 f5 / alt+m 选择已安装的模型" in status(screen))
+        assert "picks an installed" not in status(screen)
 
 
 async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> None:

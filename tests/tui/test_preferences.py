@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from oncall_tui.core.memory import MemoryMode
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.commands import checked_keymap
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import wait_until
+from tests.tui.harness import screen_rows, seed_session, wait_until
+from tests.tui.test_main_screen import drawn
 from tests.tui.test_welcome import shown
 
 SIZE = (120, 36)
@@ -145,3 +149,41 @@ async def test_a_malformed_file_is_said_with_its_line_and_the_app_starts(tmp_pat
         assert str(config) in status_text(app)
         assert app.services.settings.model != "qwen3:8b"  # the file gave nothing
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -> None:
+    """The earlier-messages line, the divider, "memory compacted" and the manual mode's
+    question said the default keys (ctrl+up, f6, f9) whatever ``[keys]`` bound."""
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nload_earlier = "alt+k"\nshow_summary = "ctrl+k"\ncompact = "f10"\n')
+    settings = Settings.resolve(
+        db=str(tmp_path / "t.db"), user="alice", config=str(config), environ={}
+    )
+    model = ScriptedChatModel(["Goal: fix api-7."])  # the summary f10 asks for
+    app = build_app(settings, gateway=StaticGateway(model, 8192))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.open_session(seed_session(app, 40, compacted=60, summary="Disk filled."))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.earlier == 40 and log.boundary == 60)
+        shown = " ".join(" ".join(drawn(log)).split())  # the lines wrapped at the log's width
+        assert "40 earlier messages · alt+k or Enter here to load more" in shown
+        assert "60 earlier messages summarised · ctrl+k shows the summary" in shown
+        assert "ctrl+up" not in shown
+        assert "f6" not in shown
+        memory = screen.memory_actions
+        await wait_until(pilot, lambda: memory.state is not None and memory.state.can_compact)
+        memory.set_mode(MemoryMode.MANUAL)
+        await wait_until(pilot, lambda: "compacts" in " ".join(screen_rows(app)))
+        assert isinstance(app.screen, ConfirmDialog)
+        dialog = [row.strip(" █") for row in screen_rows(app)]
+        assert "from then on only f10 compacts" in " ".join(" ".join(dialog).split())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("f10")
+        await wait_until(pilot, lambda: "Memory compacted" in status_text(app))
+        assert status_text(app) == (
+            "Memory compacted: the messages above the divider are summarised (ctrl+k shows "
+            "the summary)."
+        )

@@ -48,8 +48,8 @@ def test_every_screens_key_is_in_both_languages_and_merged_into_the_catalog() ->
 
 def test_the_ollama_line_and_mode_names_speak_chinese() -> None:
     status = OllamaStatus("http://127.0.0.1:9", "qwen3:8b", reachable=False)
-    assert status.describe("en") == "Ollama unreachable at http://127.0.0.1:9"
-    assert status.describe("zh") == "无法连接 Ollama：http://127.0.0.1:9"
+    assert status.describe("en", "f5") == "Ollama unreachable at http://127.0.0.1:9"
+    assert status.describe("zh", "f5") == "无法连接 Ollama：http://127.0.0.1:9"
     assert mode_label(MemoryMode.MANUAL, "en") == "Manual only"
     assert mode_label(MemoryMode.MANUAL, "zh") == "仅手动"
 
@@ -95,7 +95,7 @@ async def test_compacting_says_so_in_chinese(tmp_path: Path) -> None:
         await pilot.press("f9")
         assert status(screen) == "压缩中：模型正在总结边界之后的消息…"
         await wait_until(pilot, lambda: log.boundary == 6)
-        assert status(screen) == "记忆已压缩：摘要位于分隔线上方（f6 查看）。"
+        assert status(screen) == "记忆已压缩：分隔线上方的消息已总结（f6 / alt+v 查看摘要）。"
         summary_text = screen.query_one(ContextPanel).query_one("#summary")
         await wait_until(pilot, lambda: "已总结 6 条消息" in str(summary_text.render()))
 
@@ -157,8 +157,8 @@ async def test_the_chat_log_speaks_chinese(tmp_path: Path) -> None:
         assert "磁盘快满了" in reply.copy_text()
         reply.status = "interrupted"
         assert reply.who == "助手 · ⏸ 已中断"
-        assert Earlier(3, "zh").text.startswith("↑ 还有 3 条更早的消息")
-        assert Divider(6, "zh").text == "── 之前的 6 条消息已总结 · f6 查看摘要 ──"
+        assert Earlier(3, "zh", "ctrl+up").text.startswith("↑ 还有 3 条更早的消息")
+        assert Divider(6, "zh", "f6").text == "── 之前的 6 条消息已总结 · f6 查看摘要 ──"
         assert {"上一条消息", "复制消息"} <= descriptions(log)
 
 
@@ -166,7 +166,10 @@ def test_the_chat_log_keeps_its_english_by_default() -> None:
     block = MessageBlock("assistant", "ok", status="failed", lang="en")
     assert block.who == "assistant · ✗ failed"
     assert MessageBlock("user", "hi", lang="en").who == "you"
-    assert Earlier(2, "en").text == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
+    assert (
+        Earlier(2, "en", "ctrl+up").text
+        == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
+    )
 
 
 async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:

@@ -46,10 +46,12 @@ class Earlier:
 
     count: int
     lang: Language
+    keys: str
+    """The key that loads them, as bound."""
 
     @property
     def text(self) -> str:
-        return t("log.earlier", self.lang, count=self.count)
+        return t("log.earlier", self.lang, count=self.count, keys=self.keys)
 
 
 @dataclass
@@ -58,10 +60,12 @@ class Divider:
 
     count: int
     lang: Language
+    keys: str
+    """The key that shows the summary, as bound."""
 
     @property
     def text(self) -> str:
-        return f"── {t('log.divider', self.lang, count=self.count)} ──"
+        return f"── {t('log.divider', self.lang, count=self.count, keys=self.keys)} ──"
 
 
 Entry = Earlier | Divider | MessageBlock
@@ -77,14 +81,16 @@ def page_entries(
     boundary: int,
     clock: Clock,
     lang: Language,
+    summary_keys: str,
 ) -> list[Entry]:
     """A page of stored messages as log entries, the divider above message ``boundary`` (or
-    below the last, when it is the boundary);
-    ``clock`` tells the headers what day it is, ``lang`` the language they are in."""
+    below the last, when it is the boundary); ``clock`` tells the headers what day it is,
+    ``lang`` the language they are in, ``summary_keys`` the divider which key shows the
+    summary."""
     entries: list[Entry] = []
     for message in messages:
         if boundary > 0 and message.position == boundary:
-            entries.append(Divider(boundary, lang))
+            entries.append(Divider(boundary, lang, summary_keys))
         entries.append(
             MessageBlock(
                 message.role,
@@ -98,7 +104,8 @@ def page_entries(
             )
         )
     if boundary > 0 and messages and messages[-1].position == boundary - 1:
-        entries.append(Divider(boundary, lang))  # all of it summarised: the divider comes last
+        # all of it summarised: the divider comes last
+        entries.append(Divider(boundary, lang, summary_keys))
     return entries
 
 

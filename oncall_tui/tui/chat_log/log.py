@@ -47,6 +47,7 @@ from oncall_tui.tui.chat_log.entries import (
 )
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
@@ -100,7 +101,10 @@ class ChatLog(ScrollView, can_focus=True):
                 "open": "log.key.open",
             },
         )
-        self.entries: list[Entry] = [Earlier(0, self.lang)]
+        self._earlier_keys = keys_here(self, "load_earlier", first=True)
+        self._summary_keys = keys_here(self, "show_summary", first=True)
+        """What the earlier-messages line and the divider name, as the keys are bound."""
+        self.entries: list[Entry] = [self._earlier(0)]
         self.cursor: int | None = None
         """The selected entry (a message, or the line offering earlier ones)."""
         self._starts: list[int] = []
@@ -144,14 +148,14 @@ class ChatLog(ScrollView, can_focus=True):
 
     def show_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Replace the log with one page (the newest) of a session."""
-        page = page_entries(messages, boundary, self.clock, self.lang)
-        self._replace([Earlier(earlier, self.lang), *page])
+        page = page_entries(messages, boundary, self.clock, self.lang, self._summary_keys)
+        self._replace([self._earlier(earlier), *page])
         self.anchor()
 
     def prepend_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Add an older page above; what is in view stays in view."""
         before = self._total
-        added = page_entries(messages, boundary, self.clock, self.lang)
+        added = page_entries(messages, boundary, self.clock, self.lang, self._summary_keys)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
         if self.cursor:  # the same entry stays selected
@@ -159,10 +163,13 @@ class ChatLog(ScrollView, can_focus=True):
         elif self.cursor == 0 and not earlier:  # nothing more to load: the oldest message
             self.cursor = 1
         self._insert(1, added)
-        self.entries[0] = Earlier(earlier, self.lang)
+        self.entries[0] = self._earlier(earlier)
         self._relayout()
         if not self.is_vertical_scroll_end:
             self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
+
+    def _earlier(self, count: int) -> Earlier:
+        return Earlier(count, self.lang, self._earlier_keys)
 
     def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
@@ -203,7 +210,7 @@ class ChatLog(ScrollView, can_focus=True):
             if isinstance(e, MessageBlock) and e.position == count
         )
         target = next(at, len(self.entries))
-        self._insert(target, [Divider(count, self.lang)])
+        self._insert(target, [Divider(count, self.lang, self._summary_keys)])
         self.cursor = None
         self._relayout()
 

@@ -14,6 +14,7 @@ from textual.worker import Worker
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -68,7 +69,7 @@ class SessionMemory:
         self._call(
             lambda sid: self._services.memory.compact(owner, sid),
             compacting_status(None, lang),
-            t("memory.compacted_done", lang),
+            t("memory.compacted_done", lang, keys=keys_here(self._panel, "show_summary")),
         )
 
     def cycle_mode(self, step: int = 1) -> None:
@@ -93,7 +94,8 @@ class SessionMemory:
             if yes:
                 self._call(save, compacting_status(None, lang), done)
 
-        dialog = ConfirmDialog(t("memory.manual.title", lang), t("memory.manual.question", lang))
+        question = t("memory.manual.question", lang, keys=keys_here(self._panel, "compact"))
+        dialog = ConfirmDialog(t("memory.manual.title", lang), question)
         self._panel.app.push_screen(dialog, decided)
 
     def show_summary(self) -> None:

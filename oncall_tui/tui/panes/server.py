@@ -19,6 +19,7 @@ from textual.worker import Worker
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -90,12 +91,12 @@ class ServerCheck:
             self.show()
             if say:
                 severity: SeverityLevel = "information" if self.state.usable else "warning"
-                said = terminal_safe(self.state.describe(lang))
+                said = terminal_safe(self.state.describe(lang, keys_here(self._panel, "models")))
                 self._panel.notify(said, severity=severity, markup=False)
             said_already = before.model_missing and before.model == self.state.model
             if missing and not said_already:  # said once: asked again, it stays said
                 error = services.model_not_found()
-                hint = t("panel.missing_model_hint", lang)
+                hint = t("panel.missing_model_hint", lang, keys=keys_here(self._panel, "models"))
                 self._status.say(f"{error.message(lang)} ({hint})", True, app_wide=True)
             elif not missing and before.model_missing:  # pulled since, or another picked
                 self._status.say("")

@@ -21,6 +21,7 @@ from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -116,12 +117,13 @@ class OllamaStatus:
     def usable(self) -> bool | None:
         return None if self.reachable is None else self.reachable and not self.model_missing
 
-    def describe(self, lang: Language) -> str:
+    def describe(self, lang: Language, models_keys: str) -> str:
+        """Where the server stands; ``models_keys`` open the model picker (as bound)."""
         if self.reachable is None:
             return t("panel.ollama.checking", lang, url=self.url)
         said = {"url": self.url, "version": self.version}
         if self.model_missing:
-            hint = t("panel.missing_model_hint", lang)
+            hint = t("panel.missing_model_hint", lang, keys=models_keys)
             return t(_MISSING[self.wording], lang, hint=hint, **said)
         if self.reachable:
             return t(_REACHABLE[self.wording], lang, **said)
@@ -246,7 +248,11 @@ class ContextPanel(VerticalScroll):
 
     def show_ollama(self, status: OllamaStatus) -> None:
         model = self.query_one("#model", PlainText)
-        model.show(terminal_safe(f"{status.model}\n{status.describe(self.lang)}"))
+        model.show(
+            terminal_safe(
+                f"{status.model}\n{status.describe(self.lang, keys_here(self, 'models'))}"
+            )
+        )
         model.set_class(status.usable is False, "-error")
 
     @on(PanelControl.Pressed, "#mode")
