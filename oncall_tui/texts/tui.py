@@ -358,14 +358,14 @@ EXPORT: dict[str, dict[Language, str]] = {
 
 PREFERENCES: dict[str, dict[Language, str]] = {
     "keys.unknown_ids": {
-        "en": "The settings file's [keys] names actions that do not exist: {ids} (F1 lists "
+        "en": "The settings file's [keys] names actions that do not exist: {ids} ({keys} lists "
         "the ids); the other keys apply.",
-        "zh": "设置文件的 [keys] 中有不存在的操作：{ids}（F1 列出所有 id）；其余按键已生效。",
+        "zh": "设置文件的 [keys] 中有不存在的操作：{ids}（{keys} 列出所有 id）；其余按键已生效。",
     },
     "keys.taken": {
-        "en": "The settings file's [keys] gives {key} to {id}: {other} no longer has it (F1 "
+        "en": "The settings file's [keys] gives {key} to {id}: {other} no longer has it ({keys} "
         "lists the keys).",
-        "zh": "设置文件的 [keys] 把 {key} 给了 {id}：{other} 不再使用它（F1 列出所有按键）。",
+        "zh": "设置文件的 [keys] 把 {key} 给了 {id}：{other} 不再使用它（{keys} 列出所有按键）。",
     },
     "keys.kept": {
         "en": "{key} stays the app's own: the settings file's [keys] cannot give it to {id}.",
@@ -397,15 +397,15 @@ SEARCH: dict[str, dict[Language, str]] = {
     "search.role.assistant": {"en": "assistant", "zh": "助手"},
     "search.role.title": {"en": "title", "zh": "标题"},
     "search.far_back": {
-        "en": "The message found is {count:,} messages back: ctrl+up loads earlier pages.",
-        "zh": "找到的消息在 {count:,} 条之前：ctrl+up 可加载更早的消息。",
+        "en": "The message found is {count:,} messages back: {keys} loads earlier pages.",
+        "zh": "找到的消息在 {count:,} 条之前：{keys} 可加载更早的消息。",
     },
 }
 
 MAIN: dict[str, dict[Language, str]] = {
     "send.still_streaming": {
-        "en": "A reply is still streaming; Esc cancels it.",
-        "zh": "回复仍在输出中；按 Esc 可取消。",
+        "en": "A reply is still streaming; {keys} cancels it.",
+        "zh": "回复仍在输出中；按 {keys} 可取消。",
     },
     "send.full_hint": {
         "en": "({compact} compacts, {new} starts a new session)",

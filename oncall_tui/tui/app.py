@@ -25,7 +25,7 @@ from oncall_tui.errors import OncallError, joined
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
-from oncall_tui.tui.commands import COMMANDS, checked_keymap
+from oncall_tui.tui.commands import COMMANDS, checked_keymap, keys_to_say
 from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
@@ -161,10 +161,13 @@ class OncallApp(KeyOrderApp):
             [] if settings.config_problem is None else [settings.config_problem.message(self.lang)]
         )
         keymap = checked_keymap(settings.keymap)
+        help_keys = keys_to_say("keys", settings.keymap)
         if keymap.unknown:
-            problems.append(t("keys.unknown_ids", self.lang, ids=", ".join(keymap.unknown)))
+            ids = ", ".join(keymap.unknown)
+            problems.append(t("keys.unknown_ids", self.lang, ids=ids, keys=help_keys))
         for key, binding_id, previous in keymap.taken:
-            problems.append(t("keys.taken", self.lang, key=key, id=binding_id, other=previous))
+            said = {"key": key, "id": binding_id, "other": previous, "keys": help_keys}
+            problems.append(t("keys.taken", self.lang, **said))
         for key, binding_id in keymap.kept:
             problems.append(t("keys.kept", self.lang, key=key, id=binding_id))
         self.set_keymap(keymap.applied)

@@ -16,6 +16,7 @@ from textual.dom import DOMNode
 
 from oncall_tui.errors import Language
 from oncall_tui.texts import text
+from oncall_tui.tui.widgets.lang import ui_lang
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +109,12 @@ def keys_here(node: DOMNode, command_id: str, *, first: bool = False) -> str:
     keymap: Mapping[str, str] = {} if services is None else services.settings.keymap
     said = keys_to_say(command_id, keymap)
     return said.split(" / ")[0] if first else said
+
+
+def still_streaming(node: DOMNode) -> str:
+    """What a send or a session change says while a reply streams: how to stop it."""
+    keys = keys_here(node, "cancel_reply", first=True)
+    return text("send.still_streaming", ui_lang(node), keys=keys)
 
 
 def bound_keys(command: Command, keymap: Mapping[str, str]) -> list[str]:

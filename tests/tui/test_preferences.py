@@ -9,7 +9,7 @@ from oncall_tui.core.memory import MemoryMode
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
-from oncall_tui.tui.commands import checked_keymap
+from oncall_tui.tui.commands import checked_keymap, still_streaming
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
@@ -82,6 +82,7 @@ async def test_a_key_given_to_another_action_moves_and_the_app_says_so(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: "alt+p to skills: prompts" in status_text(app))
         assert "ctrl+q stays the app's own" in status_text(app)
+        assert "(f1 / alt+h lists the keys)" in status_text(app)
         await wait_until(pilot, lambda: "f3 sets your system prompt" in shown(welcome(app)))
         await pilot.press("alt+p")
         await wait_until(pilot, lambda: type(app.screen).__name__ == "SkillLibraryScreen")
@@ -152,10 +153,14 @@ async def test_a_malformed_file_is_said_with_its_line_and_the_app_starts(tmp_pat
 
 
 async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -> None:
-    """The earlier-messages line, the divider, "memory compacted" and the manual mode's
-    question said the default keys (ctrl+up, f6, f9) whatever ``[keys]`` bound."""
+    """The earlier-messages line, the divider, "memory compacted", the manual mode's question
+    and a send during a reply said the default keys (ctrl+up, f6, f9, Esc), whatever ``[keys]``
+    bound."""
     config = tmp_path / "config.toml"
-    config.write_text('[keys]\nload_earlier = "alt+k"\nshow_summary = "ctrl+k"\ncompact = "f10"\n')
+    config.write_text(
+        '[keys]\nload_earlier = "alt+k"\nshow_summary = "ctrl+k"\ncompact = "f10"\n'
+        'cancel_reply = "ctrl+g"\n'
+    )
     settings = Settings.resolve(
         db=str(tmp_path / "t.db"), user="alice", config=str(config), environ={}
     )
@@ -167,6 +172,7 @@ async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -
         screen.open_session(seed_session(app, 40, compacted=60, summary="Disk filled."))
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: log.earlier == 40 and log.boundary == 60)
+        assert still_streaming(screen) == "A reply is still streaming; ctrl+g cancels it."
         shown = " ".join(" ".join(drawn(log)).split())  # the lines wrapped at the log's width
         assert "40 earlier messages · alt+k or Enter here to load more" in shown
         assert "60 earlier messages summarised · ctrl+k shows the summary" in shown

@@ -27,6 +27,7 @@ from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.commands import keys_here, still_streaming
 from oncall_tui.tui.panes.draft import ComposerDraft
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
@@ -127,7 +128,7 @@ class ChatPane(Vertical):
     def retry(self, session_id: int) -> None:
         """Answer the session's last message again; the service says if there is none."""
         if self._sending is not None:
-            self.status.say(t("send.still_streaming", ui_lang(self)), error=True)
+            self.status.say(still_streaming(self), error=True)
         else:
             self.status.say(t("status.retrying", ui_lang(self)))
             self.send(session_id, None)
@@ -253,7 +254,10 @@ class ChatPane(Vertical):
         if log.select_position(position):
             log.focus()
         else:
-            self.status.say(t("search.far_back", ui_lang(self), count=count - position))
+            earlier = keys_here(self, "load_earlier", first=True)
+            self.status.say(
+                t("search.far_back", ui_lang(self), count=count - position, keys=earlier)
+            )
 
     def load_earlier(self, session_id: int | None) -> None:
         """The page before the oldest message shown, read and put above it."""
