@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import os
+import sys
 from pathlib import Path
 
 from oncall_tui.private_files import FILE_MODE, make_private_directories
@@ -42,6 +43,13 @@ class _PrivateFileHandler(logging.handlers.RotatingFileHandler):
         os.fchmod(descriptor, FILE_MODE)
         return os.fdopen(descriptor, self.mode, encoding=self.encoding, errors=self.errors)
 
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802  (logging's name)
+        """A record the file cannot take now (a full disk) is let go quietly, as when the file
+        cannot be opened; the next ones are tried. Python's default printed a traceback on
+        stderr for each. Any other fault (a call with the wrong arguments) is still said."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handleError(record)
+
 
 class _OtherLibraries(logging.Handler):
     """On the root logger: the other libraries' warnings and errors (SQLAlchemy's pool, the
@@ -63,8 +71,8 @@ def configure_logging(path: Path | None, level: str) -> None:
     errors with them; with no path, to nowhere.
 
     Called once per process by the entry point; calling it again replaces what it set up.
-    A log that cannot be opened (a read-only home) is no reason not to run: the records are
-    then dropped."""
+    A log that cannot be opened (a read-only home) or written (a full disk) is no reason not
+    to run: the records are then dropped."""
     app, top = logging.getLogger(APP_LOGGER), logging.getLogger()
     for previous in list(app.handlers):
         app.removeHandler(previous)

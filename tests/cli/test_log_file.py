@@ -124,3 +124,38 @@ def test_other_libraries_errors_go_to_the_log_file_never_to_the_terminal(tmp_pat
     assert "KeyboardInterrupt" in log
     assert "HTTP Request" not in log  # another library's info: below what is kept of theirs
     assert log.count("the app's own record") == 1
+
+
+FULL_DISK_LOG = """
+import logging, resource, signal, sys
+from pathlib import Path
+from oncall_tui.logs import configure_logging
+
+path = Path(sys.argv[1])
+path.parent.mkdir(parents=True)
+path.write_text("x" * 8192)  # past the limit below: the next line cannot be written
+configure_logging(path, "info")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, limit[1]))  # EFBIG, as ENOSPC: a full disk
+logging.getLogger("oncall_tui.services.chat").info("reply stored in session %s", 3)
+logging.getLogger("sqlalchemy.pool").error("a library's error")
+resource.setrlimit(resource.RLIMIT_FSIZE, limit)  # space again
+logging.getLogger("oncall_tui.services.chat").info("reply stored in session %s", 4)
+"""
+
+
+def test_a_full_disk_under_the_log_prints_nothing_and_the_log_goes_on(tmp_path: Path) -> None:
+    """Python's logging printed "--- Logging error ---" and a traceback on stderr for each
+    record it could not write (found with a full tmpfs under the log, after a CLI chat)."""
+    path = tmp_path / "logs" / "oncall-tui.log"
+    result = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_LOG, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert result.stderr == ""
+    log = path.read_text(encoding="utf-8")
+    assert "reply stored in session 4" in log  # the log goes on once there is room
