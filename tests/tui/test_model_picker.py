@@ -314,3 +314,42 @@ def test_sizes_are_written_as_ollama_list_writes_them(size: int, shown: str) -> 
 )
 def test_context_lengths_are_written_in_k(tokens: int, shown: str) -> None:
     assert token_count(tokens) == shown
+
+
+async def test_typing_a_name_moves_the_cursor_to_it(
+    server: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """qwen3:8b, llama3.2:3b, tiny:2k, gemma:2b: letters typed together make one name; after
+    a pause a new one starts; a name that begins nowhere is looked for inside the names."""
+    now = [1000.0]
+    monkeypatch.setattr("oncall_tui.tui.screens.models.monotonic", lambda: now[0])
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_picker(app, pilot)
+        options = picker(app).query_one(OptionList)
+        assert options.highlighted == 0
+        await pilot.press("g")
+        assert options.highlighted == 3
+        now[0] += 0.5
+        await pilot.press("t")  # "gt": no name has it, the cursor stays
+        assert options.highlighted == 3
+        now[0] += 1.0  # a pause: a new name
+        await pilot.press("t", "i")
+        assert options.highlighted == 2
+        now[0] += 1.0
+        await pilot.press("3", ".")  # in no name's beginning: inside llama3.2:3b
+        assert options.highlighted == 1
+        now[0] += 1.0
+        await pilot.press("Q")
+        assert options.highlighted == 0
+
+
+async def test_f5_a_name_and_enter_in_one_burst_pick_that_model(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        keys_in_one_read(app, "f5", "l", "l", "enter")
+        await wait_until(pilot, lambda: app.services.settings.model == "llama3.2:3b")
+        assert not isinstance(app.screen, ModelPicker)

@@ -5,15 +5,17 @@ parameter count, family, quantization, size on disk, context length, and ``no to
 capabilities lack tools (skills load through a tool call). The list is shown as soon as
 ``/api/tags`` answers; the context lengths and tool flags are filled in as ``/api/show``
 answers, without moving the cursor. The cursor starts on the current model; on the first when
-the configured model is not on the server, and the note says so.
+the configured model is not on the server, and the note says so. Typing a model's name moves the
+cursor to it (``ll`` to ``llama3.2:3b``): a GPU box lists dozens.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import monotonic
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 CURRENT_MARK = "● "
 _MISSING: dict[ServerWording, str] = {"ollama": "models.missing", "server": "models.missing_server"}
 """What the note says of a configured model the server does not list: Ollama can pull it."""
+TYPED_SECONDS = 1.0
+"""Letters typed within this of each other make one name to look for; after a pause, a new one."""
 
 
 class ModelPicker(ModalScreen[str | None]):
@@ -61,6 +65,8 @@ class ModelPicker(ModalScreen[str | None]):
         """What is listed now: from ``/api/tags``, then with ``/api/show``'s details."""
         self._missing = ""
         """Said while the list is shown when the configured model is not among it."""
+        self._typed = ""
+        self._typed_at = 0.0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="model-dialog"):
@@ -126,6 +132,24 @@ class ModelPicker(ModalScreen[str | None]):
         label = self.query_one("#model-note", Label)
         label.update(Content(terminal_safe(shown)))
         label.display = bool(shown)
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter moves the cursor to the first model whose name begins with what was typed
+        (within :data:`TYPED_SECONDS` of each key), else the first that holds it."""
+        character = event.character
+        if character is None or not character.isprintable() or character.isspace():
+            return
+        event.stop()
+        now = monotonic()
+        recent = now - self._typed_at < TYPED_SECONDS
+        self._typed = (self._typed if recent else "") + character.lower()
+        self._typed_at = now
+        names = [model.name.lower() for model in self.models]
+        found = next((i for i, name in enumerate(names) if name.startswith(self._typed)), None)
+        if found is None:
+            found = next((i for i, name in enumerate(names) if self._typed in name), None)
+        if found is not None:
+            self.query_one(OptionList).highlighted = found
 
     @on(OptionList.OptionSelected)
     def _picked(self, event: OptionList.OptionSelected) -> None:
