@@ -23,6 +23,7 @@ from oncall_tui.tui.panes.chat import PAGE_SIZE
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
@@ -167,6 +168,49 @@ async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
         await wait_until(pilot, lambda: not screen.sending)
         screen.query_one(SessionList).post_message(SessionList.Opened(other))
         await wait_until(pilot, lambda: screen.session_id == other)
+
+
+async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: f8 and y mid-reply deleted the session; its answer streamed on into a
+    session gone, was not saved, and nothing said so. Deleting it is leaving it: refused, with
+    how to stop the reply. Another session may still be deleted."""
+    slow = Turn(text="one two three four five six " * 20, chunk_size=4, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await reply_under_way(pilot)
+        streaming = screen.session_id
+        other = seed_session(app, 1, title="db-3 disk full")
+        await pilot.press("f8")
+        await wait_until(pilot, lambda: "still streaming" in status_text(screen))
+        assert app.screen is screen  # no question asked
+        screen.query_one(SessionList).post_message(SessionList.DeleteRequested(other))
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause(0.5)  # the question is on screen long enough for a y to count
+        await pilot.press("y")
+        await wait_until(pilot, lambda: [s.id for s in screen.sessions.sessions] == [streaming])
+        assert screen.sending
+        assert screen.session_id == streaming
+
+
+async def test_a_session_deleted_elsewhere_mid_reply_is_said_after_the_screen_leaves_it(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: deleted with the CLI while its answer came, the session closed and the
+    status line said "No session '1' found" (the panel's read), then nothing at all."""
+    slow = Turn(text="one two three four five six " * 10, chunk_size=4, delay_per_chunk=0.05)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await reply_under_way(pilot)
+        streaming = screen.session_id
+        assert streaming is not None
+        app.services.sessions.delete("alice", streaming)  # another window, or the CLI
+        await wait_until(pilot, lambda: not screen.sending and screen.session_id is None)
+        await pilot.pause(0.3)  # the reads after the send have answered
+        said = status_text(screen)
+        assert f"Session {streaming} was deleted while its answer came" in said
+        assert "the answer was not saved" in said
 
 
 async def test_the_gauge_counts_the_message_just_sent_while_the_reply_comes(

@@ -232,7 +232,13 @@ class MainScreen(Screen[None]):
         def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
             configuration = services.configuration.get_configuration(owner)
             names = [skill.name for skill in configuration.selected_skills]
-            memory = None if session_id is None else services.memory.state(owner, session_id)
+            memory = None
+            if session_id is not None:
+                try:
+                    memory = services.memory.state(owner, session_id)
+                except OncallError as error:  # deleted elsewhere: the listing closes it
+                    if error.code != "NOT_FOUND":
+                        raise
             baseline = services.memory.baseline(owner) if memory is None else None
             return configuration.active_prompt.label, names, memory, baseline
 
@@ -317,7 +323,7 @@ class MainScreen(Screen[None]):
 
     @on(SessionList.DeleteRequested)
     def _delete_requested(self, event: SessionList.DeleteRequested) -> None:
-        self.session_actions.delete(event.session_id)
+        self._delete(event.session_id)
 
     @on(ChatLog.EarlierRequested)
     def _earlier_requested(self) -> None:
@@ -395,7 +401,13 @@ class MainScreen(Screen[None]):
         self.session_actions.rename(self.session_id)
 
     def action_delete_session(self) -> None:
-        self.session_actions.delete(self.session_id)
+        self._delete(self.session_id)
+
+    def _delete(self, session_id: int | None) -> None:
+        """Ask to delete a session; not the one a reply streams into (deleting it is leaving
+        it, and its answer would stream on into a session gone)."""
+        if session_id is None or session_id != self.session_id or self._may_leave_the_reply():
+            self.session_actions.delete(session_id)
 
     def action_export(self) -> None:
         self.session_actions.export(self.session_id)
