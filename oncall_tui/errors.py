@@ -260,6 +260,11 @@ REASONS: dict[str, dict[Language, str]] = {
         "the CLI): the answer was not saved.",
         "zh": "会话 {ref} 在回答生成期间被删除（在另一个窗口中或通过 CLI）：回答未保存。",
     },
+    "session_cleared": {
+        "en": "Session {ref} was cleared while its answer came (in another window, or with "
+        "the CLI): the answer was not saved.",
+        "zh": "会话 {ref} 在回答生成期间被清空（在另一个窗口中或通过 CLI）：回答未保存。",
+    },
     "session_changed": {
         "en": "the session changed while the summary was written ({what}), so it was discarded",
         "zh": "生成摘要期间会话已改变（{what}），摘要已丢弃",

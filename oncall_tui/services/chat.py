@@ -56,7 +56,10 @@ from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import SessionRepository
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from oncall_tui.llm.mcp import McpTools
+    from oncall_tui.store.tables import SessionRow
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -267,7 +270,9 @@ class ChatService:
             )
             return
         except (asyncio.CancelledError, GeneratorExit):
-            with contextlib.suppress(_HeldError):  # held: the next run saves it
+            # Held: the next run saves it. The session deleted or cleared meanwhile: nothing
+            # to keep it in, and the cancel goes on as a cancel.
+            with contextlib.suppress(_HeldError, OncallError):
                 await self._stored("interrupted", self._store_interrupted, owner, prepared, reply)
             raise
 
@@ -313,12 +318,15 @@ class ChatService:
     ) -> T:
         """Run a storing ``step`` to its end; when the database fails under it, hold the reply
         (memory and spool) to be stored as ``status`` later, and raise :class:`_HeldError` with what
-        to tell the user. A session deleted meanwhile (another window, the CLI) is said so: "No
-        session '12' found" named a session the user had not asked for."""
+        to tell the user. A session deleted or cleared meanwhile (another window, the CLI) is
+        said so: "No session '12' found" named a session the user had not asked for."""
         try:
             return await completed_in_thread(step, owner, prepared, reply, *args, **kwargs)
         except Exception as exc:
-            if isinstance(exc, OncallError) and exc.code == "NOT_FOUND":  # deleted meanwhile
+            if isinstance(exc, OncallError) and exc.code == "NOT_FOUND":
+                if exc.reason == "session_cleared":
+                    raise
+                # deleted meanwhile
                 raise OncallError("NOT_FOUND", "session_gone", ref=prepared.session_id) from None
             failure = database_failure(exc, self._database.label)
             if failure is None:
@@ -413,7 +421,7 @@ class ChatService:
     ) -> tuple[int, ContextUsage]:
         """One unit of work: the answer, its tool audit, and the session's new usage."""
         with self._database.session() as session:
-            chat = SessionRepository(session).require(owner, prepared.session_id)
+            chat = _answered_session(session, owner, prepared)
             message = add_reply(session, chat, reply, status)
             reading = self._memory.record_reply(chat, prepared, reply.text, usage)
             SessionRepository(session).save(chat)
@@ -424,7 +432,7 @@ class ChatService:
         """One unit of work: a failed reply, if anything of it is worth keeping, and the usage
         of the session's next request (which does not send it)."""
         with self._database.session() as session:
-            chat = SessionRepository(session).require(owner, prepared.session_id)
+            chat = _answered_session(session, owner, prepared)
             message_id = None
             if reply.worth_keeping:
                 message_id = add_reply(session, chat, reply, "failed").id
@@ -437,7 +445,7 @@ class ChatService:
         if not reply.worth_keeping:
             return
         with self._database.session() as session:
-            chat = SessionRepository(session).require(owner, prepared.session_id)
+            chat = _answered_session(session, owner, prepared)
             add_reply(session, chat, reply, "interrupted")
             SessionRepository(session).save(chat)
             _log_stored(prepared, "interrupted", reply)
@@ -456,6 +464,16 @@ class _HeldError(Exception):
         if self.event is None:
             raise RuntimeError("nothing was held")
         return replace(self.event, message=f"{error.message(lang)} {self.event.message}")
+
+
+def _answered_session(session: Session, owner: str, prepared: PreparedSend) -> SessionRow:
+    """The session a reply answers, as the message was sent into it. Cleared since (another
+    window, the CLI), the question is gone: the reply stood alone at its start, first in every
+    later request. Not stored, as a held reply is not (:func:`.replies.save_held_reply`)."""
+    chat = SessionRepository(session).require(owner, prepared.session_id)
+    if chat.clear_generation != prepared.clear_generation:
+        raise OncallError("NOT_FOUND", "session_cleared", ref=prepared.session_id)
+    return chat
 
 
 def _log_stored(prepared: PreparedSend, status: str, reply: StreamedReply) -> None:

@@ -262,6 +262,34 @@ async def test_a_session_deleted_while_its_answer_comes_is_said_so(engine: Engin
     assert services.sessions.list_sessions("alice") == []
 
 
+async def test_a_session_cleared_while_its_answer_comes_does_not_take_it(engine: Engine) -> None:
+    """Cleared in another window (or with the CLI) while the answer streamed: the answer was
+    stored alone at the start of the emptied session, with no question, and sent back first
+    in every later request."""
+    services = engine(ScriptedChatModel([Turn(text="one two three four", chunk_size=4), "ok"]))
+    session = services.sessions.create("alice", "incident")
+    cleared = False
+
+    async def send_and_clear_at_the_first_words() -> None:
+        nonlocal cleared
+        async for event in services.chat.send("alice", session.id, "why?"):
+            if isinstance(event, TokenDelta) and not cleared:
+                services.sessions.clear("alice", session.id)
+                cleared = True
+
+    with pytest.raises(OncallError) as gone:
+        await send_and_clear_at_the_first_words()
+    assert (gone.value.code, gone.value.reason) == ("NOT_FOUND", "session_cleared")
+    assert gone.value.message("en") == (
+        f"Session {session.id} was cleared while its answer came (in another window, or with "
+        "the CLI): the answer was not saved."
+    )
+    assert services.sessions.messages("alice", session.id) == []
+    await collect(services.chat.send("alice", session.id, "new incident"))
+    stored = services.sessions.messages("alice", session.id)
+    assert [(m.role, m.content) for m in stored] == [("user", "new incident"), ("assistant", "ok")]
+
+
 async def test_sessions_list_rename_delete(engine: Engine) -> None:
     services = engine(ScriptedChatModel(["ok"]))
     first = services.sessions.create("alice", "first")

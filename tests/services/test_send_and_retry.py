@@ -166,6 +166,32 @@ async def test_an_interrupted_reply_stays_but_is_not_sent_again(
     ]
 
 
+@pytest.mark.parametrize("elsewhere", ["clear", "delete"])
+async def test_a_reply_stopped_after_its_session_went_elsewhere_ends_as_a_stop(
+    on_ollama: OnOllama, server: FakeOllama, elsewhere: str
+) -> None:
+    """Cleared or deleted in another window, then Esc: the stop stays a stop (the TUI marks
+    the reply interrupted on it), and nothing is stored into the emptied session."""
+    services = on_ollama(server, model="qwen3:8b")
+    session = services.sessions.create("alice", "incident")
+    server.script(Reply("one two three four five", delay_per_chunk=0.2))
+    first_token = asyncio.Event()
+
+    async def send() -> None:
+        async for event in services.chat.send("alice", session.id, "count"):
+            if isinstance(event, TokenDelta):
+                first_token.set()
+
+    task = asyncio.create_task(send())
+    await first_token.wait()
+    getattr(services.sessions, elsewhere)("alice", session.id)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    if elsewhere == "clear":
+        assert stored(services, session.id) == []
+
+
 async def test_a_model_without_tools_chats_without_them_when_recovery_is_off(
     on_ollama: OnOllama, server: FakeOllama
 ) -> None:

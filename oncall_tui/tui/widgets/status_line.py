@@ -79,9 +79,10 @@ class StatusLine(PlainText):
             self.database_away = error.reason not in WRITES_REFUSED
             if self._services.has_held():
                 message = joined(lang, message, note("reply_held", lang))
-        # A session gone (deleted in another window mid-reply) is left for a new one: what is
-        # said of it must stay.
-        self.say(message, error=True, app_wide=database or error.reason == "session_gone")
+        # A session deleted or cleared in another window mid-reply is left (for a new one, or
+        # read again): what is said of it must stay.
+        gone = error.reason in ("session_gone", "session_cleared")
+        self.say(message, error=True, app_wide=database or gone)
 
     def show_fault(self, exc: Exception) -> None:
         """Something no catalog entry names (a bug): said of the app; it goes on."""
