@@ -213,6 +213,26 @@ async def test_a_session_deleted_elsewhere_mid_reply_is_said_after_the_screen_le
         assert "the answer was not saved" in said
 
 
+async def test_an_answer_whose_session_was_cleared_elsewhere_is_marked_unsaved(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: cleared with the CLI while its answer came, the answer stayed on screen
+    as if streaming still, and as if it were kept."""
+    slow = Turn(text="one two three four five six " * 10, chunk_size=4, delay_per_chunk=0.05)
+    app, _ = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await reply_under_way(pilot)
+        streaming = screen.session_id
+        assert streaming is not None
+        app.services.sessions.clear("alice", streaming)  # another window, or the CLI
+        await wait_until(pilot, lambda: not screen.sending)
+        reply = blocks(screen)[-1]
+        assert (reply.role, reply.status) == ("assistant", "failed")
+        note = " ".join(" ".join(drawn(screen.query_one(ChatLog))).replace("▌", " ").split())
+        assert "the answer was not saved" in note  # its note, wrapped at the log's width
+        assert f"Session {streaming} was cleared while its answer came" in status_text(screen)
+
+
 async def test_the_gauge_counts_the_message_just_sent_while_the_reply_comes(
     tmp_path: Path,
 ) -> None:

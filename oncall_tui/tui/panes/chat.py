@@ -162,11 +162,12 @@ class ChatPane(Vertical):
                 async with contextlib.aclosing(events):  # closed as the worker ends, not at GC
                     async for event in events:
                         replies.apply(event)
-        except OncallError as error:  # refused before anything was stored
+        except OncallError as error:  # refused, or the answer had no session left to go in
             if not self._quitting:
                 self.status.show_error(error)
                 if error.code in SERVER_AWAY_CODES:
                     self.post_message(self.ServerSaid(answered=False))
+            replies.failed(error.message(ui_lang(self)))  # an answer shown is marked unsaved
         except asyncio.CancelledError:
             replies.interrupted(said=not self._quitting)  # quitting: the widgets are going
             raise
