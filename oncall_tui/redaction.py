@@ -6,18 +6,17 @@ Two parts, applied together by :func:`redact`:
   resolved (:func:`register_secret`): the model server's key (``OPENAI_API_KEY``), the
   PostgreSQL passwords of ``--db`` (``user:pw@``, ``?password=``, the client key's
   ``?sslpassword=``) and ``PGPASSWORD``, and the ``${NAME}`` values expanded into tool
-  servers' headers and env. Each is found as written,
-  JSON-escaped (``\\"``, ``\\\\``, ``\\u0041`` for ``A``), percent-encoded, and with spaces, line
-  breaks or escaped ``\\n`` inserted between its characters (a wrapped line, a server's
-  joined body).
+  servers' headers and env. Each is found as written, JSON-escaped (``\\"``, ``\\\\``,
+  ``\\u0041`` for ``A``), percent-encoded, and with spaces, line breaks or escaped ``\\n``
+  inserted between its characters (a wrapped line, a server's joined body).
   Values shorter than :data:`MIN_SECRET_CHARS` are not registered (they would mask ordinary
   words); the rules below still catch them where they are labelled.
 - **The rules**, for secrets the registry never saw (a proxy's own token, another user's
   password echoed back): the password of a URL's userinfo (``scheme://user:***@``),
   ``password=…`` and ``sslpassword=…`` (a URL's query, a libpq keyword string,
   ``PGPASSWORD=``), a quoted ``"password": "…"``, ``Bearer …`` and ``Basic …`` credentials,
-  and the value of an
-  ``Authorization``, ``X-Api-Key``, ``api_key`` or ``access_token`` field.
+  and the value of an ``Authorization``, ``X-Api-Key``, ``api_key`` or ``access_token``
+  field.
 
 Where it applies: the error catalog's rendering (``OncallError.message``, so every message and
 its JSON), the UI catalog's filled texts (``texts.text``: the TUI's status line and
