@@ -24,7 +24,7 @@ from oncall_tui.tui.chat_log.markdown import (
     split_point,
     split_segments,
 )
-from oncall_tui.tui.chat_log.message import WAIT_SHOWN_FROM
+from oncall_tui.tui.chat_log.message import STALL_SHOWN_FROM, WAIT_SHOWN_FROM
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
 from tests.tui.harness import wait_until
 
@@ -206,6 +206,37 @@ async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header
         await wait_until(pilot, lambda: header() == "assistant · … · 14:03")
         block.finish("complete")
         await wait_until(pilot, lambda: header() == "assistant · 14:03")
+
+
+async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word() -> None:
+    """Found in tmux: the model server stopped answering mid-sentence (SIGSTOP), and the reply
+    sat there for the two minutes of --timeout looking like an app that hangs."""
+    app = LogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.query_one(ChatLog)
+        now = [NOW + timedelta(seconds=30)]
+        log.clock = lambda: now[0]
+        block = log.add_reply()
+
+        def header() -> str:
+            return texts(lines_of(log, block))[0]
+
+        block.append("Check the pool")
+        now[0] += timedelta(seconds=STALL_SHOWN_FROM - 1)
+        await pilot.pause(1.2)  # a tick: a gap between words, under the bound
+        assert header() == "assistant · … · 14:03"
+        now[0] += timedelta(seconds=1)
+        await wait_until(pilot, lambda: header() == f"assistant · … {STALL_SHOWN_FROM} s · 14:03")
+        now[0] += timedelta(seconds=40)
+        await wait_until(
+            pilot, lambda: header() == f"assistant · … {STALL_SHOWN_FROM + 40} s · 14:03"
+        )
+        block.add_tool("c1", "logs.search_logs", {"pattern": "502"})  # something came
+        await wait_until(pilot, lambda: header() == "assistant · … · 14:03")
+        now[0] += timedelta(seconds=STALL_SHOWN_FROM)  # the tool runs: counted too
+        await wait_until(pilot, lambda: header() == f"assistant · … {STALL_SHOWN_FROM} s · 14:03")
+        block.finish("failed", note="The model stream failed.")
+        await wait_until(pilot, lambda: header() == "assistant · ✗ failed · 14:03")
 
 
 async def test_a_long_stored_message_opens_as_rendered_segments() -> None:

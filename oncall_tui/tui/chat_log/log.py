@@ -183,7 +183,8 @@ class ChatLog(ScrollView, can_focus=True):
         return self._count_wait(self._append([reply]))
 
     def _count_wait(self, reply: MessageBlock) -> MessageBlock:
-        """Count, in ``reply``'s header, each second it has nothing to show."""
+        """Count, in ``reply``'s header, each second it has nothing new to show (a tick a second
+        while it streams)."""
         if self._wait_timer is not None:
             self._wait_timer.stop()
 

@@ -44,6 +44,11 @@ WAIT_SHOWN_FROM = 2
 """Seconds a reply streams with nothing to show before its header counts them: a model being
 loaded, or thinking (its thinking is not shown), says no word for tens of seconds, and a "…"
 that never moves cannot be told from an app that hangs."""
+STALL_SHOWN_FROM = 5
+"""Seconds a reply that has begun goes without a new word or tool call before its header
+counts them again: a server that hangs (a GPU out of memory, a stalled link) stops a reply
+mid-sentence, which looked the same as an app that hangs. Local models leave gaps of a second
+or two between words at their slowest; a tool that runs long is counted too."""
 
 STATUS_WORDS = {
     "interrupted": "log.status.interrupted",
@@ -137,6 +142,8 @@ class MessageBlock:
         """Now: the day the header's time is compared with."""
         self.created_at = clock() if created_at is None else created_at
         """When the message was said (as stored: UTC if naive); a new one, now."""
+        self._last_at = self.created_at
+        """When the reply last showed something new (a word, a tool call)."""
         self.tools = [ToolCallLine.of(call) for call in tool_calls]
         self.tools_open = False
         # ``content`` is the message as stored (copied as it is); what is drawn is made
@@ -167,28 +174,37 @@ class MessageBlock:
         mark = STATUS_MARKS.get(self.status)
         if mark and self.status in STATUS_WORDS:
             mark = f"{mark.split(' ')[0]} {t(STATUS_WORDS[self.status], self.lang)}"
-        waited = self.waited
-        if mark and waited is not None and waited >= WAIT_SHOWN_FROM:
+        waited = self.shown_wait
+        if mark and waited is not None:
             mark = f"{mark} {t('log.waited', self.lang, seconds=waited)}"
         return f"{who} · {mark}" if mark else who
 
     @property
-    def waited(self) -> int | None:
-        """Whole seconds a streaming reply has had nothing to show (no word, no tool call);
-        ``None`` once it has, or when it is not streaming."""
-        if self.status != "streaming" or self.content or self.tools:
+    def shown_wait(self) -> int | None:
+        """The whole seconds the header counts: those a streaming reply has gone with nothing
+        new to show (no word, no tool call), from its start past :data:`WAIT_SHOWN_FROM`, from
+        the last thing that came past :data:`STALL_SHOWN_FROM`; else ``None``."""
+        if self.status != "streaming" or self._ending is not None:
             return None
-        return int((self.clock() - self.created_at).total_seconds())
+        waited = int((self.clock() - self._last_at).total_seconds())
+        bound = STALL_SHOWN_FROM if self.content or self.tools else WAIT_SHOWN_FROM
+        return waited if waited >= bound else None
 
     def tick(self) -> bool:
-        """A second has passed: the header is drawn again while it counts (from
-        :data:`WAIT_SHOWN_FROM`); whether the reply still has nothing to show."""
-        waited = self.waited
-        if waited is None:
+        """A second has passed: the header is drawn again while it counts; whether the reply
+        still streams (a count may start at any second until it ends)."""
+        if self.status != "streaming" or self._ending is not None:
             return False
-        if waited >= WAIT_SHOWN_FROM:
+        if self.shown_wait is not None:
             self._changed(head=True)
         return True
+
+    def _arrived(self) -> None:
+        """Something new to show came: a count in the header goes."""
+        if self.shown_wait is not None:
+            self._head_key = None
+            self._mark(0)
+        self._last_at = self.clock()
 
     @property
     def header(self) -> str:
@@ -273,10 +289,12 @@ class MessageBlock:
         self._changed(head=True)
 
     def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
+        self._arrived()
         self.tools.append(ToolCallLine(call_id, terminal_safe(name), arguments))
         self._changed(head=True)
 
     def finish_tool(self, call_id: str, summary: str, status: str) -> None:
+        self._arrived()
         for tool in self.tools:
             if tool.call_id == call_id:
                 tool.summary, tool.status = terminal_safe(summary), status
@@ -288,9 +306,7 @@ class MessageBlock:
         """Stream a piece of text in; it is drawn at the log's next flush."""
         if not text:
             return
-        if (self.waited or 0) >= WAIT_SHOWN_FROM:  # the header counts no more
-            self._head_key = None
-            self._mark(0)
+        self._arrived()
         self.content += text
         self._pending.append(terminal_safe(text))
         if self.listener is not None:
