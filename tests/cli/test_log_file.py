@@ -89,6 +89,20 @@ def test_an_unwritable_log_never_stops_the_app(tmp_path: Path) -> None:
     configure_logging(None, "info")
 
 
+def logged_quietly(script: str, path: Path) -> str:
+    """Run ``script`` (which logs to ``path``) in a process of its own; what it logged, once
+    it has printed nothing on the terminal."""
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert result.stderr == ""
+    return path.read_text(encoding="utf-8")
+
+
 OTHER_LIBRARY_ERROR = """
 import logging, sys
 from pathlib import Path
@@ -110,16 +124,7 @@ logging.getLogger("oncall_tui.cli").warning("the app's own record")
 def test_other_libraries_errors_go_to_the_log_file_never_to_the_terminal(tmp_path: Path) -> None:
     """With no handler of their own, Python printed them on stderr, traceback and all: on the
     TUI's screen, or after a Ctrl-C, as the start-up test caught once."""
-    path = tmp_path / "logs" / "oncall-tui.log"
-    result = subprocess.run(
-        [sys.executable, "-c", OTHER_LIBRARY_ERROR, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    assert result.stderr == ""
-    log = path.read_text(encoding="utf-8")
+    log = logged_quietly(OTHER_LIBRARY_ERROR, tmp_path / "logs" / "oncall-tui.log")
     assert "ERROR sqlalchemy.pool.impl.QueuePool: Exception closing connection" in log
     assert "KeyboardInterrupt" in log
     assert "HTTP Request" not in log  # another library's info: below what is kept of theirs
@@ -148,14 +153,5 @@ logging.getLogger("oncall_tui.services.chat").info("reply stored in session %s",
 def test_a_full_disk_under_the_log_prints_nothing_and_the_log_goes_on(tmp_path: Path) -> None:
     """Python's logging printed "--- Logging error ---" and a traceback on stderr for each
     record it could not write (found with a full tmpfs under the log, after a CLI chat)."""
-    path = tmp_path / "logs" / "oncall-tui.log"
-    result = subprocess.run(
-        [sys.executable, "-c", FULL_DISK_LOG, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    assert result.stderr == ""
-    log = path.read_text(encoding="utf-8")
+    log = logged_quietly(FULL_DISK_LOG, tmp_path / "logs" / "oncall-tui.log")
     assert "reply stored in session 4" in log  # the log goes on once there is room

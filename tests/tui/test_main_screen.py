@@ -7,6 +7,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
@@ -194,43 +195,33 @@ async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(
         assert screen.session_id == streaming
 
 
-async def test_a_session_deleted_elsewhere_mid_reply_is_said_after_the_screen_leaves_it(
-    tmp_path: Path,
+@pytest.mark.parametrize(("elsewhere", "done"), [("delete", "deleted"), ("clear", "cleared")])
+async def test_a_session_deleted_or_cleared_elsewhere_mid_reply_says_its_answer_is_not_kept(
+    tmp_path: Path, elsewhere: str, done: str
 ) -> None:
-    """Found in tmux: deleted with the CLI while its answer came, the session closed and the
-    status line said "No session '1' found" (the panel's read), then nothing at all."""
+    """Found in tmux, with the CLI while the answer came. Deleted: the session closed and the
+    status line said "No session '1' found" (the panel's read), then nothing at all. Cleared:
+    the answer stayed on screen as if streaming still, and as if it were kept."""
     slow = Turn(text="one two three four five six " * 10, chunk_size=4, delay_per_chunk=0.05)
     app, _ = scripted_app(tmp_path / "t.db", [slow])
     async with app.run_test(size=SIZE) as pilot:
         screen = await reply_under_way(pilot)
         streaming = screen.session_id
         assert streaming is not None
-        app.services.sessions.delete("alice", streaming)  # another window, or the CLI
-        await wait_until(pilot, lambda: not screen.sending and screen.session_id is None)
+        getattr(app.services.sessions, elsewhere)("alice", streaming)  # another window
+        await wait_until(pilot, lambda: not screen.sending)
         await pilot.pause(0.3)  # the reads after the send have answered
         said = status_text(screen)
-        assert f"Session {streaming} was deleted while its answer came" in said
+        assert f"Session {streaming} was {done} while its answer came" in said
         assert "the answer was not saved" in said
-
-
-async def test_an_answer_whose_session_was_cleared_elsewhere_is_marked_unsaved(
-    tmp_path: Path,
-) -> None:
-    """Found in tmux: cleared with the CLI while its answer came, the answer stayed on screen
-    as if streaming still, and as if it were kept."""
-    slow = Turn(text="one two three four five six " * 10, chunk_size=4, delay_per_chunk=0.05)
-    app, _ = scripted_app(tmp_path / "t.db", [slow])
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await reply_under_way(pilot)
-        streaming = screen.session_id
-        assert streaming is not None
-        app.services.sessions.clear("alice", streaming)  # another window, or the CLI
-        await wait_until(pilot, lambda: not screen.sending)
+        if elsewhere == "delete":  # the screen leaves it; what is said stays
+            await wait_until(pilot, lambda: screen.session_id is None)
+            assert f"Session {streaming} was deleted" in status_text(screen)
+            return
         reply = blocks(screen)[-1]
         assert (reply.role, reply.status) == ("assistant", "failed")
         note = " ".join(" ".join(drawn(screen.query_one(ChatLog))).replace("▌", " ").split())
         assert "the answer was not saved" in note  # its note, wrapped at the log's width
-        assert f"Session {streaming} was cleared while its answer came" in status_text(screen)
 
 
 async def test_the_gauge_counts_the_message_just_sent_while_the_reply_comes(
