@@ -36,6 +36,14 @@ def test_a_home_relative_path_is_expanded(
     assert configuration.add_skill_files("alice", "~/SKILL.md").added[0].name == "home-skill"
 
 
+def refused(configuration: ConfigurationService, path: Path) -> OncallError:
+    """What adding ``path`` raised; nothing was stored."""
+    with pytest.raises(OncallError) as caught:
+        configuration.add_skill_files("alice", str(path))
+    assert configuration.list_skills("alice") == []
+    return caught.value
+
+
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
     [
@@ -50,20 +58,15 @@ def test_a_file_that_breaks_a_rule_is_refused_and_nothing_is_stored(
 ) -> None:
     path = tmp_path / name
     path.write_bytes(data)
-    with pytest.raises(OncallError) as caught:
-        configuration.add_skill_files("alice", str(path))
-    assert (caught.value.code, caught.value.reason) == ("SKILL_INVALID", reason)
-    assert configuration.list_skills("alice") == []
+    error = refused(configuration, path)
+    assert (error.code, error.reason) == ("SKILL_INVALID", reason)
 
 
 def test_what_is_not_a_regular_file_is_refused(
     configuration: ConfigurationService, tmp_path: Path
 ) -> None:
     (tmp_path / "SKILL.md").mkdir()
-    with pytest.raises(OncallError) as caught:
-        configuration.add_skill_files("alice", str(tmp_path))
-    assert caught.value.reason == "not_regular_file"
-    assert configuration.list_skills("alice") == []
+    assert refused(configuration, tmp_path).reason == "not_regular_file"
 
 
 def skill_folder(parent: Path, name: str, content: str | None = None) -> Path:
@@ -109,9 +112,7 @@ def test_a_folder_without_skills_says_the_skill_md_it_looked_for(
     configuration: ConfigurationService, tmp_path: Path
 ) -> None:
     (tmp_path / "notes").mkdir()
-    with pytest.raises(OncallError) as caught:
-        configuration.add_skill_files("alice", str(tmp_path))
-    assert str(tmp_path / "SKILL.md") in caught.value.message("en")
+    assert str(tmp_path / "SKILL.md") in refused(configuration, tmp_path).message("en")
 
 
 def test_a_skill_md_named_that_is_not_there_is_not_taken_for_its_folder(
