@@ -82,6 +82,11 @@ CATALOG: dict[str, dict[Language, str]] = {
         "en": "The session was not exported: {detail}. Nothing was written.",
         "zh": "会话未导出：{detail}。未写入任何文件。",
     },
+    "OUTPUT_FAILED": {
+        "en": "Standard output could not be written ({problem}): it is incomplete. The command "
+        "itself was carried out.",
+        "zh": "无法写入标准输出（{problem}）：输出不完整。命令本身已执行。",
+    },
     "CONFIG_INVALID": {
         "en": (
             "The settings file {path} was not used: {detail}. "

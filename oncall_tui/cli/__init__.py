@@ -32,6 +32,7 @@ from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USER_ERROR,
+    output_failure,
     reader_safe_output,
     report_error,
     report_warning,
@@ -230,13 +231,19 @@ def _is_terminal(stream: TextIO | None) -> bool:
 def _run_command(
     settings: Settings, handler: Handler, args: argparse.Namespace, as_json: bool
 ) -> int:
-    """A command on the services, its failures reported; the services closed after it."""
+    """A command on the services, its failures reported (an output that could not be written
+    too, once its work is done); the services closed after it."""
     from oncall_tui.services.container import Services
 
     context = Services(settings)
     try:
         _save_held_replies(context, as_json)
-        return handler(context, args)
+        status = handler(context, args)
+        if (unwritten := output_failure()) is None:
+            return status
+        problem = unwritten.strerror or str(unwritten)
+        said = report_error(OncallError("OUTPUT_FAILED", problem=problem), settings.lang, as_json)
+        return said if status == EXIT_OK else status
     except OncallError as error:
         return report_error(error, settings.lang, as_json)
     except KeyboardInterrupt:

@@ -7,7 +7,9 @@ control characters itself and is printed exactly. Both go through the redactor f
 
 A reader that goes away (``| head -1``) ends nothing: while :func:`reader_safe_output` is in
 force the rest of the output is dropped quietly, the command finishes its work (a chat stores
-its whole reply), and then exits with :data:`EXIT_BROKEN_PIPE`.
+its whole reply), and then exits with :data:`EXIT_BROKEN_PIPE`. Output that cannot be written
+(``> answer.md`` on a full disk) ends nothing either: the command finishes, and then says so
+(:func:`output_failure`), as the failure of the output, not of the database.
 """
 
 from __future__ import annotations
@@ -100,7 +102,8 @@ def emit_text(text: str, stream: TextIO | None = None, *, flush: bool = False) -
 
 @contextlib.contextmanager
 def reader_safe_output() -> Iterator[Callable[[], bool]]:
-    """Standard output and error, for the block, as streams whose reader may go away.
+    """Standard output and error, for the block, as streams whose reader may go away and
+    whose writes may fail.
 
     Yields a function that tells whether standard output's reader went away meanwhile."""
     out, err = _ReaderSafeStream(sys.stdout), _ReaderSafeStream(sys.stderr)
@@ -112,13 +115,20 @@ def reader_safe_output() -> Iterator[Callable[[], bool]]:
         sys.stdout, sys.stderr = saved
 
 
+def output_failure() -> OSError | None:
+    """Why writing standard output failed during :func:`reader_safe_output` (a full disk under
+    a redirect, a terminal's I/O error), or ``None``: a reader that went away is no failure."""
+    return sys.stdout.failure if isinstance(sys.stdout, _ReaderSafeStream) else None
+
+
 class _ReaderSafeStream(io.TextIOBase):
     """A standard stream that drops what it is given once its reader has gone away (a
-    closed pipe), instead of raising ``BrokenPipeError`` into whatever was writing: a chat
-    piped into ``head -1`` goes on to store its reply, a listing simply ends.
+    closed pipe) or a write failed (a full disk), instead of raising into whatever was
+    writing: a chat piped into ``head -1`` or redirected to a full disk goes on to store its
+    reply, a listing simply ends.
 
     The descriptor behind it is then pointed at /dev/null, so what the stream had buffered
-    for the gone reader is dropped at exit too, without Python's "Exception ignored"."""
+    is dropped at exit too, without Python's "Exception ignored"."""
 
     def __init__(self, stream: TextIO | None) -> None:
         super().__init__()
@@ -126,21 +136,34 @@ class _ReaderSafeStream(io.TextIOBase):
         self.gone = stream is None
         """Whether the reader went away (or there was no stream at all: its descriptor was
         closed when the program started)."""
+        self.failure: OSError | None = None
+        """The write's error, when one failed otherwise (``ENOSPC``, ``EIO``)."""
 
     def write(self, text: str) -> int:
-        if self._stream is not None and not self.gone:
+        if (stream := self._open()) is not None:
             try:
-                self._stream.write(text)
-            except BrokenPipeError:
-                self._reader_gone()
+                stream.write(text)
+            except OSError as error:
+                self._stopped(error)
         return len(text)
 
     def flush(self) -> None:
-        if self._stream is not None and not self.gone:
+        if (stream := self._open()) is not None:
             try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._reader_gone()
+                stream.flush()
+            except OSError as error:
+                self._stopped(error)
+
+    def _open(self) -> TextIO | None:
+        """The stream, while it is written to."""
+        return None if self.gone or self.failure is not None else self._stream
+
+    def _stopped(self, error: OSError) -> None:
+        if isinstance(error, BrokenPipeError):
+            self.gone = True
+        else:
+            self.failure = error
+        self._to_null()
 
     def writable(self) -> bool:
         return True
@@ -157,8 +180,7 @@ class _ReaderSafeStream(io.TextIOBase):
     def encoding(self) -> str:  # type: ignore[override]
         return "utf-8" if self._stream is None else self._stream.encoding
 
-    def _reader_gone(self) -> None:
-        self.gone = True
+    def _to_null(self) -> None:
         if self._stream is None:
             return
         with contextlib.suppress(OSError, ValueError):  # no descriptor: a test's capture

@@ -7,6 +7,7 @@ and changes nothing."""
 from __future__ import annotations
 
 import errno
+import io
 import os
 import signal
 import sqlite3
@@ -520,6 +521,86 @@ def test_a_listing_into_a_closed_pipe_is_quiet(tmp_path: Path, ollama: FakeOllam
     err = show.stderr.read().decode()
     assert show.wait(timeout=30) == 141, err
     assert err == ""
+
+
+# -- output that cannot be written: ``oncall-tui chat ... > answer.md`` on a full disk -----
+
+
+def test_a_chat_into_a_full_disk_stores_its_reply_and_says_the_output_failed(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """Not the database's failure (it said "Cannot open the database …: the disk is full",
+    and the reply was lost): the chat goes on, stores it, and then says what failed."""
+    reply = "".join(f"line {n}\n" for n in range(20))
+    ollama.script(Reply(reply, delay_per_chunk=0.005))
+    with open("/dev/full", "w") as full:  # every write: ENOSPC
+        done = subprocess.run(
+            [sys.executable, "-m", "oncall_tui", "chat", "count"],
+            env=environment(tmp_path, ollama),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert "Traceback" not in err, err
+    assert "Exception ignored" not in err, err
+    assert "database" not in err, err
+    *_, session_line, said = err.splitlines()
+    assert session_line == "[session 1]"
+    assert said == (
+        "oncall-tui: Standard output could not be written (No space left on device): it is "
+        "incomplete. The command itself was carried out."
+    )
+    services = Services(make_settings(tmp_path / "oncall.db"))
+    try:
+        messages = services.sessions.messages("alice", 1)
+    finally:
+        services.close()
+    assert [(m.role, m.status, m.content) for m in messages] == [
+        ("user", "complete", "count"),
+        ("assistant", "complete", reply),
+    ]
+
+
+class FullDisk(io.StringIO):
+    """Standard output on a disk that fills after ``room`` characters."""
+
+    def __init__(self, room: int, error: int = errno.ENOSPC) -> None:
+        super().__init__()
+        self.room = room
+        self.error = error
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.room:
+            raise OSError(self.error, os.strerror(self.error))
+        return super().write(text)
+
+
+def test_a_listing_whose_output_fails_part_way_says_so_once(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        assert cli("sessions", "new", "--title", f"incident {n}").code == 0
+    captured = sys.stdout
+    out = FullDisk(room=80, error=errno.EIO)  # a terminal's I/O error, part way
+    monkeypatch.setattr(sys, "stdout", out)
+    result = cli("sessions", "list")
+    assert out.getvalue().startswith("ID  UPDATED")
+    assert "incident 0" not in out.getvalue()
+    assert (result.code, result.err) == (
+        2,
+        "oncall-tui: Standard output could not be written (Input/output error): it is "
+        "incomplete. The command itself was carried out.\n",
+    )
+    monkeypatch.setattr(sys, "stdout", FullDisk(room=0))
+    as_json = cli("--lang", "zh", "sessions", "new", "--json")
+    assert as_json.code == 2
+    assert as_json.error()["code"] == "OUTPUT_FAILED"
+    assert "命令本身已执行" in as_json.error()["message"]
+    monkeypatch.setattr(sys, "stdout", captured)
+    listed = cli("sessions", "list", "--json")
+    assert (listed.code, len(listed.json_list())) == (0, 4)
 
 
 # -- Ctrl-C while the program is still starting --------------------------------------------
