@@ -53,6 +53,7 @@ from oncall_tui.inputs import id_type
 from oncall_tui.texts import TEXTS, counted, text
 
 if TYPE_CHECKING:
+    from oncall_tui.cli.waiting import WaitingLine
     from oncall_tui.services.container import Services
     from oncall_tui.services.export import ExportFormat
     from oncall_tui.services.views import SessionView, ToolCallView
@@ -321,6 +322,10 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
             raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
         events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
     output = _ChatOutput(args.json, args.session, ctx.settings.lang, stdin_lines)
+    if not args.json and sys.stderr.isatty():
+        from oncall_tui.cli.waiting import WaitingLine
+
+        output.waiting = WaitingLine(sys.stderr, ctx.settings.lang)
     try:
         return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
@@ -359,10 +364,26 @@ class _ChatOutput:
         self.stdin_lines = stdin_lines
         """Lines of standard input sent after the words unasked: said as the message is
         stored."""
+        self.waiting: WaitingLine | None = None
+        """The wait's count on a terminal (:mod:`.waiting`)."""
 
     async def consume(self, events: AsyncIterator[ChatEvent]) -> int:
+        import asyncio
+
+        waiting = self.waiting
+        counting = asyncio.create_task(waiting.run()) if waiting is not None else None
+        try:
+            return await self._consume(events)
+        finally:
+            if counting is not None and waiting is not None:
+                counting.cancel()
+                waiting.erase()
+
+    async def _consume(self, events: AsyncIterator[ChatEvent]) -> int:
         status = EXIT_OK
         async for event in events:
+            if self.waiting is not None:
+                self.waiting.heard()
             if isinstance(event, UserMessageStored):
                 self.session_id = event.session_id
             if self.as_json:
@@ -370,6 +391,12 @@ class _ChatOutput:
                 sys.stdout.flush()
             else:
                 self._render(event)
+            if self.waiting is not None:
+                self.waiting.answer_open = self.answer_open
+                if isinstance(event, ToolStarted):
+                    self.waiting.tool = event.name
+                elif isinstance(event, ToolFinished):
+                    self.waiting.tool = None
             if isinstance(event, ReplyFailed | ContextLimitReached | ReplyHeld):
                 status = exit_status(event.code)
         return status

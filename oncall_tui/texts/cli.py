@@ -170,6 +170,14 @@ CLI: dict[str, dict[Language, str]] = {
     # chat
     "cli.chat.interrupted": {"en": "[interrupted]", "zh": "[已中断]"},
     "cli.chat.session": {"en": "[session {id}]", "zh": "[会话 {id}]"},
+    "cli.chat.waiting": {
+        "en": "[waiting for the model: {seconds} s · ctrl+c stops]",
+        "zh": "[等待模型：{seconds} 秒 · ctrl+c 停止]",
+    },
+    "cli.chat.waiting_tool": {
+        "en": "[waiting for {name}: {seconds} s · ctrl+c stops]",
+        "zh": "[等待 {name}：{seconds} 秒 · ctrl+c 停止]",
+    },
     "cli.chat.retry": {
         "en": "[to answer it again: oncall-tui chat --session {id} --retry]",
         "zh": "[重新回答：oncall-tui chat --session {id} --retry]",
