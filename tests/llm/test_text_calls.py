@@ -147,6 +147,15 @@ def test_what_is_not_a_well_formed_call_to_a_bound_tool_is_left_as_text(reply: s
     assert calls(reply) == []
 
 
+def test_a_tool_without_arguments_drops_those_written_for_it() -> None:
+    """The clock with a made-up ``timezone`` (a native call so written runs, the argument
+    ignored); a tool that has arguments still refuses an unknown one (above)."""
+    reply = '```json\n{"name": "get_current_time", "arguments": {"timezone": "UTC"}}\n```'
+    assert calls(reply) == [("get_current_time", {})]
+    assert conform({"format": "iso", "tz": 8}, CLOCK) == {}
+    assert conform(["UTC"], CLOCK) is None
+
+
 def test_no_tools_bound_reads_nothing() -> None:
     assert calls('{"name": "get_current_time", "arguments": {}}', Tools([])) == []
 
