@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -306,26 +306,25 @@ def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 
-    confirm = allow_listed(frozenset(args.allow_tool), ctx.settings.lang)
-    stdin_lines = 0
-    if args.retry:
-        if args.session is None or args.message:
-            raise OncallError(
-                "VALIDATION_INVALID_ARGUMENT",
-                detail=text("cli.chat.retry_usage", ctx.settings.lang),
-            )
-        events = ctx.chat.retry(ctx.owner, args.session, confirm=confirm)
-    else:
-        message, stdin_lines = read_message(args.message, ctx.settings.lang, quiet=args.json)
-        if not message.strip():  # bad input is refused before the engine loads
-            detail = text("cli.chat.empty_message", ctx.settings.lang)
-            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
-        events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
-    output = _ChatOutput(args.json, args.session, ctx.settings.lang, stdin_lines)
+    lang = ctx.settings.lang
+    output = _ChatOutput(args.json, args.session, lang)
     if not args.json and sys.stderr.isatty():
         from oncall_tui.cli.waiting import WaitingLine
 
-        output.waiting = WaitingLine(sys.stderr, ctx.settings.lang)
+        output.waiting = WaitingLine(sys.stderr, lang)
+    confirm = allow_listed(frozenset(args.allow_tool), lang, output.erase_waiting)
+    if args.retry:
+        if args.session is None or args.message:
+            raise OncallError(
+                "VALIDATION_INVALID_ARGUMENT", detail=text("cli.chat.retry_usage", lang)
+            )
+        events = ctx.chat.retry(ctx.owner, args.session, confirm=confirm)
+    else:
+        message, output.stdin_lines = read_message(args.message, lang, quiet=args.json)
+        if not message.strip():  # bad input is refused before the engine loads
+            detail = text("cli.chat.empty_message", lang)
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", detail=detail)
+        events = ctx.chat.send(ctx.owner, args.session, message, confirm=confirm)
     try:
         return run_until_signal(output.consume(events))
     except KeyboardInterrupt:
@@ -336,14 +335,17 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
         return signalled.exit_status
 
 
-def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
+def allow_listed(
+    names: frozenset[str], lang: Language, before_saying: Callable[[], None]
+) -> ConfirmHook:
     """The headless answer to a ``confirm`` tool: yes for the names given with
-    ``--allow-tool``; for any other, that this run cannot ask (said on stderr: nobody said no,
-    and the model is told so)."""
+    ``--allow-tool``; for any other, that this run cannot ask (said on stderr, after
+    ``before_saying`` erased the wait's count: nobody said no, and the model is told so)."""
 
     async def confirm(request: ToolConfirmation) -> bool | None:
         if request.name in names:
             return True
+        before_saying()
         emit_text(text("cli.chat.tool_refused", lang, name=request.name) + "\n", sys.stderr)
         return None
 
@@ -353,15 +355,13 @@ def allow_listed(names: frozenset[str], lang: Language) -> ConfirmHook:
 class _ChatOutput:
     """Writes one chat's events as they come and works out its exit status."""
 
-    def __init__(
-        self, as_json: bool, session_id: int | None, lang: Language, stdin_lines: int = 0
-    ) -> None:
+    def __init__(self, as_json: bool, session_id: int | None, lang: Language) -> None:
         self.as_json = as_json
         self.lang = lang
         self.session_id = session_id
         self.answer_open = False
         """Answer text was written and its line is not ended yet."""
-        self.stdin_lines = stdin_lines
+        self.stdin_lines = 0
         """Lines of standard input sent after the words unasked: said as the message is
         stored."""
         self.waiting: WaitingLine | None = None
@@ -375,9 +375,9 @@ class _ChatOutput:
         try:
             return await self._consume(events)
         finally:
-            if counting is not None and waiting is not None:
+            if counting is not None:
                 counting.cancel()
-                waiting.erase()
+            self.erase_waiting()
 
     async def _consume(self, events: AsyncIterator[ChatEvent]) -> int:
         status = EXIT_OK
@@ -400,6 +400,11 @@ class _ChatOutput:
             if isinstance(event, ReplyFailed | ContextLimitReached | ReplyHeld):
                 status = exit_status(event.code)
         return status
+
+    def erase_waiting(self) -> None:
+        """Before a line said from outside the events: the wait's count, if shown, goes."""
+        if self.waiting is not None:
+            self.waiting.erase()
 
     def interrupted(self) -> None:
         """Say so, where anyone still listens: after SIGHUP the terminal may be gone."""

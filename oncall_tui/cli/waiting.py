@@ -53,7 +53,8 @@ class WaitingLine:
             self._shown = None
 
     async def run(self) -> None:
-        """Count until cancelled (the chat is over)."""
+        """Count until cancelled (the chat is over), from now."""
+        self._since = monotonic()
         while True:
             await asyncio.sleep(TICK)
             waited = monotonic() - self._since

@@ -5,6 +5,8 @@ stdio tool server; standard error is made to say it is a terminal."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import re
 import sys
 from collections.abc import Iterator
@@ -13,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.cli import waiting
-from tests.conftest import CliResult, RunCli
+from oncall_tui.cli.chat import allow_listed
+from oncall_tui.core.events import ToolConfirmation
+from tests.conftest import CliResult, RunCli, poll_until
 from tests.fakes.ollama_server import FakeOllama, Reply
 
 MODEL = "qwen3:8b"
@@ -39,10 +43,10 @@ def chat(cli: RunCli, ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch) -> Ru
     return run
 
 
-def erased_each(counted: str) -> str:
-    """Any number of counts, each erased before anything else is written (a bare erase too:
-    something came before the count was said)."""
-    return rf"(?:{counted}{ERASED}|{ERASED})*"
+def erased_each(count: str) -> str:
+    """Counts (``count``, the text), each written over the last from the line's start, and
+    the line erased before anything else is written."""
+    return rf"(?:{ERASED}(?:{count})?)*{ERASED}"
 
 
 def on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +70,7 @@ def test_a_slow_first_word_is_counted_on_a_terminal_and_erased_before_what_follo
     if where == "pipe":  # a script's log gets no carriage returns
         assert re.fullmatch(closing, result.err), result.err
         return
-    counted = rf"{ERASED}\[waiting for the model: \d+ s · ctrl\+c stops\]"
+    counted = r"\[waiting for the model: \d+ s · ctrl\+c stops\]"
     assert re.search(counted, result.err), result.err
     assert re.fullmatch(erased_each(counted) + closing, result.err), result.err
 
@@ -85,6 +89,29 @@ def test_a_slow_tool_is_counted_as_the_tools_wait_in_chinese(
     result = chat("--lang", "zh", "chat", "等一下")
     assert result.code == 0, result.err
     assert result.out == "醒了。\n"
-    counted = rf"{ERASED}\[等待 ops\.hang：\d+ 秒 · ctrl\+c 停止\]"
-    tool = rf"· ops\.hang\(seconds=0\.6\)\n(?=.*{counted}){erased_each(counted)}  → woke up\n"
+    counted = r"\[等待 ops\.hang：\d+ 秒 · ctrl\+c 停止\]"
+    tool = rf"· ops\.hang\(seconds=0\.6\)\n(?={ERASED}{counted}){erased_each(counted)}  → woke up\n"
     assert re.search(tool, result.err), result.err
+
+
+async def test_a_tool_refused_for_the_run_is_said_once_the_count_is_erased(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The refusal is written from the tool's step, not from an event: it erases the count
+    itself, or it would follow it on the same line."""
+    monkeypatch.setattr(waiting, "SHOWN_FROM", 0.0)
+    monkeypatch.setattr(waiting, "TICK", 0.005)
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    line = waiting.WaitingLine(stderr, "en")
+    counting = asyncio.create_task(line.run())
+    await poll_until(lambda: "[waiting" in stderr.getvalue())
+    confirm = allow_listed(frozenset({"ops.search_logs"}), "en", line.erase)
+    assert await confirm(ToolConfirmation("ops", "search_logs", {})) is True
+    assert await confirm(ToolConfirmation("ops", "restart_service", {})) is None
+    counting.cancel()
+    assert stderr.getvalue() == (
+        f"{waiting.ERASE}[waiting for the model: 0 s · ctrl+c stops]{waiting.ERASE}oncall-tui: "
+        "ops.restart_service asks before every call and was not run; to allow it for one run: "
+        "--allow-tool ops.restart_service\n"
+    )
