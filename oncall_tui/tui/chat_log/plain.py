@@ -2,11 +2,11 @@
 
 What is typed or pasted is shown as it is: a ``#`` or a ``*`` in a log is not a heading or a
 list item. A message of up to :data:`PROSE_LINES` lines (a question) wraps at words, as prose
-does. A longer one (a pasted log, most often) is a block: one screen line per line, never
-wrapped, so that its columns stay columns; a line wider than the log is cut, the cut marked at
-the right edge. Lines are rendered once per width (and the colours of a block), and kept as
-segment tuples, as :class:`~.markdown.MarkdownLines` keeps them (a strip is made only when a
-line is drawn).
+does (and between Chinese characters: :mod:`.line_breaks`). A longer one (a pasted log, most
+often) is a block: one screen line per line, never wrapped, so that its columns stay columns;
+a line wider than the log is cut, the cut marked at the right edge. Lines are rendered once
+per width (and the colours of a block), and kept as segment tuples, as
+:class:`~.markdown.MarkdownLines` keeps them (a strip is made only when a line is drawn).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from textual.color import Color
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.tui.chat_log.line_breaks import LineBreakingText
 from oncall_tui.tui.chat_log.markdown import Line
 
 PROSE_LINES = 3
@@ -103,7 +104,9 @@ class PlainLines:
         if look is not None:
             return self._block(width, *look)
         console = app.console
-        text = Text(self._text, tab_size=TAB_SIZE, overflow="fold")  # a long word is folded
+        text = LineBreakingText(
+            self._text, tab_size=TAB_SIZE, overflow="fold"
+        )  # a long word is folded
         rendered = console.render_lines(text, console.options.update_width(width), pad=False)
         return [tuple(Segment.adjust_line_length(line, width)) for line in rendered]
 

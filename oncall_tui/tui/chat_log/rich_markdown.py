@@ -18,7 +18,14 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
-from rich.markdown import CodeBlock, Heading, MarkdownElement, TableDataElement
+from rich.markdown import (
+    CodeBlock,
+    Heading,
+    MarkdownContext,
+    MarkdownElement,
+    Paragraph,
+    TableDataElement,
+)
 from rich.markdown import Markdown as RichMarkdown
 from rich.padding import Padding
 from rich.segment import Segment, Segments
@@ -27,6 +34,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
+
+from oncall_tui.tui.chat_log.line_breaks import LineBreakingText
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -96,16 +105,25 @@ class _CodeBlock(CodeBlock):
         )
 
 
+class _Paragraph(Paragraph):
+    """A paragraph whose lines also break between Chinese characters (:mod:`.line_breaks`)."""
+
+    def on_enter(self, context: MarkdownContext) -> None:
+        super().on_enter(context)
+        self.text = LineBreakingText(justify="left")
+
+
 class _TableCell(TableDataElement):
     """A table cell whose words, too long for its column, go on over the next lines.
 
     Rich ends a word longer than its column with "…": in a table of pods a model wrote, at the
     chat's width, ``CrashLoopBackOff`` read ``CrashLoo…`` and the node's name was gone. A word
-    is broken where the column ends instead, and nothing of it is left out."""
+    is broken where the column ends instead, and nothing of it is left out; Chinese text breaks
+    between its characters."""
 
     def __init__(self, justify: JustifyMethod) -> None:
         super().__init__(justify)
-        self.content.overflow = "fold"
+        self.content = LineBreakingText("", justify=justify, overflow="fold")
 
 
 def _keep_line_breaks(state: StateCore) -> None:
@@ -130,6 +148,7 @@ class _RichMarkdown(RichMarkdown):
 
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **RichMarkdown.elements,
+        "paragraph_open": _Paragraph,
         "heading_open": _Heading,
         "fence": _CodeBlock,
         "code_block": _CodeBlock,
