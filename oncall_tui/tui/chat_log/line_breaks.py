@@ -16,6 +16,7 @@ such character is wrapped by rich itself.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len, chop_cells
@@ -40,15 +41,25 @@ CLOSING = (
 )
 """Never at a line's start: kept with what comes before (the small kana and the prolonged
 sound mark too, as Japanese sets them)."""
-_ATOM = re.compile(
-    rf"\s*[{re.escape(OPENING)}]*(?:[{_WIDE}]|[^\s{_WIDE}]+)[{re.escape(CLOSING)}]*\s*"
-)
-"""What a line is not broken inside: one wide character or one run of other non-spaces, its
-opening and closing signs, and the spaces after it (the line's first one, those before it)."""
+
+
+@cache
+def _atom() -> re.Pattern[str]:
+    """What a line is not broken inside: one wide character or one run of other non-spaces,
+    its opening and closing signs, and the spaces after it (the line's first one, those before
+    it). Compiled when first needed: its classes take milliseconds, on no one's way to the
+    first frame."""
+    opening, closing = re.escape(OPENING), re.escape(CLOSING)
+    return re.compile(rf"\s*[{opening}]*(?:[{_WIDE}]|[^\s{_WIDE}]+)[{closing}]*\s*")
+
+
+@cache
+def _wide() -> re.Pattern[str]:
+    return re.compile(f"[{_WIDE}]")
 
 
 def has_wide(text: str) -> bool:
-    return not text.isascii() and re.search(f"[{_WIDE}]", text) is not None
+    return not text.isascii() and _wide().search(text) is not None
 
 
 def break_offsets(text: str, width: int, fold: bool = True) -> list[int]:
@@ -56,7 +67,7 @@ def break_offsets(text: str, width: int, fold: bool = True) -> list[int]:
     ``divide_line``, with the atoms above for its words."""
     breaks: list[int] = []
     used = 0  # cells on the line so far
-    for atom in _ATOM.finditer(text):
+    for atom in _atom().finditer(text):
         start, word = atom.start(), atom.group()
         length = cell_len(word.rstrip())
         if width - used >= length:
