@@ -1,5 +1,5 @@
 """Chinese text breaks between its characters, never before a closing sign; Latin text breaks
-where rich breaks it (:mod:`oncall_tui.tui.chat_log.line_breaks`)."""
+where rich breaks it (:mod:`oncall_tui.tui.line_breaks`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from rich._wrap import divide_line  # rich's own, to compare with
 from rich.console import Console, RenderableType
 
-from oncall_tui.tui.chat_log.line_breaks import CLOSING, OPENING, break_offsets
+from oncall_tui.tui.line_breaks import CLOSING, OPENING, break_offsets
 from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.rich_markdown import rich_markdown
 from tests.tui.test_chat_log_user_text import shown

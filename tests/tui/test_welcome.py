@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.core.examples import skills_examples_path
+from oncall_tui.errors import Language
 from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.panes import chat as chat_pane
 from oncall_tui.tui.panes import server as server_pane
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.gauge import ContextGauge
@@ -166,11 +168,25 @@ async def test_the_welcome_gives_way_to_the_chat_at_the_first_send_and_returns_f
         await wait_until(pilot, lambda: welcome.display and log.size.height == 0)
 
 
-async def test_the_welcome_speaks_chinese(tmp_path: Path) -> None:
-    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
-    async with app.run_test(size=SIZE) as pilot:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_welcome_speaks_chinese_and_never_cuts_the_examples_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: Language
+) -> None:
+    """The path is what the user types: in Chinese it was cut (``…/work/m…``), the sentence
+    before it being one word, and any path longer than the guide's column was."""
+    examples = Path("/srv/oncall/a-deployment-with-a-long-name/share/skills-examples")
+    monkeypatch.setattr(chat_pane, "skills_examples_path", lambda: examples)
+    app, _ = scripted_app(tmp_path / "t.db", lang=lang)
+    async with app.run_test(size=(70, 24)) as pilot:
         welcome = app.screen.query_one(Welcome)
-        await wait_until(pilot, lambda: "从这里开始" in shown(welcome))
+        title = "从这里开始" if lang == "zh" else "where to start"
+        await wait_until(pilot, lambda: title in shown(welcome))
+        lines = shown(welcome).splitlines()
+        assert str(examples) in "".join(line.strip() for line in lines)
+        assert not [line for line in lines if line.rstrip().endswith("…")]
+        if lang == "zh":  # the sentence before the path fills its lines
+            said = next(i for i, line in enumerate(lines) if "添加技能" in line)
+            assert len(lines[said].strip()) > 20, lines[said]
 
 
 async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(

@@ -2,10 +2,10 @@
 
 What is typed or pasted is shown as it is: a ``#`` or a ``*`` in a log is not a heading or a
 list item. A message of up to :data:`PROSE_LINES` lines (a question) wraps at words, as prose
-does (and between Chinese characters: :mod:`.line_breaks`). A longer one (a pasted log, most
-often) is a block: one screen line per line, never wrapped, so that its columns stay columns;
-a line wider than the log is cut, the cut marked at the right edge. Lines are rendered once
-per width (and the colours of a block), and kept as segment tuples, as
+does (and between Chinese characters: :mod:`~oncall_tui.tui.line_breaks`). A longer one (a
+pasted log, most often) is a block: one screen line per line, never wrapped, so that its
+columns stay columns; a line wider than the log is cut, the cut marked at the right edge. Lines
+are rendered once per width (and the colours of a block), and kept as segment tuples, as
 :class:`~.markdown.MarkdownLines` keeps them (a strip is made only when a line is drawn).
 """
 
@@ -22,8 +22,8 @@ from textual.color import Color
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
-from oncall_tui.tui.chat_log.line_breaks import LineBreakingText
 from oncall_tui.tui.chat_log.markdown import Line
+from oncall_tui.tui.line_breaks import LineBreakingText
 
 PROSE_LINES = 3
 """A message of more lines than this is drawn as a block: a question is rarely longer, and

@@ -35,7 +35,7 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
 
-from oncall_tui.tui.chat_log.line_breaks import LineBreakingText
+from oncall_tui.tui.line_breaks import LineBreakingText
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -106,7 +106,8 @@ class _CodeBlock(CodeBlock):
 
 
 class _Paragraph(Paragraph):
-    """A paragraph whose lines also break between Chinese characters (:mod:`.line_breaks`)."""
+    """A paragraph whose lines also break between Chinese characters
+    (:mod:`~oncall_tui.tui.line_breaks`)."""
 
     def on_enter(self, context: MarkdownContext) -> None:
         super().on_enter(context)

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import keys_to_say
+from oncall_tui.tui.line_breaks import LineBreakingText
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 
@@ -132,11 +133,14 @@ class Welcome(Static):
 
 
 def _items(rows: list[tuple[str, Text]]) -> Table:
+    """Marked lines, each wrapped under its own text, Chinese between its characters; a word
+    longer than the line (the examples' path in a narrow terminal) goes on over the next line,
+    never cut short with "…", the table's default."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(width=1)
-    grid.add_column(ratio=1)
+    grid.add_column(ratio=1, overflow="fold")
     for mark, line in rows:
-        grid.add_row(mark, line)
+        grid.add_row(mark, LineBreakingText.of(line))
     return grid
 
 

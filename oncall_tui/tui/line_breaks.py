@@ -90,6 +90,16 @@ def break_offsets(text: str, width: int, fold: bool = True) -> list[int]:
 class LineBreakingText(Text):
     """Rich's ``Text``, its lines broken as :func:`break_offsets` breaks them."""
 
+    @classmethod
+    def of(cls, text: Text) -> LineBreakingText:
+        """``text``, its styles kept, broken as this class breaks lines."""
+        broken = cls(
+            text.plain, style=text.style, justify=text.justify, overflow=text.overflow,
+            no_wrap=text.no_wrap, end=text.end, tab_size=text.tab_size,
+        )  # fmt: skip
+        broken.spans = list(text.spans)
+        return broken
+
     def wrap(
         self,
         console: Console,
