@@ -9,9 +9,9 @@ import pytest
 from rich._wrap import divide_line  # rich's own, to compare with
 from rich.console import Console, RenderableType
 
-from oncall_tui.tui.line_breaks import CLOSING, OPENING, break_offsets
 from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.rich_markdown import rich_markdown
+from oncall_tui.tui.line_breaks import CLOSING, OPENING, break_offsets
 from tests.tui.test_chat_log_user_text import shown
 
 QUESTION = "fast 数据库连接池耗尽导致订单服务超时，请检查 max_connections 设置。"
