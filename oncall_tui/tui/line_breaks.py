@@ -10,7 +10,8 @@ never ends one. Latin text breaks at its spaces, as before; a word longer than t
 folded as rich folds it.
 
 :class:`LineBreakingText` is rich's ``Text`` with this in its public ``wrap``; a text with no
-such character is wrapped by rich itself.
+such character is wrapped by rich itself. :func:`fitted` breaks a text for a widget that Textual
+wraps (the status line, the panel's values).
 """
 
 from __future__ import annotations
@@ -85,6 +86,20 @@ def break_offsets(text: str, width: int, fold: bool = True) -> list[int]:
             breaks.append(start)
             used = cell_len(word)
     return breaks
+
+
+def fitted(text: str, width: int) -> str:
+    """``text`` with a line break wherever :func:`break_offsets` breaks it at ``width`` cells,
+    for a widget that Textual wraps (at spaces only): the lines it is given fit, and stay. A
+    text without a wide character, or no width yet, is given as it is."""
+    if width <= 0 or not has_wide(text):
+        return text
+    lines: list[str] = []
+    for line in text.split("\n"):
+        ends = break_offsets(line, width)
+        pieces = zip([0, *ends], [*ends, len(line)], strict=True)
+        lines.extend(line[start:end].rstrip() for start, end in pieces)
+    return "\n".join(lines)
 
 
 class LineBreakingText(Text):

@@ -8,10 +8,12 @@ import random
 import pytest
 from rich._wrap import divide_line  # rich's own, to compare with
 from rich.console import Console, RenderableType
+from textual.app import App, ComposeResult
 
 from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.rich_markdown import rich_markdown
 from oncall_tui.tui.line_breaks import CLOSING, OPENING, break_offsets
+from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.tui.test_chat_log_user_text import shown
 
 QUESTION = "fast 数据库连接池耗尽导致订单服务超时，请检查 max_connections 设置。"
@@ -76,3 +78,36 @@ def test_a_replys_paragraphs_notes_and_table_cells_break_between_characters() ->
         "        超时",
         "",
     ]
+
+
+class LineApp(App[None]):
+    CSS = "PlainText { width: 30; }"
+
+    def compose(self) -> ComposeResult:
+        yield PlainText()
+
+
+def drawn(widget: PlainText) -> list[str]:
+    return [line.text.rstrip() for line in widget.render_lines(widget.region.reset_offset)]
+
+
+async def test_the_status_line_breaks_chinese_between_characters_at_each_width() -> None:
+    """Textual breaks at spaces only (``模型输出中断：与 Ollama`` then the rest on the next
+    lines): the text is given broken to fit, again when the width changes; ``text`` is the
+    text as said."""
+    app = LineApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        line = app.query_one(PlainText)
+        line.show(NOTE)
+        await pilot.pause()
+        assert line.text == NOTE
+        first_two = ["模型输出中断：与 Ollama 的连接", "中断。已保留部分回复，标记为失"]
+        assert drawn(line)[:2] == first_two
+        line.styles.width = 24
+        await pilot.pause()
+        assert drawn(line)[:2] == ["模型输出中断：与 Ollama", "的连接中断。已保留部分回"]
+        assert "".join(drawn(line)).replace(" ", "") == NOTE.replace(" ", "")
+        english = "Ollama is not reachable at http://127.0.0.1:11434."
+        line.show(english)  # given as it is: Textual breaks it
+        await pilot.pause()
+        assert (str(line.content), drawn(line)[0]) == (english, "Ollama is not reachable")
