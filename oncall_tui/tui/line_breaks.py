@@ -1,4 +1,4 @@
-"""Lines broken where Chinese, Japanese and Korean text may break, for the chat's prose.
+"""Lines broken where Chinese, Japanese and Korean text may break, wherever text wraps.
 
 Rich breaks lines only at spaces. Chinese has none between words, so a sentence after a Latin
 word was one "word" longer than the line, moved whole to the next line and cut there by
