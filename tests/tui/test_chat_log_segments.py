@@ -15,6 +15,7 @@ from textual.strip import Strip
 import oncall_tui.tui
 from oncall_tui.services.views import MessageView, ToolCallView
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
+from oncall_tui.tui.chat_log import log as chat_log_module
 from oncall_tui.tui.chat_log.entries import GUTTER
 from oncall_tui.tui.chat_log.log import FLUSH_SECONDS
 from oncall_tui.tui.chat_log.markdown import (
@@ -181,7 +182,15 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
         assert "model went away" in "\n".join(drawn)
 
 
-async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header() -> None:
+@pytest.fixture
+def quick_ticks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header looks at the (test's) clock every 20 ms, not every second."""
+    monkeypatch.setattr(chat_log_module, "TICK_SECONDS", 0.02)
+
+
+async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header(
+    quick_ticks: None,
+) -> None:
     """A model being loaded, or thinking (not shown), says nothing for tens of seconds: the
     header counts them, so a reply that waits is not taken for an app that hangs."""
     app = LogApp()
@@ -196,7 +205,7 @@ async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header
 
         assert header() == "assistant · … · 14:03"
         now[0] = NOW + timedelta(seconds=WAIT_SHOWN_FROM - 1)
-        await pilot.pause(1.2)  # a tick: still under the bound
+        await pilot.pause(0.1)  # ticks: still under the bound
         assert header() == "assistant · … · 14:03"
         now[0] = NOW + timedelta(seconds=WAIT_SHOWN_FROM)
         await wait_until(pilot, lambda: header() == f"assistant · … {WAIT_SHOWN_FROM} s · 14:03")
@@ -208,7 +217,9 @@ async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header
         await wait_until(pilot, lambda: header() == "assistant · 14:03")
 
 
-async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word() -> None:
+async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word(
+    quick_ticks: None,
+) -> None:
     """Found in tmux: the model server stopped answering mid-sentence (SIGSTOP), and the reply
     sat there for the two minutes of --timeout looking like an app that hangs."""
     app = LogApp()
@@ -223,7 +234,7 @@ async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word(
 
         block.append("Check the pool")
         now[0] += timedelta(seconds=STALL_SHOWN_FROM - 1)
-        await pilot.pause(1.2)  # a tick: a gap between words, under the bound
+        await pilot.pause(0.1)  # ticks: a gap between words, under the bound
         assert header() == "assistant · … · 14:03"
         now[0] += timedelta(seconds=1)
         await wait_until(pilot, lambda: header() == f"assistant · … {STALL_SHOWN_FROM} s · 14:03")

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 FLUSH_SECONDS = 0.05
 """Streamed text is drawn at most this often: about the rate a reader follows, and far below
 the frame budget at any speed a local model writes."""
+TICK_SECONDS = 1.0
+"""How often a streaming reply's header looks at how long it has waited (it counts seconds)."""
 CACHED_LINES = 256
 """Drawn lines kept (a few screens): scrolling back over them draws nothing again. Lines
 further back are drawn again from their messages' rendered lines, which costs little; a strip
@@ -193,7 +195,7 @@ class ChatLog(ScrollView, can_focus=True):
                 self._wait_timer.stop()
                 self._wait_timer = None
 
-        self._wait_timer = self.set_interval(1.0, tick)
+        self._wait_timer = self.set_interval(TICK_SECONDS, tick)
         return reply
 
     def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
