@@ -36,6 +36,7 @@ import tempfile
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from time import monotonic
 from typing import IO, Any, TypeVar
 
 import anyio
@@ -68,6 +69,11 @@ TOOL_RESULT_CHARS = 20_000
 RESTARTS = 3
 """How many times one process starts a server again that stopped after it was ready (a crash,
 a kill): at the next send, or the next look at the servers."""
+START_RETRY_SECONDS = 30.0
+"""A server that failed at once as it started (its port-forward or VPN not up yet: connection
+refused; a command that exits) is tried again, quietly, at the first send or look at the
+servers this long after; one that answers then serves that message. One that hung (no answer
+in :data:`START_SECONDS`) or wrote what is not MCP is not tried again."""
 CLOSE_SECONDS = 0.5
 """How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
 _WIND_DOWN = 0.25
@@ -104,6 +110,8 @@ class ServerState:
     stray: str | None = None
     """The first line the server wrote on stdout that is not an MCP message, if any."""
     restarts: int = 0
+    retry_at: float | None = None
+    """When a server that failed at once as it started is tried again (``monotonic``)."""
 
     @property
     def stopped(self) -> bool:
@@ -113,7 +121,10 @@ class ServerState:
 
     @property
     def will_restart(self) -> bool:
-        """Stopped, and started again at the next send (:data:`RESTARTS` at most)."""
+        """Stopped, and started again at the next send (:data:`RESTARTS` at most); or failed
+        as it started, and tried again once :data:`START_RETRY_SECONDS` have passed."""
+        if self.retry_at is not None:
+            return self.state == "failed" and monotonic() >= self.retry_at
         return self.stopped and self.restarts < RESTARTS
 
 
@@ -284,15 +295,21 @@ class McpTools:
         return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
     def _restart_stopped(self) -> None:
-        """Start again, and wait for, the servers that stopped since they were ready."""
+        """Start again, and wait for, the servers that stopped since they were ready, and
+        those that failed as they started, when their time comes
+        (:attr:`ServerState.will_restart`)."""
         stopped = [state for state in self.states() if state.will_restart]
         loop = self._loop
         if not stopped or loop is None:
             return
         for state in stopped:
-            log.info("tool server %s stopped; starting it again", state.server.name)
-            state.restarts += 1
-            state.state, state.error, state.stray, state.reported = "starting", None, None, False
+            if state.retry_at is None:
+                log.info("tool server %s stopped; starting it again", state.server.name)
+                state.restarts += 1
+                state.reported = False
+            else:  # said once already: a failure again is not said again
+                log.info("tool server %s did not start; trying it again", state.server.name)
+            state.state, state.error, state.stray, state.retry_at = "starting", None, None, None
         servers = [state.server for state in stopped]
         starting = asyncio.run_coroutine_threadsafe(self._start_each(servers), loop)
         with contextlib.suppress(concurrent.futures.CancelledError):  # closed meanwhile
@@ -361,6 +378,7 @@ class McpTools:
                     self._fail(state, "tool_server_not_mcp", state.stray)
                 else:
                     self._fail(state, "tool_server_start", _failure_text(exc, stderr))
+                    state.retry_at = monotonic() + START_RETRY_SECONDS
                 ready.set_result(None)
             else:
                 self._fail(state, "tool_server_stopped", _failure_text(exc, stderr))

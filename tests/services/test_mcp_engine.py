@@ -328,6 +328,44 @@ async def test_a_server_that_fails_to_start_is_reported_once_and_the_chat_works(
     assert not [e for e in second if isinstance(e, ToolServerFailed)]
 
 
+async def test_a_server_that_failed_at_once_as_it_started_is_tried_again_quietly_later(
+    server: FakeOllama, with_tools: Build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its port-forward was not up yet when the app started: it is said once, tried again no
+    sooner than the wait, quietly, and once it answers the next message has its tools."""
+    up, attempts = tmp_path / "up", tmp_path / "attempts"
+    starter = (
+        f"import os, runpy, sys\nopen({str(attempts)!r}, 'a').write('.')\n"
+        f"if not os.path.exists({str(up)!r}): sys.exit('connection refused')\n"
+        f"runpy.run_path({OPS!r}, run_name='__main__')\n"
+    )
+    now = [0.0]
+    monkeypatch.setattr(mcp_runtime, "monotonic", lambda: now[0])
+    services = with_tools(ops(args=("-c", starter)))
+
+    async def send(text: str) -> list[str]:
+        server.script("Noted.")
+        events = await collect(services.chat.send("alice", None, text))
+        assert events[-1].type == "done"
+        return [e.message for e in events if isinstance(e, ToolServerFailed)]
+
+    (said,) = await send("one")
+    assert "it did not start" in said
+    assert "ops__search_logs" not in bound_names(server, -1)
+    now[0] = mcp_runtime.START_RETRY_SECONDS + 1  # still down: tried, and not said again
+    assert await send("two") == []
+    assert (attempts.read_text(), "ops__search_logs" in bound_names(server, -1)) == ("..", False)
+    up.touch()
+    now[0] += mcp_runtime.START_RETRY_SECONDS - 2  # up, but not tried before the wait
+    assert await send("three") == []
+    assert (attempts.read_text(), "ops__search_logs" in bound_names(server, -1)) == ("..", False)
+    now[0] += 2
+    assert await send("four") == []
+    assert (attempts.read_text(), "ops__search_logs" in bound_names(server, -1)) == ("...", True)
+    (view,) = services.tools.servers()
+    assert view.state == "ready"
+
+
 async def test_a_skill_asking_for_an_unregistered_tool_gets_nothing(
     server: FakeOllama, with_tools: Build
 ) -> None:
