@@ -380,9 +380,9 @@ def _positional_names(schema: Mapping[str, Any]) -> list[str]:
 def conform(arguments: object, schema: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` as ``schema`` (a JSON schema object) wants them, obvious types coerced;
     ``None`` when they do not fit: not an object, an unknown name, a required one missing, a
-    value of the wrong type. A tool that takes no arguments at all (the clock) takes none,
-    whatever was written: ``{"timezone": "UTC"}`` cannot change what it does, and a native call
-    so written runs too."""
+    value of the wrong type. A tool that takes no arguments at all (the clock; not one that
+    takes any) takes none, whatever was written: ``{"timezone": "UTC"}`` cannot change what it
+    does, and a native call so written runs too."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -393,7 +393,7 @@ def conform(arguments: object, schema: Mapping[str, Any]) -> dict[str, Any] | No
     if not isinstance(arguments, dict):
         return None
     properties: Mapping[str, Any] = schema.get("properties", {})
-    if not properties:
+    if not properties and not schema.get("additionalProperties"):
         return {}
     fitted: dict[str, Any] = {}
     for name, value in arguments.items():

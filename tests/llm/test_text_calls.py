@@ -154,6 +154,8 @@ def test_a_tool_without_arguments_drops_those_written_for_it() -> None:
     assert calls(reply) == [("get_current_time", {})]
     assert conform({"format": "iso", "tz": 8}, CLOCK) == {}
     assert conform(["UTC"], CLOCK) is None
+    free_form = {"type": "object", "properties": {}, "additionalProperties": True}
+    assert conform({"query": "up"}, free_form) is None  # its arguments matter: not dropped
 
 
 def test_no_tools_bound_reads_nothing() -> None:
