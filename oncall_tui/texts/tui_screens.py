@@ -9,6 +9,11 @@ from oncall_tui.errors import Language
 STATUS: dict[str, dict[Language, str]] = {
     "status.sending": {"en": "Sending…", "zh": "发送中…"},
     "status.retrying": {"en": "Retrying…", "zh": "重试中…"},
+    "status.nothing_to_retry": {
+        "en": "Nothing to retry: the last message here has its answer (a failed or stopped one "
+        "is answered again).",
+        "zh": "没有可重试的消息：这里的最后一条消息已有回答（失败或中断的回答才会重新回答）。",
+    },
     "draft.restored": {
         "en": "Restored your unsent message from last time.",
         "zh": "已恢复上次未发送的消息。",

@@ -445,7 +445,12 @@ async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:
         assert [m.content for m in model.calls[1][1:]] == ["why 502s?"]  # the partial is not sent
         await app.workers.wait_for_complete()
         await pilot.press("ctrl+r")  # answered now: nothing to retry, and it says so
-        await wait_until(pilot, lambda: "no unanswered message" in status_text(screen))
+        await wait_until(pilot, lambda: "Nothing to retry" in status_text(screen))
+        assert status_text(screen) == (
+            "Nothing to retry: the last message here has its answer (a failed or stopped one "
+            "is answered again)."
+        )
+        assert not screen.status.is_error  # a key pressed: no "Invalid argument"
         assert len(blocks(screen)) == 3
 
 

@@ -71,6 +71,9 @@ class StatusLine(PlainText):
         """The error; a database that is away says too that the answers it did not take are
         kept (this line is the one place sure to be seen)."""
         lang = ui_lang(self)
+        if error.reason == "nothing_to_retry":  # a key pressed, not an argument given
+            self.say(t("status.nothing_to_retry", lang))
+            return
         message = error.message(lang)
         database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
         if database:
