@@ -85,6 +85,19 @@ async def test_each_model_shows_what_it_is_and_fits_the_screen(
         assert note(app) == ""
 
 
+async def test_the_title_names_the_server_and_the_current_model_whole_on_a_narrow_screen(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    """At 60 columns it was cut: "Models on http://127.0.0.1:PORT (current: qwen3"."""
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await open_picker(app, pilot)
+        shown = rows(app)  # what the terminal shows, the dialog's edges stripped
+        at = next(i for i, row in enumerate(shown) if "Models on" in row)
+        title = " ".join(row.strip(" █▏").strip() for row in shown[at : at + 2])
+        assert title == f"Models on {server.url} (current: qwen3:8b)", shown
+
+
 async def test_the_current_model_is_marked_and_highlighted_when_set_without_its_tag(
     tmp_path: Path,
 ) -> None:
