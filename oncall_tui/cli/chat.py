@@ -308,10 +308,11 @@ def chat_send(ctx: Services, args: argparse.Namespace) -> int:
 
     lang = ctx.settings.lang
     output = _ChatOutput(args.json, args.session, lang)
-    if not args.json and sys.stderr.isatty():
-        from oncall_tui.cli.waiting import WaitingLine
+    if not args.json:
+        from oncall_tui.cli.waiting import WaitingLine, can_redraw
 
-        output.waiting = WaitingLine(sys.stderr, lang)
+        if can_redraw(sys.stderr):
+            output.waiting = WaitingLine(sys.stderr, lang)
     confirm = allow_listed(frozenset(args.allow_tool), lang, output.erase_waiting)
     if args.retry:
         if args.session is None or args.message:

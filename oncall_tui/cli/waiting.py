@@ -6,13 +6,15 @@ looks hung, and the one thing to do about it (ctrl+c, which keeps what came) is 
 Once nothing has come for :data:`SHOWN_FROM` seconds, and no answer line is open, one line on
 standard error counts the seconds in place; whatever comes next erases it before it is written.
 
-Only on a terminal, and never with ``--json``: a script's log gets no carriage returns. The
-TUI counts the same wait in the reply's header (``MessageBlock.shown_wait``).
+Only on a terminal that can redraw a line (:func:`can_redraw`), and never with ``--json``: a
+script's log gets no carriage returns. The TUI counts the same wait in the reply's header
+(``MessageBlock.shown_wait``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from time import monotonic
 from typing import TextIO
 
@@ -25,6 +27,13 @@ TICK = 0.25
 """How often the count is looked at; it is written only when its whole seconds change."""
 ERASE = "\r\x1b[2K"
 """Back to the line's start, and the line cleared: the count leaves nothing behind."""
+
+
+def can_redraw(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal that redraws a line in place: not a pipe or a file, and
+    not one that declares it cannot (``TERM=dumb``: Emacs' shell, some CI consoles, which would
+    show the erase sequence as text)."""
+    return stream.isatty() and os.environ.get("TERM", "dumb") not in ("", "dumb")
 
 
 class WaitingLine:

@@ -49,16 +49,19 @@ def erased_each(count: str) -> str:
     return rf"(?:{ERASED}(?:{count})?)*{ERASED}"
 
 
-def on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+def on_a_terminal(monkeypatch: pytest.MonkeyPatch, term: str = "xterm-256color") -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setenv("TERM", term)
 
 
-@pytest.mark.parametrize("where", ["terminal", "pipe", "json"])
+@pytest.mark.parametrize("where", ["terminal", "dumb terminal", "pipe", "json"])
 def test_a_slow_first_word_is_counted_on_a_terminal_and_erased_before_what_follows(
     chat: RunCli, ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
+    """Not in a pipe, nor on a terminal that says it cannot redraw a line (``TERM=dumb``:
+    Emacs' shell would show the erase sequence as text)."""
     if where != "pipe":
-        on_a_terminal(monkeypatch)
+        on_a_terminal(monkeypatch, "dumb" if where == "dumb terminal" else "xterm-256color")
     ollama.script(Reply("Roll back the deploy.", chunk_size=100, delay_per_chunk=0.6))
     result = chat("chat", *(["--json"] if where == "json" else []), "why", "now?")
     assert result.code == 0, result.err
@@ -67,7 +70,7 @@ def test_a_slow_first_word_is_counted_on_a_terminal_and_erased_before_what_follo
         return
     assert result.out == "Roll back the deploy.\n"
     closing = r"\[context [^\n]+\]\n\[session 1\]\n"
-    if where == "pipe":  # a script's log gets no carriage returns
+    if where in ("pipe", "dumb terminal"):  # a script's log gets no carriage returns
         assert re.fullmatch(closing, result.err), result.err
         return
     counted = r"\[waiting for the model: \d+ s · ctrl\+c stops\]"
