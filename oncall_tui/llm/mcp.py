@@ -72,8 +72,11 @@ a kill): at the next send, or the next look at the servers."""
 START_RETRY_SECONDS = 30.0
 """A server that failed at once as it started (its port-forward or VPN not up yet: connection
 refused; a command that exits) is tried again, quietly, at the first send or look at the
-servers this long after; one that answers then serves that message. One that hung (no answer
-in :data:`START_SECONDS`) or wrote what is not MCP is not tried again."""
+servers this long after; one that answers then serves that message. One that failed slowly
+(past :data:`START_QUICK_SECONDS`: a name its resolver cannot answer, a hang) or wrote what is
+not MCP is not tried again: each try would hold up a send."""
+START_QUICK_SECONDS = 2.0
+"""A start that failed within this is "at once", and cheap to try again."""
 CLOSE_SECONDS = 0.5
 """How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
 _WIND_DOWN = 0.25
@@ -348,6 +351,7 @@ class McpTools:
         """Open ``server``'s session, list its tools, hold it open until :meth:`close`."""
         state = self._states[server.name]
         stderr = _stderr_file()
+        began = monotonic()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(
@@ -378,7 +382,8 @@ class McpTools:
                     self._fail(state, "tool_server_not_mcp", state.stray)
                 else:
                     self._fail(state, "tool_server_start", _failure_text(exc, stderr))
-                    state.retry_at = monotonic() + START_RETRY_SECONDS
+                    if monotonic() - began < START_QUICK_SECONDS:  # cheap to try again
+                        state.retry_at = monotonic() + START_RETRY_SECONDS
                 ready.set_result(None)
             else:
                 self._fail(state, "tool_server_stopped", _failure_text(exc, stderr))

@@ -366,6 +366,25 @@ async def test_a_server_that_failed_at_once_as_it_started_is_tried_again_quietly
     assert view.state == "ready"
 
 
+async def test_a_server_that_failed_slowly_as_it_started_is_not_tried_again(
+    server: FakeOllama, with_tools: Build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failure that took its time (a resolver that does not answer) would hold up every
+    send it is tried at."""
+    attempts = tmp_path / "attempts"
+    starter = f"import sys\nopen({str(attempts)!r}, 'a').write('.')\nsys.exit(1)\n"
+    now = [0.0]
+    monkeypatch.setattr(mcp_runtime, "monotonic", lambda: now[0])
+    monkeypatch.setattr(mcp_runtime, "START_QUICK_SECONDS", -1.0)  # every failure is slow
+    services = with_tools(ops(args=("-c", starter)))
+    server.script("One.", "Two.")
+    first = await collect(services.chat.send("alice", None, "one"))
+    assert [e.server for e in first if isinstance(e, ToolServerFailed)] == ["ops"]
+    now[0] = 10 * mcp_runtime.START_RETRY_SECONDS
+    second = await collect(services.chat.send("alice", None, "two"))
+    assert (second[-1].type, attempts.read_text()) == ("done", ".")
+
+
 async def test_a_skill_asking_for_an_unregistered_tool_gets_nothing(
     server: FakeOllama, with_tools: Build
 ) -> None:
