@@ -60,7 +60,9 @@ def _wide() -> re.Pattern[str]:
 
 
 def has_wide(text: str) -> bool:
-    return not text.isascii() and _wide().search(text) is not None
+    """Whether ``text`` holds a wide character. Asked of every text the status line and the
+    panel show: the pattern is compiled only once a character from its first range on comes."""
+    return not text.isascii() and max(text) >= "\u2e80" and _wide().search(text) is not None
 
 
 def break_offsets(text: str, width: int, fold: bool = True) -> list[int]:
