@@ -81,10 +81,11 @@ def test_a_replys_paragraphs_notes_and_table_cells_break_between_characters() ->
 
 
 class LineApp(App[None]):
-    CSS = "PlainText { width: 30; }"
+    CSS = "PlainText { width: 30; } #cut { text-wrap: nowrap; }"
 
     def compose(self) -> ComposeResult:
         yield PlainText()
+        yield PlainText(id="cut")
 
 
 def drawn(widget: PlainText) -> list[str]:
@@ -99,8 +100,11 @@ async def test_the_status_line_breaks_chinese_between_characters_at_each_width()
     async with app.run_test(size=(60, 10)) as pilot:
         line = app.query_one(PlainText)
         line.show(NOTE)
+        cut = app.query_one("#cut", PlainText)  # one line, cut: given as it is
+        cut.show(NOTE)
         await pilot.pause()
         assert line.text == NOTE
+        assert str(cut.content) == NOTE  # no line break added
         first_two = ["模型输出中断：与 Ollama 的连接", "中断。已保留部分回复，标记为失"]
         assert drawn(line)[:2] == first_two
         line.styles.width = 24

@@ -42,14 +42,18 @@ class PlainText(Static):
         if text == self._said:
             return
         width = self.content_size.width
-        shown, before = fitted(text, width), str(self.content)
+        shown, before = self._fitted(text, width), str(self.content)
         self._said = text
         same_height = width > 0 and self._rows(before, width) == self._rows(shown, width)
         self.update(shown, layout=not same_height)
 
     def on_resize(self, event: Resize) -> None:
         if has_wide(self._said):
-            self.update(fitted(self._said, self.content_size.width))
+            self.update(self._fitted(self._said, self.content_size.width))
+
+    def _fitted(self, text: str, width: int) -> str:
+        """``text`` broken to fit ``width``, unless this widget does not wrap (one line, cut)."""
+        return text if self.styles.text_wrap == "nowrap" else fitted(text, width)
 
     def _rows(self, text: str, width: int) -> int:
         return Content(text).get_height(self.styles.get_rules(), width)
