@@ -11,9 +11,12 @@ The prompt editor's unsaved edits are kept the same way when the app ends withou
 signal, the terminal gone), in ``prompt-draft.json`` (:class:`PromptDraft`), and put back in
 the editor when it next opens.
 
-One app at a time keeps the drafts: the first to start holds a lock on ``draft.lock`` for its
-life (the kernel lets go of it when the process ends, however it ends). Another app of the
-same owner and database, in a second pane, neither shows those drafts nor writes over them.
+Each app keeps its own drafts, up to :data:`SLOTS` apps of the same owner and database at once
+(a second tmux pane, a second SSH session): an app takes the first slot free and holds its lock
+(``draft.lock``, ``draft-2.lock``, …) for its life (the kernel lets go of it when the process
+ends, however it ends); the slot's files are its own (``draft.txt``, ``draft-2.txt``, …). It
+neither shows nor writes over another app's drafts, and the next app to start takes the first
+slot free, with what was kept there.
 
 Never logged: the text, nor its length.
 """
@@ -38,6 +41,17 @@ PROMPT_DRAFT_FILE = "prompt-draft.json"
 LOCK_FILE = "draft.lock"
 MAX_DRAFT_BYTES = 4 * 1024 * 1024
 """A draft's UTF-8 at most; a longer one (a pasted log of megabytes) is not kept."""
+SLOTS = 4
+"""Apps of one owner and database that keep drafts of their own at once; a fifth keeps none."""
+
+
+def slot_file(name: str, slot: int) -> str:
+    """Slot ``slot``'s file of ``name``: the first slot's is ``name`` itself (``draft.txt``),
+    the others' carry their number (``draft-2.txt``)."""
+    if slot == 1:
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}-{slot}{dot}{suffix}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +72,14 @@ class DraftKeeper:
         self._folder = folder
         self._lock = threading.Lock()
         self._claim: IO[bytes] | None = None
+        self._slot = 1
+        """The slot claimed (its lock held while :attr:`_claim` is open)."""
         self._written = -1
         """The generation of the newest text written: an older one that comes late is not."""
 
     def claim(self) -> bool:
-        """Take the draft for this app's life; ``False`` when another app has it, or there
-        is nowhere to keep it."""
+        """Take the first slot free for this app's life; ``False`` when :data:`SLOTS` apps
+        hold them all, or there is nowhere to keep a draft."""
         with self._lock:
             if self._claim is not None:
                 return True
@@ -75,26 +91,32 @@ class DraftKeeper:
                 return False
             try:
                 make_private_directories(self._folder)
-                descriptor = os.open(self._folder / LOCK_FILE, os.O_WRONLY | os.O_CREAT, 0o600)
-                lock = os.fdopen(descriptor, "wb")
             except OSError as exc:
                 log.warning("the draft cannot be kept: %s", exc.strerror)
                 return False
-            try:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                lock.close()
-                log.info("another oncall-tui keeps the draft")
-                return False
-            self._claim = lock
-            return True
+            for slot in range(1, SLOTS + 1):
+                path = self._folder / slot_file(LOCK_FILE, slot)
+                try:
+                    lock = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), "wb")
+                except OSError as exc:
+                    log.warning("the draft cannot be kept: %s", exc.strerror)
+                    return False
+                try:
+                    fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    lock.close()  # another app's slot
+                    continue
+                self._claim, self._slot = lock, slot
+                return True
+            log.info("%d other oncall-tui keep drafts: this one keeps none", SLOTS)
+            return False
 
     def read(self) -> str:
         """The draft kept, ``""`` if none (or this app has not claimed it)."""
         if self._folder is None or self._claim is None:
             return ""
         try:
-            with (self._folder / DRAFT_FILE).open("rb") as file:
+            with (self._folder / slot_file(DRAFT_FILE, self._slot)).open("rb") as file:
                 data = file.read(MAX_DRAFT_BYTES + 1)
         except FileNotFoundError:
             return ""
@@ -113,7 +135,7 @@ class DraftKeeper:
             if self._folder is None or self._claim is None or generation <= self._written:
                 return False
             self._written = generation
-            target = self._folder / DRAFT_FILE
+            target = self._folder / slot_file(DRAFT_FILE, self._slot)
             data = text.encode("utf-8", errors="replace") if text.strip() else b""
             try:
                 if data and len(data) <= MAX_DRAFT_BYTES:
@@ -134,7 +156,7 @@ class DraftKeeper:
         with self._lock:
             if self._folder is None or self._claim is None:
                 return False
-            target = self._folder / PROMPT_DRAFT_FILE
+            target = self._folder / slot_file(PROMPT_DRAFT_FILE, self._slot)
             try:
                 if draft is None:
                     with contextlib.suppress(FileNotFoundError):
@@ -159,7 +181,7 @@ class DraftKeeper:
         if self._folder is None or self._claim is None:
             return None
         try:
-            with (self._folder / PROMPT_DRAFT_FILE).open("rb") as file:
+            with (self._folder / slot_file(PROMPT_DRAFT_FILE, self._slot)).open("rb") as file:
                 data = file.read(MAX_DRAFT_BYTES + 1)
         except FileNotFoundError:
             return None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from oncall_tui.services import drafts
 from oncall_tui.services.container import Services
 from oncall_tui.services.drafts import (
     DRAFT_FILE,
@@ -17,6 +18,7 @@ from oncall_tui.services.drafts import (
     PROMPT_DRAFT_FILE,
     DraftKeeper,
     PromptDraft,
+    slot_file,
 )
 from oncall_tui.settings import Settings
 
@@ -69,19 +71,37 @@ def test_a_writing_that_comes_late_loses_to_a_newer_one(keeper: DraftKeeper) -> 
     assert keeper.read() == "newer"
 
 
-def test_a_second_app_neither_reads_nor_writes_the_draft_the_first_keeps(
+def test_each_app_keeps_its_own_draft_and_the_next_takes_the_first_slot_free(
     folder: Path, keeper: DraftKeeper
 ) -> None:
+    """A second pane's app keeps its text too (it was lost with its terminal), beside the
+    first's; neither reads the other's."""
     keeper.keep("the first app's", 1)
     second = DraftKeeper(folder)
-    assert not second.claim()
-    assert second.read() == ""
-    assert not second.keep("the second app's", 9)
-    assert keeper.read() == "the first app's"
-    keeper.release()
     assert second.claim()
-    assert second.read() == "the first app's"
+    assert second.read() == ""
+    assert second.keep("the second app's", 9)
+    assert keeper.read() == "the first app's"
+    assert (folder / slot_file(DRAFT_FILE, 2)).read_text() == "the second app's"
+    second.release()  # its terminal went: the next app takes its slot, and its text
+    third = DraftKeeper(folder)
+    assert third.claim()
+    assert third.read() == "the second app's"
+    third.release()
+    keeper.release()
+
+
+def test_past_the_slots_an_app_keeps_no_draft_until_one_is_free(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(drafts, "SLOTS", 2)
+    first, second, third = DraftKeeper(folder), DraftKeeper(folder), DraftKeeper(folder)
+    assert (first.claim(), second.claim(), third.claim()) == (True, True, False)
+    assert (third.keep("not kept", 1), third.read()) == (False, "")
+    first.release()
+    assert third.claim()
     second.release()
+    third.release()
 
 
 def test_the_limit_is_kept_and_one_byte_past_it_is_not(keeper: DraftKeeper, folder: Path) -> None:

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL
-from oncall_tui.services.drafts import DRAFT_FILE, PROMPT_DRAFT_FILE, DraftKeeper
+from oncall_tui.services.drafts import DRAFT_FILE, PROMPT_DRAFT_FILE, DraftKeeper, slot_file
 from oncall_tui.services.memory import MemoryService
 from oncall_tui.services.spool import database_key, owner_folder
 from oncall_tui.settings import Settings
@@ -140,11 +140,12 @@ async def test_keys_typed_as_the_app_started_come_after_the_draft(tmp_path: Path
     assert path.read_text() == "the draft\ntyped ahead"
 
 
-async def test_an_app_opened_beside_another_leaves_that_app_s_draft_alone(
+async def test_an_app_opened_beside_another_keeps_a_draft_of_its_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another app of the same user and database (a second tmux pane) keeps the draft: this
-    one neither shows it nor writes over it, even as it quits with text of its own."""
+    """Another app of the same user and database (a second tmux pane) keeps its draft: this
+    one neither shows it nor writes over it, and keeps its own text beside it (it was lost
+    when this pane's terminal went), for the next app to start while the other still runs."""
     settings = settings_in(tmp_path)
     path = draft_file(settings)
     other = DraftKeeper(path.parent)
@@ -161,6 +162,12 @@ async def test_an_app_opened_beside_another_leaves_that_app_s_draft_alone(
         assert RESTORED not in app.main.status.text
         await pilot.press("ctrl+q")
     assert path.read_text() == "the other pane's"
+    assert (path.parent / slot_file(DRAFT_FILE, 2)).read_text() == "mine"
+    again = app_for(settings)
+    async with again.run_test() as pilot:
+        composer = again.screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "mine")
+        assert RESTORED in again.main.status.text
     other.release()
 
 
