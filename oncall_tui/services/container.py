@@ -200,7 +200,9 @@ class Services:
     def export(self) -> ExportService:
         from oncall_tui.services.export import ExportService
 
-        return ExportService(self.sessions, self.memory, model=self.gateway.model_name)
+        return ExportService(
+            self.sessions, self.memory, model=self.gateway.model_name, lang=self.settings.lang
+        )
 
     @property
     def server(self) -> ServerView:

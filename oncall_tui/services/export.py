@@ -25,7 +25,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from oncall_tui.errors import OncallError
+from oncall_tui.errors import Language, OncallError
 from oncall_tui.private_files import write_privately
 from oncall_tui.services.views import SessionTranscript
 
@@ -67,7 +67,7 @@ class ExportService:
     ``model`` gives the name of the chat model in use (a session does not record which model
     wrote each reply, so the export says which one was configured when it was made);
     ``clock`` the time of the export; ``zone`` the zone of every time shown (the system's
-    local zone when ``None``)."""
+    local zone when ``None``); ``lang`` the language of the Markdown's facts and headings."""
 
     def __init__(
         self,
@@ -77,12 +77,14 @@ class ExportService:
         model: str,
         clock: Callable[[], datetime] = local_now,
         zone: tzinfo | None = None,
+        lang: Language = "en",
     ) -> None:
         self._sessions = sessions
         self._memory = memory
         self._model = model
         self._clock = clock
         self._zone = zone
+        self._lang: Language = lang
 
     def transcript(self, owner: str, session_id: int) -> SessionTranscript:
         """The whole session: what ``sessions show`` and both export formats are made of."""
@@ -100,7 +102,11 @@ class ExportService:
         from oncall_tui.services.transcript_markdown import render_markdown  # Markdown parser
 
         return render_markdown(
-            transcript, model=self._model, exported_at=self._clock(), zone=self._zone
+            transcript,
+            model=self._model,
+            exported_at=self._clock(),
+            zone=self._zone,
+            lang=self._lang,
         )
 
     def write(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:

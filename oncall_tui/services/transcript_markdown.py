@@ -30,23 +30,9 @@ from functools import cache
 from markdown_it import MarkdownIt
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
 from oncall_tui.services.views import MessageView, SessionTranscript, ToolCallView
-
-STATUS_NOTES = {
-    "interrupted": "Interrupted: the reply was stopped before it ended; what had arrived is kept.",
-    "failed": "Failed: the reply broke off with an error; what had arrived is kept.",
-    "truncated": "Truncated: the reply was cut off at the length limit.",
-}
-"""What a message's status means, said under its header (``complete`` says nothing)."""
-
-TOOL_STATUS = {
-    "ok": "ok",
-    "error": "error",
-    "withheld": "withheld (the result did not fit under the 95% limit; the model got a note)",
-    "cut": "cut (the result did not fit whole under the 95% limit; the model got its beginning "
-    "and a note of how much was left out)",
-    "interrupted": "interrupted",
-}
+from oncall_tui.texts import TEXTS, counted, text
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#|!~&])")
 _BACKTICK_RUN = re.compile(r"`+")
@@ -54,110 +40,115 @@ _END_OF_REPLY = "oncall-tui-end-of-reply"
 
 
 def render_markdown(
-    transcript: SessionTranscript, *, model: str, exported_at: datetime, zone: tzinfo | None
+    transcript: SessionTranscript,
+    *,
+    model: str,
+    exported_at: datetime,
+    zone: tzinfo | None,
+    lang: Language = "en",
 ) -> str:
-    """The transcript as Markdown; times in ``zone`` (the system's local zone when ``None``)."""
+    """The transcript as Markdown; times in ``zone`` (the system's local zone when ``None``),
+    its facts, headings and notes in ``lang`` (what the model and the user wrote as it is)."""
     session, memory = transcript.session, transcript.memory
     messages = transcript.messages
     boundary = memory.compacted_message_count if messages else 0
     usage = memory.usage
+    context = text(
+        "export.context_used",
+        lang,
+        used=f"{usage.context_tokens:,}",
+        window=f"{usage.context_window_tokens:,}",
+        percent=usage.percent,
+    )
+    facts = [
+        ("export.session", str(session.id)),
+        ("export.started", when(session.created_at, zone)),
+        ("export.last_activity", when(session.updated_at, zone)),
+        ("export.messages", str(len(messages))),
+        ("export.model", code_span(model)),
+        ("export.memory_mode", code_span(memory.memory_mode.value)),
+        ("export.boundary", _boundary_fact(boundary, lang)),
+        ("export.context", context),
+    ]
     parts = [
         f"# {escape(session.display_title)}",
-        f"Exported from oncall-tui on {when(exported_at, zone)}.",
+        text("export.exported", lang, when=when(exported_at, zone)),
         "\n".join(
-            [
-                f"- **Session:** {session.id}",
-                f"- **Started:** {when(session.created_at, zone)}",
-                f"- **Last activity:** {when(session.updated_at, zone)}",
-                f"- **Messages:** {len(messages)}",
-                f"- **Model (when exported):** {code_span(model)}",
-                f"- **Memory mode:** {code_span(memory.memory_mode.value)}",
-                f"- **Compaction boundary:** {_boundary_fact(boundary)}",
-                f"- **Context:** {usage.context_tokens:,} of {usage.context_window_tokens:,} "
-                f"tokens ({usage.percent}%)",
-            ]
+            text("export.fact", lang, label=text(key, lang), value=value) for key, value in facts
         ),
     ]
     if memory.memory_summary:
-        parts += ["## Summary (written by the model)", _summary(transcript, zone)]
-    parts.append("## Conversation")
+        parts += [f"## {text('export.summary_heading', lang)}", _summary(transcript, zone, lang)]
+    parts.append(f"## {text('export.conversation', lang)}")
     if not messages:
-        parts.append("*No messages.*")
+        parts.append(f"*{text('export.no_messages', lang)}*")
     for index, message in enumerate(messages):
-        parts += _message(message, zone)
+        parts += _message(message, zone, lang)
         if index + 1 == boundary:
-            parts += ["---", _boundary_note(boundary), "---"]
+            parts += ["---", counted("export.boundary_note", boundary, lang), "---"]
     return "\n\n".join(parts) + "\n"
 
 
-def _boundary_fact(boundary: int) -> str:
+def _boundary_fact(boundary: int, lang: Language) -> str:
     if boundary == 0:
-        return "none (nothing summarised)"
-    if boundary == 1:
-        return "after message 1 (it is summarised)"
-    return f"after message {boundary} (messages 1–{boundary} are summarised)"
+        return text("export.boundary_none", lang)
+    return counted("export.boundary_after", boundary, lang)
 
 
-def _boundary_note(boundary: int) -> str:
-    above = "The message above is" if boundary == 1 else f"The {boundary} messages above are"
-    return (
-        f"**Compaction boundary.** {above} summarised in the model-written summary; from here "
-        "on the model saw that summary instead of them, and the messages below."
-    )
-
-
-def _summary(transcript: SessionTranscript, zone: tzinfo | None) -> str:
+def _summary(transcript: SessionTranscript, zone: tzinfo | None, lang: Language) -> str:
     memory = transcript.memory
     summary = memory.memory_summary or ""
-    covered = memory.compacted_message_count
-    span = "message 1" if covered == 1 else f"messages 1–{covered}"
     made = (
-        f", made {when(memory.last_compacted_at, zone)}"
+        text("export.summary_made", lang, when=when(memory.last_compacted_at, zone))
         if memory.last_compacted_at is not None
         else ""
     )
-    cut = (
-        " It was cut off at the model's length limit."
-        if memory.memory_summary_status == "truncated"
-        else ""
-    )
-    lead = (
-        f"**Model-written summary** of {span}{made}: not the user's words, and not evidence.{cut}"
-    )
+    cut = text("export.summary_cut", lang) if memory.memory_summary_status == "truncated" else ""
+    lead = counted("export.summary_lead", memory.compacted_message_count, lang, made=made, cut=cut)
     return block_quote(f"{lead}\n\n{terminal_safe(summary)}")
 
 
-def _message(message: MessageView, zone: tzinfo | None) -> list[str]:
-    header = f"### {message.position + 1} · {message.role} · {when(message.created_at, zone)}"
+def _message(message: MessageView, zone: tzinfo | None, lang: Language) -> list[str]:
+    role = _word("export.role", message.role, lang)
+    header = f"### {message.position + 1} · {role} · {when(message.created_at, zone)}"
     if message.status != "complete":
-        header += f" · {message.status}"
+        header += f" · {_word('export.status', message.status, lang)}"
     parts = [header]
-    note = STATUS_NOTES.get(message.status)
-    if note is None and message.status != "complete":
-        note = f"Status: {message.status}."
-    if note is not None:
+    if message.status != "complete":
+        key = f"export.status_note.{message.status}"
+        note = (
+            text(key, lang)
+            if key in TEXTS
+            else text("export.status_note.other", lang, status=message.status)
+        )
         parts.append(f"*{escape(note)}*")
-    parts += [_tool_call(call) for call in message.tool_calls]
-    text = terminal_safe(message.content)
-    if not text.strip():
-        parts.append("*(no text)*")
-    elif message.role == "user" or not closes_itself(text):
-        parts.append(fenced(text, "text" if message.role == "user" else "markdown"))
+    parts += [_tool_call(call, lang) for call in message.tool_calls]
+    shown = terminal_safe(message.content)
+    if not shown.strip():
+        parts.append(f"*{text('export.no_text', lang)}*")
+    elif message.role == "user" or not closes_itself(shown):
+        parts.append(fenced(shown, "text" if message.role == "user" else "markdown"))
     else:
-        parts.append(text.strip("\n"))
+        parts.append(shown.strip("\n"))
     return parts
 
 
-def _tool_call(call: ToolCallView) -> str:
+def _tool_call(call: ToolCallView, lang: Language) -> str:
     """One paragraph (not a list item: a reply after a list could be read into it)."""
     arguments = json.dumps(call.arguments, ensure_ascii=False)
-    status = TOOL_STATUS.get(call.status, call.status)
+    status = _word("export.tool_status", call.status, lang)
     summary = " ".join(terminal_safe(call.summary).split())
     result = f": {escape(summary)}" if summary else ""
     return (
-        f"**Tool call** {code_span(call.name)} {code_span(arguments)} → "
+        f"**{text('export.tool_call', lang)}** {code_span(call.name)} {code_span(arguments)} → "
         f"{escape(status)}{result} ({call.duration_ms:,} ms)"
     )
+
+
+def _word(prefix: str, value: str, lang: Language) -> str:
+    """``value`` (a role, a status) in ``lang``; one the catalog does not know, as it is."""
+    key = f"{prefix}.{value}"
+    return text(key, lang) if key in TEXTS else value
 
 
 # -- Markdown building blocks ------------------------------------------------------------------

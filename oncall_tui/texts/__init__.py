@@ -12,10 +12,11 @@ from __future__ import annotations
 from oncall_tui.errors import Language
 from oncall_tui.redaction import redact
 from oncall_tui.texts.cli import CLI
+from oncall_tui.texts.export import EXPORT
 from oncall_tui.texts.tui import TUI
 from oncall_tui.texts.tui_screens import SCREENS
 
-TEXTS: dict[str, dict[Language, str]] = {**TUI, **CLI, **SCREENS}
+TEXTS: dict[str, dict[Language, str]] = {**TUI, **CLI, **SCREENS, **EXPORT}
 
 
 def text(key: str, lang: Language, /, **fields: object) -> str:

@@ -31,7 +31,7 @@ from oncall_tui.llm.mcp_calls import truncate
 from oncall_tui.llm.tokens import estimate_tokens, message_tokens
 from oncall_tui.llm.tools import build_tools
 from oncall_tui.llm.turn import Turn as AgentTurn
-from oncall_tui.services.transcript_markdown import TOOL_STATUS
+from oncall_tui.texts import text
 from oncall_tui.tui.chat_log.message import tool_title
 from tests.fakes import ScriptedChatModel, Turn
 from tests.llm.helpers import SYSTEM, collect, request_tokens, window_with_limit
@@ -359,4 +359,4 @@ async def test_two_parallel_calls_in_a_turn_fit_together() -> None:
 def test_a_cut_call_is_marked_in_the_chat_log_and_named_in_exports() -> None:
     assert ToolStatus.CUT == "cut"
     assert tool_title("ops.search_logs", HEADER, "cut") == f"⚙ ops.search_logs ✂ {HEADER}"
-    assert TOOL_STATUS["cut"].startswith("cut (the result did not fit whole")
+    assert text("export.tool_status.cut", "en").startswith("cut (the result did not fit whole")

@@ -521,6 +521,40 @@ def test_cli_prints_markdown_by_default_and_writes_a_file_with_o(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+def test_cli_in_chinese_exports_the_facts_headings_and_notes_in_chinese(
+    cli: RunCli, chatted: tuple[Services, int]
+) -> None:
+    """What the model and the user wrote stays as written; what the export says of it follows
+    the app's language, as everything else the CLI prints does."""
+    _, session_id = chatted
+    printed = cli("--lang", "zh", "sessions", "export", str(session_id))
+    assert printed.code == 0, printed.err
+    document = printed.out
+    assert "由 oncall-tui 导出于 " in document
+    assert f"- **会话：** {session_id}\n" in document
+    assert "- **消息数：** 4\n" in document
+    assert "- **压缩边界：** 第 2 条消息之后（第 1–2 条已被摘要）\n" in document
+    assert re.search(r"- \*\*上下文：\*\* [\d,]+ / 8,192 词元（[\d.]+%）\n", document)
+    assert [h for h in headings(document) if not h[0].isdigit()][1:] == [
+        "摘要（由模型生成）",
+        "对话",
+    ]
+    assert "> **模型生成的摘要**，涵盖第 1–2 条消息，生成于 " in document
+    assert "**压缩边界。** 上面的 2 条消息已写入模型生成的摘要；" in document
+    assert [h.split(" · ")[1] for h in headings(document) if h[0].isdigit()] == [
+        "用户",
+        "助手",
+        "用户",
+        "助手",
+    ]
+    assert '**工具调用** `get_current_time` `{"zone": "UTC"}` → 成功: UTC: ' in document
+    assert "```text\napi-7 crashloops: since when?\n```" in document  # as typed
+    assert "Since **21:02**, see `kubectl get events`." in document  # as the model wrote it
+    english = cli("sessions", "export", str(session_id)).out
+    assert f"- **Session:** {session_id}\n" in english
+    assert "会话" not in english
+
+
 def test_cli_json_reports_as_json(
     cli: RunCli, chatted: tuple[Services, int], tmp_path: Path
 ) -> None:
