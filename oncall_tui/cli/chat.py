@@ -50,7 +50,7 @@ from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type
-from oncall_tui.texts import TEXTS, counted, text
+from oncall_tui.texts import counted, stored_word, text
 
 if TYPE_CHECKING:
     from oncall_tui.cli.waiting import WaitingLine
@@ -174,9 +174,9 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         if message.position == memory.compacted_message_count and message.position > 0:
             emit_line()
             emit_line(text("cli.session.summarised", lang, count=message.position))
-        status = _word("cli.status", message.status, lang)
+        status = stored_word("reply", message.status, lang)
         marker = "" if message.status == "complete" else f" [{status}]"
-        emit_line(f"\n[{_word('cli.role', message.role, lang)}]{marker}")
+        emit_line(f"\n[{stored_word('role', message.role, lang)}]{marker}")
         for call in message.tool_calls:
             emit_line(_tool_call_line(call, lang))
         emit_line(message.content)
@@ -238,18 +238,12 @@ def shown_title(session: SessionView, lang: Language) -> str:
     return session.title or text("session.untitled", lang)
 
 
-def _word(prefix: str, value: str, lang: Language) -> str:
-    """A stored word (a role, a message status) in ``lang``; one the catalog lacks as is."""
-    key = f"{prefix}.{value}"
-    return text(key, lang) if key in TEXTS else value
-
-
 def _tool_call_line(call: ToolCallView, lang: Language) -> str:
     """A tool call under its message: its name, how it ended unless it ran (declined, cut,
     interrupted, …), and what it gave."""
     name = call.name
     if call.status != "ok":
-        name += f" [{_word('cli.tool_status', call.status, lang)}]"
+        name += f" [{stored_word('cli.tool_status', call.status, lang)}]"
     if not call.summary:
         return text("cli.session.tool_call_bare", lang, name=name)
     return text("cli.session.tool_call", lang, name=name, summary=call.summary)
@@ -459,7 +453,7 @@ class _ChatOutput:
                 )
             case ReplyDone(session_id=session_id, status=status, note=note):
                 if status != "complete":
-                    shown = _word("cli.status", status, lang)
+                    shown = stored_word("reply", status, lang)
                     emit_text(text("cli.chat.truncated", lang, status=shown) + "\n", err)
                 if note is not None:
                     emit_text(f"oncall-tui: {note}\n", err)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table
 from oncall_tui.core.text import one_line
-from oncall_tui.texts import text
+from oncall_tui.texts import stored_word, text
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -45,7 +45,7 @@ def search_messages(ctx: Services, args: argparse.Namespace) -> int:
         (
             hit.session_id,
             hit.created_at.strftime("%Y-%m-%d %H:%M"),
-            text(f"cli.role.{hit.role}" if hit.role else "cli.search.role.title", lang),
+            stored_word("role", hit.role or "title", lang),
             one_line(hit.session_title, 30),
             hit.snippet,
         )

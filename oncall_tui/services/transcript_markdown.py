@@ -32,7 +32,7 @@ from markdown_it import MarkdownIt
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.services.views import MessageView, SessionTranscript, ToolCallView
-from oncall_tui.texts import TEXTS, counted, text
+from oncall_tui.texts import TEXTS, counted, stored_word, text
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]{}<>#|!~&])")
 _BACKTICK_RUN = re.compile(r"`+")
@@ -109,10 +109,10 @@ def _summary(transcript: SessionTranscript, zone: tzinfo | None, lang: Language)
 
 
 def _message(message: MessageView, zone: tzinfo | None, lang: Language) -> list[str]:
-    role = _word("export.role", message.role, lang)
+    role = stored_word("role", message.role, lang)
     header = f"### {message.position + 1} · {role} · {when(message.created_at, zone)}"
     if message.status != "complete":
-        header += f" · {_word('export.status', message.status, lang)}"
+        header += f" · {stored_word('reply', message.status, lang)}"
     parts = [header]
     if message.status != "complete":
         key = f"export.status_note.{message.status}"
@@ -136,19 +136,13 @@ def _message(message: MessageView, zone: tzinfo | None, lang: Language) -> list[
 def _tool_call(call: ToolCallView, lang: Language) -> str:
     """One paragraph (not a list item: a reply after a list could be read into it)."""
     arguments = json.dumps(call.arguments, ensure_ascii=False)
-    status = _word("export.tool_status", call.status, lang)
+    status = stored_word("export.tool_status", call.status, lang)
     summary = " ".join(terminal_safe(call.summary).split())
     result = f": {escape(summary)}" if summary else ""
     return (
         f"**{text('export.tool_call', lang)}** {code_span(call.name)} {code_span(arguments)} → "
         f"{escape(status)}{result} ({call.duration_ms:,} ms)"
     )
-
-
-def _word(prefix: str, value: str, lang: Language) -> str:
-    """``value`` (a role, a status) in ``lang``; one the catalog does not know, as it is."""
-    key = f"{prefix}.{value}"
-    return text(key, lang) if key in TEXTS else value
 
 
 # -- Markdown building blocks ------------------------------------------------------------------

@@ -33,4 +33,11 @@ def counted(key: str, count: int, lang: Language, /, **fields: object) -> str:
     return text(f"{key}_one" if count == 1 else key, lang, count=count, **fields)
 
 
-__all__ = ["TEXTS", "counted", "text"]
+def stored_word(kind: str, value: str, lang: Language, /) -> str:
+    """A stored word (``kind`` ``role``: a message's role; ``reply``: its status; or any
+    catalog prefix) in ``lang``; one the catalog lacks, as stored."""
+    key = f"{kind}.{value}"
+    return text(key, lang) if key in TEXTS else value
+
+
+__all__ = ["TEXTS", "counted", "stored_word", "text"]

@@ -15,7 +15,6 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.search.header.role": {"en": "ROLE", "zh": "角色"},
     "cli.search.header.title": {"en": "TITLE", "zh": "标题"},
     "cli.search.header.match": {"en": "MATCH", "zh": "匹配内容"},
-    "cli.search.role.title": {"en": "title", "zh": "标题"},
     "session.untitled": {"en": "New session", "zh": "新会话"},
     "cli.none": {"en": "(none)", "zh": "（无）"},
     "cli.warning": {"en": "oncall-tui: warning: {message}", "zh": "oncall-tui: 警告：{message}"},
@@ -146,11 +145,13 @@ CLI: dict[str, dict[Language, str]] = {
     "cli.tool_status.withheld": {"en": "withheld", "zh": "未载入"},
     "cli.tool_status.declined": {"en": "not run", "zh": "未运行"},
     "cli.tool_status.interrupted": {"en": "interrupted", "zh": "已中断"},
-    "cli.role.user": {"en": "user", "zh": "用户"},
-    "cli.role.assistant": {"en": "assistant", "zh": "助手"},
-    "cli.status.interrupted": {"en": "interrupted", "zh": "已中断"},
-    "cli.status.truncated": {"en": "truncated", "zh": "已截断"},
-    "cli.status.failed": {"en": "failed", "zh": "失败"},
+    # stored words: what the CLI prints and the exported Markdown say of a message
+    "role.user": {"en": "user", "zh": "用户"},
+    "role.assistant": {"en": "assistant", "zh": "助手"},
+    "role.title": {"en": "title", "zh": "标题"},  # a search hit on a session's title
+    "reply.interrupted": {"en": "interrupted", "zh": "已中断"},
+    "reply.truncated": {"en": "truncated", "zh": "已截断"},
+    "reply.failed": {"en": "failed", "zh": "失败"},
     # memory
     "cli.memory.context": {
         "en": (

@@ -1,5 +1,6 @@
 """The exported session's Markdown (:mod:`oncall_tui.services.transcript_markdown`): its facts,
-headings and notes, in the language of the app that exports it."""
+headings and notes, in the language of the app that exports it. A message's role and status are
+the stored words the CLI prints too (``role.*``, ``reply.*`` in :mod:`.cli`)."""
 
 from __future__ import annotations
 
@@ -66,11 +67,6 @@ EXPORT: dict[str, dict[Language, str]] = {
     "export.conversation": {"en": "Conversation", "zh": "对话"},
     "export.no_messages": {"en": "No messages.", "zh": "没有消息。"},
     "export.no_text": {"en": "(no text)", "zh": "（无文本）"},
-    "export.role.user": {"en": "user", "zh": "用户"},
-    "export.role.assistant": {"en": "assistant", "zh": "助手"},
-    "export.status.interrupted": {"en": "interrupted", "zh": "已中断"},
-    "export.status.failed": {"en": "failed", "zh": "失败"},
-    "export.status.truncated": {"en": "truncated", "zh": "已截断"},
     "export.status_note.interrupted": {
         "en": "Interrupted: the reply was stopped before it ended; what had arrived is kept.",
         "zh": "已中断：回复在结束前被停止；已收到的部分会保留。",
