@@ -1,10 +1,12 @@
 """What a search query means, and the one-line snippet a hit shows. Pure rules, no I/O.
 
 A query is a list of *terms*: words separated by whitespace, or a phrase in double quotes
-(``"connection refused"``). A message matches when it contains every term, each as a literal
-substring, ignoring case. Nothing in a query is an operator: ``AND``, ``OR``, ``NOT``, ``*``,
-``NEAR(`` and a lone ``"`` are text like any other, so no query can be a syntax error (a NUL
-character separates terms, as a space does).
+(``"connection refused"``). A quote left open runs to the end of the query, so a phrase being
+typed finds what it will find once closed (``"connection ref`` finds ``connection refused``: the
+search runs as the user types). A message matches when it contains every term, each as a
+literal substring, ignoring case. Nothing in a query is an operator: ``AND``, ``OR``, ``NOT``,
+``*`` and ``NEAR(`` are text like any other, as is a quote inside a word (``say"hi``), so no
+query can be a syntax error (a NUL character separates terms, as a space does).
 Substrings, not words: ``time`` finds ``timeout`` and ``超时`` finds ``上游超时`` (what a
 prefix search would give, and more). So a ``*`` at either end of a word, the shell's "anything",
 is dropped (``timeout*`` is ``timeout``, which it means), unless the word is only stars; inside
@@ -31,7 +33,7 @@ SNIPPET_CHARS = 160
 ELLIPSIS = "…"
 _CONTEXT_BEFORE = 40
 """Characters shown before the first match, when the text is cut."""
-_TERM = re.compile(r'"([^"]*)"|(\S+)')
+_TERM = re.compile(r'"([^"]*)(?:"|$)|(\S+)')
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +70,9 @@ def parse_query(text: str) -> SearchQuery:
 
 def query_terms(text: str) -> tuple[str, ...]:
     """The terms of ``text`` as a query reads them, no limit checked (the sessions list's
-    filter takes these too): words and quoted phrases, whitespace in a phrase collapsed, a
-    star at either end of a word dropped, a term said twice taken once."""
+    filter takes these too): words and quoted phrases (one left open runs to the end),
+    whitespace in a phrase collapsed, a star at either end of a word dropped, a term said twice
+    taken once."""
     terms: list[str] = []
     for match in _TERM.finditer(text):
         phrase, word = match.groups()

@@ -111,7 +111,7 @@ def test_text_that_looks_like_fts_syntax_is_searched_literally_and_never_fails(
     assert found(search, "AND") == ['run: grep "NEAR(" *.log AND exit']
     assert found(search, "a*b") == ["status: OR NOT ^col -x {a b} a*b"]
     assert found(search, "OR NOT") == ["status: OR NOT ^col -x {a b} a*b"]
-    assert found(search, 'y "hi') == ['say "hi"']  # a lone quote is a character
+    assert found(search, 'y "hi') == ['say "hi"']  # an open quote: the phrase "hi"
     searchable = [
         '"""ab',
         "NEAR(",
@@ -262,6 +262,22 @@ def test_the_query_is_words_or_quoted_phrases_without_repeats() -> None:
         "connection refused",
         "超时",
     )
+
+
+def test_a_phrase_being_typed_finds_what_it_will_find_once_closed(
+    database: Database, sessions: SessionService, search: SearchService
+) -> None:
+    """The search runs as the user types: ``"connection ref`` looked for the quote itself,
+    and every hit vanished from the first quote typed until the closing one."""
+    chat = sessions.create("alice", "incident")
+    add_messages(database, "alice", chat.id, "upstream: connection refused", 'say"hi" twice')
+    assert found(search, '"connection ref') == ["upstream: connection refused"]
+    assert found(search, 'upstream "connection   refused') == ["upstream: connection refused"]
+    assert found(search, '"refused connection') == []  # a phrase still, not two words
+    assert found(search, 'say"hi"') == ['say"hi" twice']  # inside a word, a quote is text
+    assert parse_query('api "').terms == ("api",)  # a quote with nothing after it is no term
+    with pytest.raises(OncallError):
+        parse_query('"')
 
 
 def test_the_index_follows_new_messages_rename_clear_and_delete(
