@@ -94,6 +94,12 @@ CATALOG: dict[str, dict[Language, str]] = {
         ),
         "zh": "未使用设置文件 {path}：{detail}。它本应设置的各项均使用默认值。",
     },
+    "CONFIG_KEY_IGNORED": {
+        "en": "Ignored in the settings file {path}, as no setting has the name: {keys}. The rest "
+        "of the file applies.",
+        "zh": "设置文件 {path} 中被忽略的项（没有这个名称的设置项）：{keys}。"
+        "文件其余部分照常生效。",
+    },
     "TOOL_SERVER_FAILED": {
         "en": "The tool server '{server}' is not available: {detail}. The chat goes on without "
         "its tools.",

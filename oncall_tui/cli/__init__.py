@@ -191,8 +191,10 @@ def _run(arguments: list[str]) -> int:
     except OncallError as error:
         return report_error(error, lang, as_json)
     handler: Handler | None = getattr(args, "handler", None)
-    if settings.config_problem is not None and handler is not None:  # the TUI shows its own
-        report_warning(settings.config_problem, settings.lang, as_json)
+    if handler is not None:  # the TUI shows its own
+        for problem in (settings.config_problem, settings.config_slips):
+            if problem is not None:
+                report_warning(problem, settings.lang, as_json)
     from oncall_tui.logs import configure_logging
 
     configure_logging(settings.log_path, settings.log_level)

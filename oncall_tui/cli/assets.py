@@ -303,7 +303,7 @@ def config_paths(ctx: Services, args: argparse.Namespace) -> int:
     emit_table(_headers("cli.paths.header", ("setting", "value", "source"), lang), rows)
     if settings.config_ignored:
         emit_line()
-        emit_line(text("cli.paths.ignored", lang, keys=", ".join(settings.config_ignored)))
+        emit_line(text("cli.paths.ignored", lang, keys=settings.ignored_said()))
     if problem is not None:
         emit_line(f"\n{problem.message(settings.lang)}")
     return 0

@@ -23,7 +23,7 @@ from platformdirs import user_data_path
 
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.redaction import register_secret
-from oncall_tui.settings.file import EMPTY, FILE_KEYS
+from oncall_tui.settings.file import EMPTY, FILE_KEYS, slips
 from oncall_tui.settings.lookup import (
     API_KEY_ENV,
     APP_NAME,
@@ -193,6 +193,27 @@ class Settings:
             config_ignored=read.ignored if problem is None else (),
             config_problem=problem,
             sources=MappingProxyType(look.sources),
+        )
+
+    @property
+    def config_slips(self) -> OncallError | None:
+        """A warning naming the ignored keys of the settings file that look like slips of
+        ones it reads (``nmu_ctx (num_ctx?)``), or ``None``."""
+        keys = self.ignored_said(slips_only=True)
+        return (
+            OncallError("CONFIG_KEY_IGNORED", path=str(self.config_path), keys=keys)
+            if keys
+            else None
+        )
+
+    def ignored_said(self, *, slips_only: bool = False) -> str:
+        """The settings file's ignored keys, each slip with the key it is near: ``nmu_ctx
+        (num_ctx?), future_key``."""
+        near = dict(slips(self.config_ignored))
+        return ", ".join(
+            f"{key} ({near[key]}?)" if key in near else key
+            for key in self.config_ignored
+            if key in near or not slips_only
         )
 
     @property

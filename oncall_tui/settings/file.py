@@ -104,6 +104,28 @@ def read_config(path: Path) -> ConfigFile:
     )
 
 
+SLIP_SIMILARITY = 0.75
+"""How alike (``difflib``'s ratio) an ignored key and a known one must be for the first to be
+read as a slip of the second: ``nmu_ctx``, ``timout``, ``Model``, ``mcp_server``."""
+
+
+def slips(ignored: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each ignored key that looks like a slip of a key this version reads, with that key. A
+    slip changes nothing without a word, where a newer version's key is rightly passed over;
+    so a slip is said at every start, and other ignored keys only where the file is shown."""
+    if not ignored:
+        return ()
+    import difflib  # only for a file that has a key it does not know
+
+    known = [*FILE_KEYS, KEYS_TABLE, MCP_TABLE]
+    found: list[tuple[str, str]] = []
+    for key in ignored:
+        near = difflib.get_close_matches(key.lower(), known, n=1, cutoff=SLIP_SIMILARITY)
+        if near:
+            found.append((key, near[0]))
+    return tuple(found)
+
+
 def write_setting(path: Path, name: str, value: FileValue | None) -> None:
     """Set the top-level ``name`` to ``value`` in the file at ``path`` (``None`` removes it),
     keeping everything else; the file and its directory are created by the first change.

@@ -157,9 +157,11 @@ class OncallApp(KeyOrderApp):
         """The settings file's theme and key bindings; what is wrong in them (or in the file)
         is said on the status line, and the rest applies."""
         settings = self.services.settings
-        problems = (
-            [] if settings.config_problem is None else [settings.config_problem.message(self.lang)]
-        )
+        problems = [
+            problem.message(self.lang)
+            for problem in (settings.config_problem, settings.config_slips)
+            if problem is not None
+        ]
         keymap = checked_keymap(settings.keymap)
         help_keys = keys_to_say("keys", settings.keymap)
         if keymap.unknown:

@@ -21,7 +21,7 @@ from oncall_tui.settings import (
     DEFAULT_REQUEST_TIMEOUT,
     Settings,
 )
-from oncall_tui.settings.file import MAX_CONFIG_BYTES, read_config
+from oncall_tui.settings.file import MAX_CONFIG_BYTES, read_config, slips
 from tests.conftest import RunCli
 
 
@@ -312,6 +312,55 @@ def test_unknown_keys_and_tables_are_ignored_and_listed_not_a_problem(tmp_path: 
     assert settings.config_problem is None
     assert settings.model == "m"
     assert settings.config_ignored == ("modle", "future_servers")
+
+
+@pytest.mark.parametrize(
+    ("written", "near"),
+    [
+        ("nmu_ctx", "num_ctx"),
+        ("timout", "timeout"),
+        ("Model", "model"),
+        ("mcp_server", "mcp_servers"),
+        ("key", "keys"),
+        ("ollama", "ollama_url"),  # at the bound: difflib's ratio is 0.75
+        ("ollam", None),  # one letter less: 0.67, another key
+        ("future_servers", None),
+        ("compact_every", None),
+    ],
+)
+def test_an_ignored_key_near_a_setting_is_taken_for_a_slip(written: str, near: str | None) -> None:
+    assert slips((written,)) == (() if near is None else ((written, near),))
+
+
+def test_slips_are_warned_of_together_and_config_paths_names_every_ignored_key(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """A slip changes nothing without a word (``nmu_ctx = 16384``: the window as before);
+    a newer version's key is rightly passed over, and said only by ``config paths``."""
+    config = write(
+        tmp_path / "slips.toml", 'nmu_ctx = 16384\ntimout = 3\nfuture_key = 1\nmodel = "m"\n'
+    )
+    result = cli("--config", str(config), "prompts", "list")
+    assert result.code == 0
+    assert "On-call assistant" in result.out
+    (warning,) = result.err.splitlines()
+    assert warning == (
+        f"oncall-tui: warning: Ignored in the settings file {config}, as no setting has the "
+        "name: nmu_ctx (num_ctx?), timout (timeout?). The rest of the file applies."
+    )
+    as_json = cli("--config", str(config), "--lang", "zh", "prompts", "list", "--json")
+    (line,) = as_json.err.splitlines()
+    said = json.loads(line)["warning"]
+    assert said["code"] == "CONFIG_KEY_IGNORED"
+    assert "nmu_ctx (num_ctx?), timout (timeout?)" in said["message"]
+    assert "被忽略" in said["message"]
+    paths = cli("--config", str(config), "config", "paths")
+    assert (
+        "Ignored in the settings file: nmu_ctx (num_ctx?), timout (timeout?), future_key"
+        in paths.out
+    )
+    only_new = write(tmp_path / "newer.toml", "future_key = 1\n")
+    assert cli("--config", str(only_new), "prompts", "list").err == ""
 
 
 @pytest.mark.parametrize(("extra", "too_large"), [(0, False), (1, True)])

@@ -152,6 +152,17 @@ async def test_a_malformed_file_is_said_with_its_line_and_the_app_starts(tmp_pat
         assert isinstance(app.screen, MainScreen)
 
 
+async def test_a_key_written_with_a_slip_is_said_and_the_rest_of_the_file_applies(
+    tmp_path: Path,
+) -> None:
+    """``nmu_ctx = 16384`` left the window as it was, and nothing said why."""
+    app, config = app_with_file(tmp_path, 'nmu_ctx = 16384\nmodel = "qwen3:8b"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "nmu_ctx (num_ctx?)" in status_text(app))
+        assert str(config) in status_text(app)
+        assert app.services.settings.model == "qwen3:8b"
+
+
 async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -> None:
     """The earlier-messages line, the divider, "memory compacted", the manual mode's question
     and a send during a reply said the default keys (ctrl+up, f6, f9, Esc), whatever ``[keys]``
