@@ -9,13 +9,14 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
+from oncall_tui.services.sessions import MAX_TITLE_CHARS
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, TextDialog
+from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText, TextDialog
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
@@ -93,6 +94,43 @@ async def test_rename_shows_the_current_title_which_typing_replaces(
         await wait_until(pilot, lambda: app.screen is screen)
         await wait_until(
             pilot, lambda: app.services.sessions.get("alice", session_id).title == title
+        )
+
+
+@pytest.mark.parametrize("new_session", [False, True])
+async def test_a_title_too_long_comes_back_in_the_dialog_with_the_reason(
+    tmp_path: Path, new_session: bool
+) -> None:
+    """A 199-character title closed the dialog with "a title is at most 120 characters" on
+    the status line, and what was typed was gone. It comes back, to be cut and given again."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        if new_session:
+            await pilot.press("ctrl+n")
+            await wait_until(pilot, lambda: screen.session_id is None)
+        else:
+            await open_seeded(pilot, 1, "db-1 disk full")
+        longest = "x" * MAX_TITLE_CHARS
+        typed = longest + "y"
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        app.screen.query_one(Input).value = typed
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, TextDialog)
+                and "at most 120 characters (got 121)"
+                in (app.screen.query_one(ErrorText).message or "")
+            ),
+        )
+        assert app.screen.query_one(Input).value == typed
+        await pilot.press("end", "backspace", "enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(
+            pilot,
+            lambda: longest in [s.title for s in app.services.sessions.list_sessions("alice")],
         )
 
 

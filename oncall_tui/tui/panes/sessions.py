@@ -73,31 +73,47 @@ class SessionActions:
 
     def rename(self, session_id: int | None) -> None:
         """Rename the session, the dialog showing its title; a session not started yet is
-        created with the title (the incident is named before the first message)."""
+        created with the title (the incident is named before the first message). A title
+        refused (too long) brings the dialog back on what was typed, saying why."""
         from oncall_tui.tui.widgets.dialogs import TextDialog
 
         services, owner = self._services, self._services.owner
         shown = self._listed(session_id)
+        lang = ui_lang(self._listing)
+
+        def again(typed: str) -> Callable[[OncallError], None]:
+            def report(error: OncallError) -> None:
+                if error.code == "VALIDATION_INVALID_ARGUMENT":
+                    ask(typed, error.message(lang))
+                else:
+                    self._status.report(error)
+
+            return report
 
         def renamed(title: str | None) -> None:
             if not title or (shown is not None and title == shown.title):
                 return
             if session_id is None:
-                self._calls.start(
+                started = self._calls.start(
                     lambda: services.sessions.create(owner, title),
                     lambda view: self._changed(select=view.id),
+                    report=again(title),
                 )
             else:
-                self._calls.start(
+                started = self._calls.start(
                     lambda: services.sessions.rename(owner, session_id, title),
                     lambda _: self._changed(),
+                    report=again(title),
                 )
+            hold_keys_for(self._listing.app, started)  # typed behind Enter: to the dialog if back
 
-        current = "" if shown is None else shown.title
-        lang = ui_lang(self._listing)
-        title, prompt = text("rename.title", lang), text("rename.prompt", lang)
-        dialog = TextDialog(title, prompt, value=current, replace=True)  # typing names it anew
-        self._listing.app.push_screen(dialog, renamed)
+        def ask(value: str, error: str | None = None) -> None:
+            title, prompt = text("rename.title", lang), text("rename.prompt", lang)
+            # Typing names it anew; a title given back after a refusal is edited instead.
+            dialog = TextDialog(title, prompt, value=value, error=error, replace=error is None)
+            self._listing.app.push_screen(dialog, renamed)
+
+        ask("" if shown is None else shown.title)
 
     def export(self, session_id: int | None) -> None:
         """Write the session to a file for the postmortem: the dialog shows the path (the
