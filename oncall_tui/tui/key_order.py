@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -75,6 +76,13 @@ class KeyOrderApp(App[None]):
     async def _deliver(self, event: Held) -> None:
         """Give ``event`` to the focused widget (or a priority binding), as Textual does; hold
         what comes next while a binding may act on it."""
+        if isinstance(event, events.Key) and (typed := self._typed_after_escape(event)):
+            await self._deliver(events.Key("escape", ESC))
+            if self._settling is not None:  # the Esc closed a dialog: the key goes after it
+                self._held.appendleft(typed)
+            else:
+                await self._deliver(typed)
+            return
         bound = isinstance(event, events.Key) and self._bound(event.key)
         screen, focused = self.screen, self.focused
         self._delivering = True  # a priority binding's action runs in here
@@ -86,6 +94,14 @@ class KeyOrderApp(App[None]):
             target = self.focused or self.screen
             way: list[MessagePump] = [*target.ancestors_with_self] if event.is_forwarded else [self]
             self._settling = asyncio.get_running_loop().create_task(self._settle(way, screen))
+
+    def _typed_after_escape(self, key: events.Key) -> events.Key | None:
+        """The letter typed after Esc where ``key`` is Esc and a letter (:func:`escape_then`):
+        always when it came in two reads, and where no binding takes it when in one."""
+        typed = escape_then(key)
+        if typed is not None and (key.character is not None or not self._bound(key.key)):
+            return typed
+        return None
 
     def _bound(self, key: str) -> bool:
         """Whether a binding on the way from the focused widget to the app takes ``key`` (one
@@ -147,6 +163,30 @@ class KeyOrderApp(App[None]):
         self._work.clear()
         while self._held and self._settling is None:
             await self._deliver(self._held.popleft())
+
+
+def escape_then(event: events.Key) -> events.Key | None:
+    """The key typed after Esc, where ``event`` is alt and a letter or digit, which a terminal
+    sends as ESC and the letter: ``None`` for any other key.
+
+    Esc typed and then ``t`` is those same bytes. In two reads (a typist's two keys), Textual
+    waits for what follows an ESC (``ESCDELAY``, 100 ms: a typist's pace) and reports alt+t
+    *with* the character: it is Esc and ``t``, always (alt pressed with ``t`` comes in one
+    read). In one read (a slow link; or alt+t itself), :mod:`~oncall_tui.tui.terminal_input`
+    made it alt+t *without* a character: a binding that takes it acts, and where none does,
+    Esc and ``t`` are what was meant. The model picker closed by Esc and a word typed at once
+    had stayed open, the word its filter, and the Enter behind it chose a model; in the
+    composer the Esc was lost."""
+    found = _ALT_KEY.fullmatch(event.key)
+    if found is None:
+        return None
+    shift, name = found.groups()
+    character = name.upper() if shift else name
+    return events.Key(character, character)
+
+
+_ALT_KEY = re.compile(r"alt\+(shift\+)?([a-z0-9])")
+ESC = "\x1b"
 
 
 async def processed(node: MessagePump) -> None:

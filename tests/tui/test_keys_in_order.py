@@ -187,6 +187,44 @@ async def test_keys_typed_behind_alt_l_filter_the_sessions_and_enter_opens_the_m
         assert model.calls == []  # "long" was never sent as a message
 
 
+@pytest.mark.parametrize("key", ["alt+t", "alt+shift+t"])
+async def test_esc_typed_then_a_letter_at_once_leaves_the_letter_in_the_composer(
+    tmp_path: Path, key: str
+) -> None:
+    """Esc and then ``t`` within Textual's wait for what follows an ESC is alt+t, with its
+    character: the Esc was lost, and a letter no binding takes as alt (in one read, without
+    its character) was lost with it."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(app)
+        composer = screen.query_one(Composer)
+        typed = "T" if "shift" in key else "t"
+        app.post_message(events.Key(key, typed))
+        app.post_message(events.Key(key, None))
+        keys_in_one_read(app, *"ail")
+        await wait_until(pilot, lambda: composer.text == typed * 2 + "ail")
+
+
+async def test_esc_typed_then_a_letter_an_alt_binding_takes_is_still_the_letter(
+    tmp_path: Path,
+) -> None:
+    """alt+p in one read opens the prompts; Esc and then ``p`` (two reads: alt+p with its
+    character) is Esc, then ``p``."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(app)
+        composer = screen.query_one(Composer)
+        app.post_message(events.Key("alt+p", "p"))
+        keys_in_one_read(app, *"ods")
+        await wait_until(pilot, lambda: composer.text == "pods")
+        assert app.screen is screen
+        app.post_message(events.Key("alt+p", None))
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+        editor = app.screen
+        assert isinstance(editor, PromptEditorScreen)
+        await wait_until(pilot, lambda: editor.loaded)
+
+
 async def test_keys_typed_behind_alt_s_go_to_the_skill_path(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Label, OptionList
 
@@ -366,3 +367,25 @@ async def test_f5_a_name_and_enter_in_one_burst_pick_that_model(
         keys_in_one_read(app, "f5", "l", "l", "enter")
         await wait_until(pilot, lambda: app.services.settings.model == "llama3.2:3b")
         assert not isinstance(app.screen, ModelPicker)
+
+
+@pytest.mark.parametrize("chorded", [True, False])
+async def test_esc_and_a_word_typed_at_once_close_the_picker_and_the_word_is_the_message(
+    server: FakeOllama, tmp_path: Path, chorded: bool
+) -> None:
+    """Found in tmux: f5, then Esc and "tiny pods?" typed at once. A terminal sends alt+t as
+    ESC and ``t``, so Esc and the ``t`` behind it read as alt+t, which nothing takes: the
+    picker stayed open, the rest of the words went to its filter, and the Enter chose
+    tiny:2k. Alt+t in one read (``chorded``: no character) or Esc and ``t`` in two (Textual's
+    alt+t with its character) are Esc, then ``t``."""
+    server.script("hello")
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_picker(app, pilot)
+        alt_t = events.Key("alt+t", None if chorded else "t")
+        app.post_message(alt_t)
+        keys_in_one_read(app, *"iny pods?", "enter")
+        await wait_until(pilot, lambda: bool(server.chat_requests))
+        request = server.chat_requests[-1]
+        assert (request["model"], request["messages"][-1]["content"]) == ("qwen3:8b", "tiny pods?")
+        assert app.services.settings.model == "qwen3:8b"
