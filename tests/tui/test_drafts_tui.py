@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,28 @@ def claims(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 def app_for(settings: Settings, typeahead: str = "") -> OncallApp:
     gateway = StaticGateway(ScriptedChatModel(["Roll back payments-api."]), 8192)
     return build_app(settings, gateway=gateway, typeahead=typeahead)
+
+
+async def test_the_draft_given_back_leaves_the_settings_warning_in_sight(
+    tmp_path: Path, claims: list[bool]
+) -> None:
+    """Both are said as the app starts, in either order: the second had put the first out of
+    sight ("nmu_ctx" gone from the line, "Restored…" in its place)."""
+    settings = replace(
+        settings_in(tmp_path), config_path=tmp_path / "config.toml", config_ignored=("nmu_ctx",)
+    )
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: claims == [True])
+        await pilot.press(*"why is db-3 slow")
+        app.quit_now()
+    again = app_for(settings)
+    async with again.run_test() as pilot:
+        status = again.main.status
+        await wait_until(pilot, lambda: RESTORED in status.text and "nmu_ctx" in status.text)
+        assert "nmu_ctx (num_ctx?)" in status.text
+        assert status.is_error  # the warning stays one
+        assert again.main.query_one(Composer).text == "why is db-3 slow"
 
 
 async def test_what_was_being_written_at_quit_is_back_in_the_composer(

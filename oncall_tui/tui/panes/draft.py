@@ -94,7 +94,7 @@ class ComposerDraft:
             keys = keys_to_say("prompts", self._services.settings.keymap)
             said.append(t("draft.prompt_kept", ui_lang(composer), keys=keys))
         if said:
-            self._status.say(joined(ui_lang(composer), *said), app_wide=True)
+            self._status.say_also(joined(ui_lang(composer), *said))
 
     def changed(self) -> None:
         """The composer's text changed."""

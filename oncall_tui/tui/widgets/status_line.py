@@ -92,7 +92,16 @@ class StatusLine(PlainText):
         self.say(t("status.unexpected", ui_lang(self), error=exc), error=True, app_wide=True)
 
     def show_warning(self, text: str) -> None:
-        self.say(text, error=True, app_wide=True)
+        """The settings file's problems, said at start."""
+        self.say_also(text, error=True)
+
+    def say_also(self, text: str, error: bool = False) -> None:
+        """Say ``text`` of the app, after what the line says of the app now: at start, the
+        settings file's warning and "your unsent message is back" come in either order, and
+        the second had put the first out of sight (an error stays one)."""
+        now = self.text if self._app_wide else ""
+        said = joined(ui_lang(self), now, text) if now else text
+        self.say(said, error or (self.is_error and bool(now)), app_wide=True)
 
     def database_answered(self) -> None:
         """A call reached the database: a line that says it is away is said no more."""
