@@ -149,6 +149,29 @@ async def test_a_missing_model_is_said_with_the_command_that_pulls_it(tmp_path: 
             assert "ollama pull nope:1b" in " ".join(shown(welcome).split())
 
 
+async def test_a_missing_model_at_start_is_said_beside_the_settings_warning(
+    tmp_path: Path,
+) -> None:
+    """``mdoel = "qwen3:8b"`` in the file: the default model was used, which was not pulled,
+    and "not available" took the line where the slip that explains it had been said."""
+    with FakeOllama() as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db",
+            user="alice",
+            ollama_url=server.url,
+            model="nope:1b",
+            config_path=tmp_path / "config.toml",
+            config_ignored=("mdoel",),
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            status = app.screen.query_one(StatusLine)
+            await wait_until(
+                pilot,
+                lambda: "ollama pull nope:1b" in status.text and "mdoel (model?)" in status.text,
+            )
+
+
 async def test_the_welcome_gives_way_to_the_chat_at_the_first_send_and_returns_for_a_new_session(
     tmp_path: Path,
 ) -> None:

@@ -97,7 +97,11 @@ class ServerCheck:
             if missing and not said_already:  # said once: asked again, it stays said
                 error = services.model_not_found()
                 hint = t("panel.missing_model_hint", lang, keys=keys_here(self._panel, "models"))
-                self._status.say(f"{error.message(lang)} ({hint})", True, app_wide=True)
+                said = f"{error.message(lang)} ({hint})"
+                if before.reachable is None:  # the first check, at start: beside what is said
+                    self._status.say_also(said, error=True)
+                else:
+                    self._status.say(said, True, app_wide=True)
             elif not missing and before.model_missing:  # pulled since, or another picked
                 self._status.say("")
             self._ask_again_later()
