@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -177,15 +176,14 @@ def escape_then(event: events.Key) -> events.Key | None:
     Esc and ``t`` are what was meant. The model picker closed by Esc and a word typed at once
     had stayed open, the word its filter, and the Enter behind it chose a model; in the
     composer the Esc was lost."""
-    found = _ALT_KEY.fullmatch(event.key)
-    if found is None:
+    name = event.key.removeprefix("alt+")
+    shifted = name.removeprefix("shift+")
+    if name == event.key or len(shifted) != 1 or not ("a" <= shifted <= "z" or shifted.isdigit()):
         return None
-    shift, name = found.groups()
-    character = name.upper() if shift else name
+    character = shifted.upper() if shifted != name else shifted
     return events.Key(character, character)
 
 
-_ALT_KEY = re.compile(r"alt\+(shift\+)?([a-z0-9])")
 ESC = "\x1b"
 
 
