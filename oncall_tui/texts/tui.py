@@ -231,6 +231,8 @@ KEYS: dict[str, dict[Language, str]] = {
 }
 
 COPYING: dict[str, dict[Language, str]] = {
+    "quit.how.title": {"en": "Do you want to quit?", "zh": "要退出吗？"},
+    "quit.how": {"en": "Press {keys} to quit the app", "zh": "按 {keys} 退出应用"},
     "copy.nothing": {"en": "No message to copy yet.", "zh": "还没有可复制的消息。"},
     "copy.message_done": {"en": "Message copied to the clipboard", "zh": "消息已复制到剪贴板"},
     "code.title": {"en": "Copy a code block", "zh": "复制代码块"},

@@ -136,6 +136,12 @@ class OncallApp(KeyOrderApp):
             self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
         self.exit()
 
+    def action_help_quit(self) -> None:
+        """ctrl+c with no reply to stop: how to quit, in the app's language and with the key
+        as bound (Textual's own note is English)."""
+        keys = keys_to_say("quit", self.services.settings.keymap)
+        self.notify(t("quit.how", self.lang, keys=keys), title=t("quit.how.title", self.lang))
+
     async def action_quit(self) -> None:
         """ctrl+q: at once, unless an asset screen holds unsaved edits (the prompt editor): it
         asks first. (A signal or a closed terminal asks nothing: the composer's text is kept,

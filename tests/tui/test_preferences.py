@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
@@ -18,7 +21,7 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import screen_rows, seed_session, wait_until
+from tests.tui.harness import notifications, screen_rows, seed_session, wait_until
 from tests.tui.test_main_screen import drawn
 from tests.tui.test_welcome import shown
 
@@ -161,6 +164,26 @@ async def test_a_key_written_with_a_slip_is_said_and_the_rest_of_the_file_applie
         await wait_until(pilot, lambda: "nmu_ctx (num_ctx?)" in status_text(app))
         assert str(config) in status_text(app)
         assert app.services.settings.model == "qwen3:8b"
+
+
+@pytest.mark.parametrize(
+    ("lang", "keymap", "said"),
+    [
+        ("zh", {}, "按 ctrl+q 退出应用"),
+        ("en", {"quit": "ctrl+x"}, "Press ctrl+x to quit the app"),
+    ],
+)
+async def test_ctrl_c_with_no_reply_says_how_to_quit_in_the_app_s_words(
+    tmp_path: Path, lang: Language, keymap: dict[str, str], said: str
+) -> None:
+    """Textual's own note ("Press ctrl+q to quit the app") was English in the Chinese app,
+    and named ctrl+q where the settings file had moved quit to another key."""
+    settings = Settings(db_path=tmp_path / "t.db", user="alice", lang=lang, keymap=keymap)
+    app = build_app(settings, gateway=StaticGateway(ScriptedChatModel([]), 8192))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: said in notifications(app))
 
 
 async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -> None:
