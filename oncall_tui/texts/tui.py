@@ -231,6 +231,7 @@ KEYS: dict[str, dict[Language, str]] = {
 }
 
 COPYING: dict[str, dict[Language, str]] = {
+    "palette.placeholder": {"en": "Search for commands…", "zh": "搜索命令…"},
     "quit.how.title": {"en": "Do you want to quit?", "zh": "要退出吗？"},
     "quit.how": {"en": "Press {keys} to quit the app", "zh": "按 {keys} 退出应用"},
     "copy.nothing": {"en": "No message to copy yet.", "zh": "还没有可复制的消息。"},

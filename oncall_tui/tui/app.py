@@ -136,6 +136,14 @@ class OncallApp(KeyOrderApp):
             self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
         self.exit()
 
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's command palette, its placeholder in the app's language."""
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not isinstance(self.screen, CommandPalette):
+            placeholder = t("palette.placeholder", self.lang)
+            self.push_screen(CommandPalette(placeholder=placeholder, id="--command-palette"))
+
     def action_help_quit(self) -> None:
         """ctrl+c with no reply to stop: how to quit, in the app's language and with the key
         as bound (Textual's own note is English)."""

@@ -118,11 +118,14 @@ async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path)
 
 async def test_the_palette_and_footer_speak_chinese_with_lang_zh(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db", lang="zh")
-    async with app.run_test(size=SIZE):
+    async with app.run_test(size=SIZE) as pilot:
         offered = {c.title for c in app.get_system_commands(app.screen)}
         assert {"复制代码块", "压缩记忆", "主题"} <= offered
         shown = {b.description for _, b, _, _ in app.screen.active_bindings.values() if b.show}
         assert {"退出", "按键", "压缩", "模型"} <= shown
+        await pilot.press("ctrl+p")  # its placeholder was Textual's English one
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert app.screen.query_one(CommandInput).placeholder == "搜索命令…"
 
 
 def test_every_command_s_action_is_a_method_of_the_screen_or_the_app() -> None:
