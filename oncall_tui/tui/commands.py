@@ -45,8 +45,12 @@ class Command:
 
     def also_names(self, lang: Language) -> tuple[str, ...]:
         """What else the command palette finds it by: the README's words for it (its key
-        table's), in ``lang`` and in English, the README's language."""
-        names = {text(f"command.{self.id}.also", lang), text(f"command.{self.id}.also", "en")}
+        table's), in ``lang`` and in English, the README's language, and its English name."""
+        names = {
+            text(f"command.{self.id}.also", lang),
+            text(f"command.{self.id}.also", "en"),
+            self.title("en"),
+        }
         return tuple(sorted(name for value in names for name in value.split(";") if name))
 
     def binding(self, lang: Language) -> Binding:

@@ -304,3 +304,17 @@ async def test_the_palette_finds_each_action_by_what_the_readme_calls_it(tmp_pat
             assert words.lower() in readme, words
             hits = await palette_hits(app, pilot, words)
             assert hits[:1] == [titles[command_id]], (words, hits)
+
+
+async def test_the_chinese_palette_finds_each_command_by_its_english_name(tmp_path: Path) -> None:
+    """An engineer who knows the English names (the README's) typed "theme" in the Chinese
+    palette and got 模型 (Model) first: a name in English matched nothing but stray letters."""
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        assert (await palette_hits(app, pilot, "theme"))[:1] == ["主题"]
+        for command in COMMANDS:
+            if command.palette:
+                hits = await palette_hits(app, pilot, command.title("en"))
+                assert hits[:1] == [command.title("zh")], (command.id, hits)
