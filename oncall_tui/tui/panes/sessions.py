@@ -81,30 +81,20 @@ class SessionActions:
         shown = self._listed(session_id)
         lang = ui_lang(self._listing)
 
-        def again(typed: str) -> Callable[[OncallError], None]:
-            def report(error: OncallError) -> None:
-                if error.code == "VALIDATION_INVALID_ARGUMENT":
-                    ask(typed, error.message(lang))
-                else:
-                    self._status.report(error)
-
-            return report
-
         def renamed(title: str | None) -> None:
             if not title or (shown is not None and title == shown.title):
                 return
-            if session_id is None:
-                started = self._calls.start(
-                    lambda: services.sessions.create(owner, title),
-                    lambda view: self._changed(select=view.id),
-                    report=again(title),
-                )
-            else:
-                started = self._calls.start(
-                    lambda: services.sessions.rename(owner, session_id, title),
-                    lambda _: self._changed(),
-                    report=again(title),
-                )
+
+            def stored() -> SessionView:
+                if session_id is None:
+                    return services.sessions.create(owner, title)
+                return services.sessions.rename(owner, session_id, title)
+
+            started = self._calls.start(
+                stored,
+                lambda view: self._changed(select=view.id if session_id is None else None),
+                report=self._asked_again("VALIDATION_INVALID_ARGUMENT", title, ask),
+            )
             hold_keys_for(self._listing.app, started)  # typed behind Enter: to the dialog if back
 
         def ask(value: str, error: str | None = None) -> None:
@@ -120,25 +110,13 @@ class SessionActions:
         current directory, a name with the session and the time), Enter writes it, after asking
         whether to replace a file that exists; a path ending in ``.json`` gets the JSON
         document instead of Markdown."""
-        from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
+        from oncall_tui.tui.widgets.dialogs import TextDialog
 
         services, owner = self._services, self._services.owner
         lang = ui_lang(self._listing)
         if session_id is None:
             self._listing.notify(text("export.nothing", lang), timeout=3)
             return
-
-        def again(typed: Path) -> Callable[[OncallError], None]:
-            """Where a file cannot be written there (no such directory, a full disk), the
-            dialog comes back on the path typed, saying why: the path is not typed again."""
-
-            def report(error: OncallError) -> None:
-                if error.code == "EXPORT_FAILED":
-                    ask(str(typed), error.message(lang))
-                else:
-                    self._status.report(error)
-
-            return report
 
         def write(target: Path) -> None:
             fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
@@ -147,20 +125,9 @@ class SessionActions:
                 lambda written: self._status.say_about(
                     session_id, text("export.done", lang, path=str(written))
                 ),
-                report=again(target),
+                report=self._asked_again("EXPORT_FAILED", str(target), ask),
             )
             hold_keys_for(self._listing.app, written)  # typed behind: to the dialog if back
-
-        def replace(target: Path) -> None:
-            """A file that exists is replaced only once the user has said so: the name typed
-            may be a log of the incident, or another session's export."""
-            dialog = ConfirmDialog(
-                text("export.replace.title", lang),
-                text("export.replace.ask", lang, path=str(target)),
-                yes_label=text("export.replace.yes", lang),
-                destructive=True,
-            )
-            self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
 
         def chosen(path: str | None) -> None:
             if not path or not path.strip():
@@ -168,8 +135,8 @@ class SessionActions:
             typed = Path(path.strip())
             checked = self._calls.start(
                 lambda: services.export.existing(typed),
-                lambda found: write(typed) if found is None else replace(found),
-                report=again(typed),
+                lambda found: write(typed) if found is None else self._replace(found, write),
+                report=self._asked_again("EXPORT_FAILED", str(typed), ask),
             )
             hold_keys_for(self._listing.app, checked)  # typed behind Enter: to the question
 
@@ -183,6 +150,35 @@ class SessionActions:
             lambda name: ask(str(_here() / name)),
         )
         hold_keys_for(self._listing.app, named)  # what is typed behind ctrl+s goes to the dialog
+
+    def _replace(self, target: Path, write: Callable[[Path], None]) -> None:
+        """A file that exists is written over only once the user has said so: the name typed
+        may be a log of the incident, or another session's export."""
+        from oncall_tui.tui.widgets.dialogs import ConfirmDialog
+
+        lang = ui_lang(self._listing)
+        dialog = ConfirmDialog(
+            text("export.replace.title", lang),
+            text("export.replace.ask", lang, path=str(target)),
+            yes_label=text("export.replace.yes", lang),
+            destructive=True,
+        )
+        self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
+
+    def _asked_again(
+        self, code: str, typed: str, ask: Callable[[str, str | None], None]
+    ) -> Callable[[OncallError], None]:
+        """Where the service refuses what a dialog took (``code``: a title too long, a path
+        where no file can be written), the dialog comes back on ``typed``, saying why: it is
+        not typed again. Any other error is said on the status line."""
+
+        def report(error: OncallError) -> None:
+            if error.code == code:
+                ask(typed, error.message(ui_lang(self._listing)))
+            else:
+                self._status.report(error)
+
+        return report
 
     def _listed(self, session_id: int | None) -> SessionView | None:
         """The session as the sessions list last read it."""
