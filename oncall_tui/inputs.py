@@ -184,6 +184,15 @@ def stdin_is_piped(stream: TextIO | None = None) -> bool:
         return False
 
 
+def stdin_is_terminal(stream: TextIO | None = None) -> bool:
+    """Whether standard input is a terminal (``oncall-tui chat -`` typed there)."""
+    source = sys.stdin if stream is None else stream
+    try:
+        return source.isatty()
+    except (AttributeError, OSError, ValueError):  # None, or closed
+        return False
+
+
 def stdin_waits(seconds: float, stream: TextIO | None = None) -> bool:
     """Whether a pipe on standard input still has nothing to read (not even its end) after
     ``seconds``: a writer that is slow, or one that never ends (``ssh`` without ``-n``)."""
@@ -206,8 +215,11 @@ def _read_decoded(buffer: io.BufferedIOBase | io.RawIOBase, wanted: int) -> str:
     parts: list[str] = []
     count = 0
     taken = 0
+    # One read of the descriptor at a time: a terminal's ctrl+d is one empty read, which a
+    # buffered read(n) takes as the end of that call only, so the next waited for a second.
+    read = buffer.read1 if isinstance(buffer, io.BufferedIOBase) else buffer.read
     while count < wanted:
-        chunk = buffer.read(min(wanted - count, READ_CHUNK)) or b""
+        chunk = read(min(wanted - count, READ_CHUNK)) or b""
         pending = len(utf8.getstate()[0])
         try:
             part = decoder.decode(chunk, final=not chunk)

@@ -212,6 +212,10 @@ CLI: dict[str, dict[Language, str]] = {
         "en": "one - at most: it stands for standard input in the message",
         "zh": "最多一个 -：它在消息中代表标准输入",
     },
+    "cli.chat.typing_stdin": {
+        "en": "Type the message; ctrl+d on a line of its own sends it (ctrl+c gives up).",
+        "zh": "请输入消息；在单独一行按 ctrl+d 发送（ctrl+c 放弃）。",
+    },
     "cli.chat.reading_stdin": {
         "en": "Reading the message's text from standard input (a pipe); ctrl+d ends it, "
         "and </dev/null leaves it out.",

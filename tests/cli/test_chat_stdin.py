@@ -182,3 +182,26 @@ def test_a_pipe_that_stays_silent_is_said_to_be_read(
     assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
     pipe_in(LOG.encode())
     assert "Reading the message" not in chat("chat", "why").err  # a prompt pipe: not said
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_message_typed_in_a_terminal_is_asked_for_and_ends_at_the_first_ctrl_d(
+    chat: RunCli, ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch, as_json: bool
+) -> None:
+    """``oncall-tui chat -`` in a terminal sat silent, and the ctrl+d that ends ``cat``'s input
+    did not end it: a terminal's ctrl+d is one empty read, which a buffered read took as the
+    end of that call only; the next waited for a second ctrl+d. A real terminal (a pty in
+    canonical mode) types two lines, ctrl+d, and what follows it (never read)."""
+    master, terminal = os.openpty()
+    try:
+        os.write(master, b"fast line one\nline two\n\x04after\n\x04\x04")
+        stream = io.TextIOWrapper(os.fdopen(terminal, "rb"), encoding="utf-8")
+        monkeypatch.setattr(sys, "stdin", stream)
+        result = chat("chat", "-", *(["--json"] if as_json else []))
+        stream.close()
+    finally:
+        os.close(master)
+    assert result.code == 0, result.err
+    assert sent(ollama) == "fast line one\nline two\n"
+    asked = "Type the message; ctrl+d on a line of its own sends it"
+    assert (asked in result.err) is not as_json
