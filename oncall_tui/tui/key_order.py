@@ -46,6 +46,7 @@ then the screen's focus on the composer)."""
 WORK_POLL_SECONDS = 0.01
 """How often the work a key started is looked at (it has no event to wait on for a screen
 it shows)."""
+ESC = "\x1b"
 
 Held = events.Key | events.Paste
 
@@ -182,9 +183,6 @@ def escape_then(event: events.Key) -> events.Key | None:
         return None
     character = shifted.upper() if shifted != name else shifted
     return events.Key(character, character)
-
-
-ESC = "\x1b"
 
 
 async def processed(node: MessagePump) -> None:
