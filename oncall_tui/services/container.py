@@ -9,12 +9,14 @@ that do not need them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cached_property
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from oncall_tui.llm.gateway import ModelGateway
@@ -34,6 +36,39 @@ if TYPE_CHECKING:
     from oncall_tui.store.engine import Database
 
 
+_BUILDING = threading.RLock()
+
+
+class part(Generic[T]):  # noqa: N801  (a decorator, as ``cached_property`` is)
+    """A part of :class:`Services`, built on first use, one part at a time in the process.
+
+    Two threads that import the store at once (SQLAlchemy, whose modules import one another)
+    can each be handed the other's half-imported module: "cannot import name
+    'AdaptedConnection'" was said at start when the sessions' first read, the panel's and the
+    model stack's warm-up came together. Once built, a part is read from the instance's
+    ``__dict__``, as a ``cached_property``'s is, with no lock (this descriptor has no
+    ``__set__``); a client's UI thread leaves the building to its worker threads."""
+
+    def __init__(self, build: Callable[[Any], T]) -> None:
+        self._build = build
+        self._name = build.__name__
+        self.__doc__ = build.__doc__
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> part[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> T: ...
+    def __get__(self, instance: object | None, owner: type[Any] | None = None) -> part[T] | T:
+        if instance is None:
+            return self
+        with _BUILDING:
+            built = instance.__dict__
+            if self._name not in built:  # not built meanwhile by the thread it waited for
+                built[self._name] = self._build(instance)
+            value: T = built[self._name]
+            return value
+
+
 class Services:
     """Everything a client needs, built on first use."""
 
@@ -51,7 +86,7 @@ class Services:
         or the disk's for a while, not a database that cannot be used at all."""
         return "database" in self.__dict__
 
-    @cached_property
+    @part
     def database(self) -> Database:
         """The store: the SQLite file, or the team's PostgreSQL database, where the user must
         be the login unless the database's policy allows another name, and a name the
@@ -85,25 +120,25 @@ class Services:
                 raise
         return database
 
-    @cached_property
+    @part
     def configuration(self) -> ConfigurationService:
         from oncall_tui.services.configuration import ConfigurationService
 
         return ConfigurationService(self.database)
 
-    @cached_property
+    @part
     def sessions(self) -> SessionService:
         from oncall_tui.services.sessions import SessionService
 
         return SessionService(self.database)
 
-    @cached_property
+    @part
     def search(self) -> SearchService:
         from oncall_tui.services.search import SearchService
 
         return SearchService(self.database)
 
-    @cached_property
+    @part
     def gateway(self) -> ModelGateway:
         if self._gateway is None:
             from oncall_tui.llm.gateway import gateway_for
@@ -111,7 +146,7 @@ class Services:
             self._gateway = gateway_for(self.settings)
         return self._gateway
 
-    @cached_property
+    @part
     def server_tools(self) -> McpTools | None:
         """The tool servers of the settings file (``None`` when it registers none), started by
         the first send or :attr:`tools` listing, and stopped by :meth:`close`."""
@@ -121,13 +156,13 @@ class Services:
 
         return McpTools(self.settings.mcp_servers)
 
-    @cached_property
+    @part
     def tools(self) -> ToolsService:
         from oncall_tui.services.tools import ToolsService
 
         return ToolsService(self.settings.mcp_servers, self.server_tools)
 
-    @cached_property
+    @part
     def memory(self) -> MemoryService:
         from oncall_tui.services.memory import MemoryService
 
@@ -139,7 +174,7 @@ class Services:
             server_tools=tuple if runtime is None else runtime.schemas,
         )
 
-    @cached_property
+    @part
     def chat(self) -> ChatService:
         from oncall_tui.services.chat import ChatService
 
@@ -152,7 +187,7 @@ class Services:
             spool=self.spool,
         )
 
-    @cached_property
+    @part
     def spool(self) -> ReplySpool:
         """Replies the database did not take, until it does: one per process, so what a
         client holds in memory is found by every later send (no database is opened here)."""
@@ -162,7 +197,7 @@ class Services:
         location = settings.db_url or str(settings.db_path.expanduser().absolute())
         return ReplySpool(settings.spool_dir, database_key(location))
 
-    @cached_property
+    @part
     def drafts(self) -> DraftKeeper:
         """The message being written, kept across the app's end (:mod:`.drafts`); found
         where the spool keeps the owner's held replies, with no database opened."""
@@ -196,7 +231,7 @@ class Services:
             return 0
         return self.chat.save_held(self.owner)
 
-    @cached_property
+    @part
     def export(self) -> ExportService:
         from oncall_tui.services.export import ExportService
 
@@ -284,7 +319,8 @@ class Services:
         (the TUI, as the first message is typed). A database that cannot be opened raises first,
         before the long part."""
         self.database  # noqa: B018
-        import oncall_tui.llm.agent  # noqa: F401
+        with _BUILDING:  # LangChain's modules import one another too
+            import oncall_tui.llm.agent  # noqa: F401
 
         self.chat  # noqa: B018  (the services a send uses, and the database they open)
         self.gateway.chat_model()

@@ -6,12 +6,22 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from threading import current_thread
+from typing import Any
 
 import pytest
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import Label
 
 import oncall_tui.tui.app as app_module
+from oncall_tui.services.container import part
+from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.screens.prompts import PromptEditorScreen
+from oncall_tui.tui.screens.search import SearchScreen
+from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from tests.tui.harness import scripted_app, wait_until
 
 CHECK = """
@@ -75,3 +85,39 @@ def test_the_first_frame_needs_no_markdown_parser_database_or_model_stack() -> N
         [sys.executable, "-c", check], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["none"]
+
+
+async def test_the_ui_thread_builds_no_part_of_the_services(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part is built one at a time in the process (see ``tests/services/test_container``):
+    the UI thread waiting for one, a second while the model stack loads, would freeze the
+    screen. Opening sessions, the search, the skills and the prompts build theirs in threads."""
+    built_here: list[str] = []
+    get = part.__get__
+
+    def noted(self: part[object], instance: object, owner: type | None = None) -> object:
+        on_ui_thread = current_thread() is threading.main_thread()
+        if instance is not None and on_ui_thread and self._name not in instance.__dict__:
+            built_here.append(self._name)
+        return get(self, instance, owner)
+
+    app, _ = scripted_app(tmp_path / "t.db")
+    monkeypatch.setattr(part, "__get__", noted)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main.server_check.state.reachable is not None)
+        for key, kind in (("f4", SkillLibraryScreen), ("f3", PromptEditorScreen)):
+            await pilot.press(key)
+            await wait_until(pilot, on_top(app, kind))
+            await wait_until(pilot, lambda: getattr(app.screen, "loaded", False))
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("ctrl+f", *"disk")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        note = app.screen.query_one("#search-note", Label)
+        await wait_until(pilot, lambda: "No message or title matches" in str(note.render()))
+    assert built_here == []
+
+
+def on_top(app: App[None], kind: type[Screen[Any]]) -> Callable[[], bool]:
+    return lambda: isinstance(app.screen, kind)

@@ -111,7 +111,8 @@ class AssetScreen(Screen[None]):
         return await in_thread(lambda: method(owner, *args, **kwargs))
 
     async def _fetch(self) -> ConfigurationView:
-        return await self._call(self._services.configuration.get_configuration)
+        owner, services = self._services.owner, self._services
+        return await in_thread(lambda: services.configuration.get_configuration(owner))
 
     async def _reload(self, focus_id: int | None = None) -> None:
         """Read the configuration again and show it; a catalog error is shown, not raised."""

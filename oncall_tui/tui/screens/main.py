@@ -198,9 +198,10 @@ class MainScreen(Screen[None]):
         self.session_id = session_id
         self.sessions.current = session_id
         self.status.session_opened(session_id, keep=keep_status)
-        sessions, owner = self.services.sessions, self.services.owner
+        services, owner = self.services, self.services.owner
 
         def fetch() -> tuple[list[MessageView], int, int, list[str]]:
+            sessions = services.sessions  # built in the thread (see ``Services``' parts)
             recall = sessions.input_history(owner, session_id, HISTORY_LIMIT)
             if session_id is None:
                 return [], 0, 0, recall
@@ -260,7 +261,7 @@ class MainScreen(Screen[None]):
         """The tool servers' state in the panel (they start in the background the first
         time); nothing when the settings file registers none."""
         if self.services.settings.mcp_servers:
-            self._calls.start(self.services.tools.servers, self.panel.show_tools)
+            self._calls.start(lambda: self.services.tools.servers(), self.panel.show_tools)
 
     # -- what the panes say ------------------------------------------------------------------
 

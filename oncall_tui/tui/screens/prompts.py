@@ -253,15 +253,15 @@ class PromptEditorScreen(AssetScreen):
         view = await self._fetch()
         self._apply(view)
         self._load_into_editor(view.active_prompt)
-        drafts = self._services.drafts
-        kept = await in_thread(drafts.read_prompt)
+        services = self._services
+        kept = await in_thread(lambda: services.drafts.read_prompt())
         if kept is not None:  # the app ended on unsaved edits: they are back, unsaved
             of = None if kept.prompt_id is None else self._prompts.get(kept.prompt_id)
             self._load_into_editor(of)  # the prompt they were of; a new one if it has gone
             self.query_one("#prompt-label", Input).value = kept.label
             self.query_one("#prompt-content", TextArea).load_text(kept.content)
             self._shown = (kept.label, kept.content)
-            await in_thread(lambda: drafts.keep_prompt(None))
+            await in_thread(lambda: services.drafts.keep_prompt(None))
             self._notify_done(t("prompts.draft_restored", self._lang), timeout=None)
         self._ready = True
 

@@ -95,10 +95,10 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
 
     def run_search(self, query: str, open_first: bool = False) -> None:
         """Search for ``query`` off the UI's loop; a newer search replaces one still running."""
-        search, owner = self.services.search, self.services.owner
+        services, owner = self.services, self.services.owner
 
         def hits() -> list[SearchHit]:
-            return search.search(owner, query, limit=RESULTS) if query.strip() else []
+            return services.search.search(owner, query, limit=RESULTS) if query.strip() else []
 
         def found(hits: list[SearchHit]) -> None:
             if not query.strip():
