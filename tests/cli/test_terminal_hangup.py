@@ -194,10 +194,11 @@ def test_sigterm_mid_reply_keeps_the_partial_and_stops_the_tool_server(
 def test_closing_the_tool_servers_wakes_a_start_still_waiting_and_ends_the_server() -> None:
     silent = McpServer(name="ops", command=sys.executable, args=("-c", SILENT), allow=("x",))
     tools = McpTools([silent], timeout=3.0, result_chars=1000)
+    before = set(children(os.getpid()))  # a process an earlier test left winding down
     starting = threading.Thread(target=tools.start, daemon=True)
     starting.start()
-    wait_for(lambda: len(children(os.getpid())) > 0, what="the server's process")
-    (server,) = [pid for pid in children(os.getpid()) if pid == os.getpgid(pid)]
+    wait_for(lambda: bool(set(children(os.getpid())) - before), what="the server's process")
+    (server,) = [pid for pid in set(children(os.getpid())) - before if pid == os.getpgid(pid)]
     with killed_at_the_end(-server):
         tools.close()
         starting.join(timeout=EXIT_POLL)
