@@ -294,9 +294,10 @@ class Services:
         rebuilt around it on next use. A file that cannot take it (``CONFIG_NOT_SAVED``)
         leaves the model as it was."""
         self.save_preference("model", model)
-        for name in ("gateway", "memory", "chat", "export"):
-            self.__dict__.pop(name, None)
-        self._gateway = None
+        with _BUILDING:  # not while a part is built around the engine being dropped
+            for name in ("gateway", "memory", "chat", "export"):
+                self.__dict__.pop(name, None)
+            self._gateway = None
 
     def save_preference(self, name: str, value: str | int | float | None) -> None:
         """Set the settings file's key ``name`` (``model``, ``theme``, ``num_ctx``, …) to
