@@ -231,6 +231,11 @@ KEYS: dict[str, dict[Language, str]] = {
 }
 
 COPYING: dict[str, dict[Language, str]] = {
+    "screenshot.saved": {"en": "Saved the screen to {path}", "zh": "屏幕已保存到 {path}"},
+    "screenshot.failed": {
+        "en": "The screen was not saved in {directory}: {reason}",
+        "zh": "屏幕未能保存到 {directory}：{reason}",
+    },
     "palette.placeholder": {"en": "Search for commands…", "zh": "搜索命令…"},
     "quit.how.title": {"en": "Do you want to quit?", "zh": "要退出吗？"},
     "quit.how": {"en": "Press {keys} to quit the app", "zh": "按 {keys} 退出应用"},

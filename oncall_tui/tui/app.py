@@ -293,7 +293,7 @@ class OncallApp(KeyOrderApp):
         yield SystemCommand(
             t("palette.screenshot", lang),
             t("palette.screenshot.help", lang),
-            lambda: self.set_timer(0.1, self.deliver_screenshot),
+            lambda: self.set_timer(0.1, self.save_screen),
         )
         if screen.maximized is not None:
             yield SystemCommand(
@@ -307,6 +307,34 @@ class OncallApp(KeyOrderApp):
                 t("palette.maximize.help", lang),
                 screen.action_maximize,
             )
+
+    def save_screen(self) -> None:
+        """The palette's Screenshot: the screen as SVG where an export is offered (the
+        directory the app was started in), private (0600) as an export is, since it shows
+        the incident; said where, or why not, in the app's language. Textual's own went to
+        ``~/Downloads``, which a server seldom has: "Failed to save screenshot", in English."""
+        from oncall_tui.private_files import write_privately
+        from oncall_tui.tui.chat_log.times import local_now
+        from oncall_tui.tui.panes.sessions import here
+
+        svg = self.export_screenshot().encode("utf-8")
+        target = here() / f"oncall-tui-screen-{local_now():%Y-%m-%d-%H%M%S}.svg"
+        title, lang = t("palette.screenshot", self.lang), self.lang
+
+        def save() -> None:
+            try:
+                write_privately(target, svg, prefix=".oncall-tui-screen-")
+            except OSError as exc:
+                why = exc.strerror or type(exc).__name__
+                said = t("screenshot.failed", lang, directory=str(target.parent), reason=why)
+                self.call_from_thread(
+                    self.notify, terminal_safe(said), title=title, severity="error", markup=False
+                )
+            else:
+                said = t("screenshot.saved", lang, path=str(target))
+                self.call_from_thread(self.notify, terminal_safe(said), title=title, markup=False)
+
+        self.run_worker(save, thread=True, group="screenshot", exit_on_error=False)
 
     def _run(self, action: str) -> None:
         """Run a main-screen action (``app.`` ones on the app) chosen in the palette."""

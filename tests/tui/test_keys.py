@@ -3,7 +3,9 @@ palette offering every action, and copying a code block on its own."""
 
 from __future__ import annotations
 
+import errno
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from textual.command import Command, CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
+from oncall_tui import private_files
+from oncall_tui.errors import Language
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.texts import text
 from oncall_tui.tui.app import OncallApp
@@ -318,3 +322,43 @@ async def test_the_chinese_palette_finds_each_command_by_its_english_name(tmp_pa
             if command.palette:
                 hits = await palette_hits(app, pilot, command.title("en"))
                 assert hits[:1] == [command.title("zh")], (command.id, hits)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_palette_s_screenshot_is_saved_here_privately_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: Language
+) -> None:
+    """It went to ~/Downloads, which a server seldom has: "Failed to save screenshot", in
+    English, where the palette said "in the current directory"."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "no-such-home"))
+    app, _ = scripted_app(tmp_path / "t.db", lang=lang)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        title = text("palette.screenshot", lang)
+        assert (await palette_hits(app, pilot, title))[:1] == [title]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(list(tmp_path.glob("oncall-tui-screen-*.svg"))))
+        (saved,) = tmp_path.glob("oncall-tui-screen-*.svg")
+        said = text("screenshot.saved", lang, path=str(saved))
+        await wait_until(pilot, lambda: said in notifications(app))
+    assert saved.read_text("utf-8").lstrip().startswith("<svg")
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600  # it shows the incident
+
+
+async def test_a_screenshot_that_cannot_be_written_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(private_files, "write_privately", full)
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        app.save_screen()
+        said = f"The screen was not saved in {tmp_path}: No space left on device"
+        await wait_until(pilot, lambda: said in notifications(app))
+    assert list(tmp_path.glob("*.svg")) == []

@@ -147,7 +147,7 @@ class SessionActions:
 
         named = self._calls.start(
             lambda: services.export.default_filename(owner, session_id, "md"),
-            lambda name: ask(str(_here() / name)),
+            lambda name: ask(str(here() / name)),
         )
         hold_keys_for(self._listing.app, named)  # what is typed behind ctrl+s goes to the dialog
 
@@ -188,9 +188,10 @@ class SessionActions:
         self._listing.post_message(SessionsChanged(select, open_newest=open_newest))
 
 
-def _here() -> Path:
-    """Where the export is offered: the directory the app was started in (where the engineer
-    works), else the home directory if that one has gone."""
+def here() -> Path:
+    """Where a file the user asks for goes (an export is offered there, a screenshot is
+    saved there): the directory the app was started in (where the engineer works), else the
+    home directory if that one has gone."""
     try:
         return Path.cwd()
     except OSError:
