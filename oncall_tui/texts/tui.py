@@ -237,6 +237,7 @@ COPYING: dict[str, dict[Language, str]] = {
         "zh": "屏幕未能保存到 {directory}：{reason}",
     },
     "palette.placeholder": {"en": "Search for commands…", "zh": "搜索命令…"},
+    "palette.theme_placeholder": {"en": "Search for themes…", "zh": "搜索主题…"},
     "quit.how.title": {"en": "Do you want to quit?", "zh": "要退出吗？"},
     "quit.how": {"en": "Press {keys} to quit the app", "zh": "按 {keys} 退出应用"},
     "copy.nothing": {"en": "No message to copy yet.", "zh": "还没有可复制的消息。"},

@@ -144,6 +144,15 @@ class OncallApp(KeyOrderApp):
             placeholder = t("palette.placeholder", self.lang)
             self.push_screen(CommandPalette(placeholder=placeholder, id="--command-palette"))
 
+    def search_themes(self) -> None:
+        """The palette's Theme: Textual's list of themes, its placeholder in the app's
+        language."""
+        from textual.command import CommandPalette
+        from textual.theme import ThemeProvider
+
+        placeholder = t("palette.theme_placeholder", self.lang)
+        self.push_screen(CommandPalette(providers=[ThemeProvider], placeholder=placeholder))
+
     def action_help_quit(self) -> None:
         """ctrl+c with no reply to stop: how to quit, in the app's language and with the key
         as bound (Textual's own note is English)."""

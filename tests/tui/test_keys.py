@@ -130,6 +130,15 @@ async def test_the_palette_and_footer_speak_chinese_with_lang_zh(tmp_path: Path)
         await pilot.press("ctrl+p")  # its placeholder was Textual's English one
         await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
         assert app.screen.query_one(CommandInput).placeholder == "搜索命令…"
+        assert (await palette_hits(app, pilot, "主题"))[:1] == ["主题"]
+        await pilot.press("enter")  # and so was the theme list's
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, CommandPalette)
+                and app.screen.query_one(CommandInput).placeholder == "搜索主题…"
+            ),
+        )
 
 
 def test_every_command_s_action_is_a_method_of_the_screen_or_the_app() -> None:
