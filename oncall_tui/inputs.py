@@ -184,12 +184,12 @@ def stdin_is_piped(stream: TextIO | None = None) -> bool:
         return False
 
 
-def stdin_is_terminal(stream: TextIO | None = None) -> bool:
-    """Whether standard input is a terminal (``oncall-tui chat -`` typed there)."""
-    source = sys.stdin if stream is None else stream
+def is_terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal: standard input and error for the TUI, standard input
+    for ``oncall-tui chat -``, which asks for the message to be typed there."""
     try:
-        return source.isatty()
-    except (AttributeError, OSError, ValueError):  # None, or closed
+        return stream is not None and stream.isatty()
+    except (OSError, ValueError):  # closed
         return False
 
 

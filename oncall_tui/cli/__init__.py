@@ -23,7 +23,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor, search, tools
@@ -39,7 +39,7 @@ from oncall_tui.cli.output import (
 )
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError, resolve_language
-from oncall_tui.inputs import require_utf8
+from oncall_tui.inputs import is_terminal, require_utf8
 from oncall_tui.texts import text
 from oncall_tui.texts.cli import ARGPARSE_ZH
 
@@ -208,7 +208,7 @@ def _run_tui(settings: Settings) -> int:
     terminal to read keys from and draw on (``ssh HOST oncall-tui`` without ``-t``, a script,
     cron) it does not start: it would draw escape codes into a pipe and wait for keys that
     never come."""
-    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):  # Textual's two streams
+    if not (is_terminal(sys.stdin) and is_terminal(sys.stderr)):  # Textual's two streams
         refused = OncallError("VALIDATION_INVALID_ARGUMENT", "tui_needs_terminal")
         return report_error(refused, settings.lang, as_json=False)
     from oncall_tui.tui.app import run_tui
@@ -221,13 +221,6 @@ def _run_tui(settings: Settings) -> int:
         sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
         sys.stderr.write(terminal_safe(unsent) + "\n")
     return status
-
-
-def _is_terminal(stream: TextIO | None) -> bool:
-    try:
-        return stream is not None and stream.isatty()
-    except ValueError:  # closed
-        return False
 
 
 def _run_command(

@@ -11,7 +11,7 @@ import sys
 
 from oncall_tui.cli.output import emit_text
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import read_stdin_text, stdin_is_piped, stdin_is_terminal, stdin_waits
+from oncall_tui.inputs import is_terminal, read_stdin_text, stdin_is_piped, stdin_waits
 from oncall_tui.texts import text
 
 STDIN_HINT_SECONDS = 2.0
@@ -37,7 +37,7 @@ def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tu
 
     if piped_in and not quiet and stdin_waits(STDIN_HINT_SECONDS):  # a terminal: typed there
         emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
-    elif not piped_in and not quiet and stdin_is_terminal():  # "-" asks for it to be typed
+    elif not piped_in and not quiet and is_terminal(sys.stdin):  # "-" asks for it to be typed
         emit_text(text("cli.chat.typing_stdin", lang) + "\n", sys.stderr)
     piped = read_stdin_text(MAX_MESSAGE_CHARS)
     if parts == ["-"]:
