@@ -155,6 +155,35 @@ async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_pat
         assert len(options(app)) == 2
 
 
+async def test_down_in_the_filter_moves_to_the_first_match_and_enter_opens_it(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        first = seed_session(app, 1, title="redis failover")
+        seed_session(app, 1, title="kafka lag")
+        seed_session(app, 1, title="redis latency")
+        seed_session(app, 1, title="dns")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 4)
+        listing = app.query_one("#session-options", OptionList)
+        await pilot.press("alt+l", *"redis")
+        await wait_until(pilot, lambda: len(options(app)) == 2)
+        await pilot.press("down")
+        assert app.focused is listing
+        assert listing.highlighted == 0  # the newest match, though the open session is "dns"
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: screen.session_id == first)
+        await pilot.press("alt+l", *"zzz")  # nothing to move to: the filter keeps the focus
+        await wait_until(pilot, lambda: options(app) == ["  no session matches “zzz”"])
+        await pilot.press("down")
+        assert getattr(app.focused, "id", None) == "session-filter"
+        await pilot.press("escape", "down")  # no filter: on the open session, the list's cursor
+        assert app.focused is listing
+        assert options(app)[listing.highlighted or 0] == "▸ redis failover"
+
+
 @pytest.mark.parametrize(
     ("typed", "shown"),
     [

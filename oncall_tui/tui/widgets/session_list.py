@@ -31,6 +31,7 @@ class SessionList(Vertical):
         Binding("delete", "delete", "Delete session", show=False),
         Binding("slash", "filter", "Filter", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("down", "to_list", show=False),  # the list takes its own ↓
     ]
 
     sessions: reactive[tuple[SessionView, ...]] = reactive((), always_update=True)
@@ -106,6 +107,17 @@ class SessionList(Vertical):
         """Filter by title; a pane the user hid (alt+1) is shown again for it."""
         self.display = True
         self.query_one("#session-filter", Input).focus()
+
+    def action_to_list(self) -> None:
+        """↓ in the filter moves to the list, as the search's query to its hits: on the first
+        session that matches what is typed, else on the open one (the list's cursor)."""
+        options = self.query_one(OptionList)
+        if self.query_one("#session-filter", Input).value.strip():
+            first = next((i for i, (key, _) in enumerate(self._shown) if key is not None), None)
+            if first is None:
+                return
+            options.highlighted = first
+        options.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_filter":  # with no filter, Esc is the screen's (cancel a reply)
