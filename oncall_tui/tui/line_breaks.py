@@ -96,12 +96,15 @@ def fitted(text: str, width: int) -> str:
     text without a wide character, or no width yet, is given as it is."""
     if width <= 0 or not has_wide(text):
         return text
-    lines: list[str] = []
-    for line in text.split("\n"):
-        ends = break_offsets(line, width)
-        pieces = zip([0, *ends], [*ends, len(line)], strict=True)
-        lines.extend(line[start:end].rstrip() for start, end in pieces)
-    return "\n".join(lines)
+    return "\n".join(piece for line in text.split("\n") for piece in broken(line, width))
+
+
+def broken(line: str, width: int) -> list[str]:
+    """``line`` (no line break in it) in the pieces :func:`break_offsets` breaks it into at
+    ``width`` cells, without the spaces it breaks at."""
+    ends = break_offsets(line, width)
+    pieces = zip([0, *ends], [*ends, len(line)], strict=True)
+    return [line[start:end].rstrip() for start, end in pieces]
 
 
 class LineBreakingText(Text):

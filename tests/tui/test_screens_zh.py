@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from rich.cells import cell_len
 from textual.dom import DOMNode
 from textual.widgets import Button, Input, Label, OptionList, Static
 
 from oncall_tui.core.memory import MemoryMode
+from oncall_tui.errors import Language
 from oncall_tui.texts import TEXTS
 from oncall_tui.texts.tui_screens import SCREENS
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import Divider, Earlier
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.models import details_note
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
@@ -24,7 +28,7 @@ from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import notifications, scripted_app, wait_until
+from tests.tui.harness import notifications, screen_rows, scripted_app, seed_session, wait_until
 from tests.tui.test_memory_visible import opened, status
 
 SIZE = (120, 36)
@@ -158,7 +162,9 @@ async def test_the_chat_log_speaks_chinese(tmp_path: Path) -> None:
         reply.status = "interrupted"
         assert reply.who == "助手 · ⏸ 已中断"
         assert Earlier(3, "zh", "ctrl+up").text.startswith("↑ 还有 3 条更早的消息")
-        assert Divider(6, "zh", "f6").text == "── 之前的 6 条消息已总结 · f6 查看摘要 ──"
+        assert Divider(6, "zh", "f6").lines(60) == [
+            f"{' ' * 9}── 之前的 6 条消息已总结 · f6 查看摘要 ──"
+        ]
         assert {"上一条消息", "复制消息"} <= descriptions(log)
 
 
@@ -170,6 +176,40 @@ def test_the_chat_log_keeps_its_english_by_default() -> None:
         Earlier(2, "en", "ctrl+up").text
         == "↑ 2 earlier messages · ctrl+up or Enter here to load more"
     )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_divider_fits_its_width_in_cells_and_keeps_its_rules_only_on_one_line(
+    lang: Language,
+) -> None:
+    divider = Divider(1234, lang, "f6")
+    ruled = f"── {divider.text} ──"
+    fits = cell_len(ruled)  # a Chinese character is two cells
+    assert divider.lines(fits) == [ruled]
+    assert divider.lines(fits + 3) == [" " + ruled]  # centred
+    for width in (fits - 1, 24, 9):  # one cell short: the text alone, over lines that fit
+        lines = divider.lines(width)
+        assert all(cell_len(line) <= width for line in lines)
+        assert "──" not in "".join(lines)
+        assert "".join(line.strip() for line in lines).replace(" ", "") == divider.text.replace(
+            " ", ""
+        )
+    assert len(divider.lines(fits - 1)) == 1
+
+
+async def test_the_chinese_divider_is_shown_whole_at_80_columns(tmp_path: Path) -> None:
+    """It was centred and cut by characters, not cells: half its width off the line."""
+    app, _ = scripted_app(tmp_path / "t.db", lang="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.open_session(seed_session(app, 2, compacted=4, summary="磁盘满了。"))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.boundary == 4)
+        await pilot.pause()
+        rows = " ".join(row.strip(" ▏▕") for row in screen_rows(app) if "之前的" in row)
+        assert "之前的 4 条消息已总结 · f6 查看摘要" in rows
+        assert "…" not in rows
 
 
 async def test_the_prompt_editor_speaks_chinese(tmp_path: Path) -> None:

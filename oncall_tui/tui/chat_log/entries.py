@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
@@ -16,6 +16,7 @@ from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
 from oncall_tui.tui.chat_log.times import Clock
+from oncall_tui.tui.line_breaks import broken
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -53,6 +54,9 @@ class Earlier:
     def text(self) -> str:
         return t("log.earlier", self.lang, count=self.count, keys=self.keys)
 
+    def lines(self, width: int) -> list[str]:
+        return centred(self.text, width)
+
 
 @dataclass
 class Divider:
@@ -65,15 +69,24 @@ class Divider:
 
     @property
     def text(self) -> str:
-        return f"── {t('log.divider', self.lang, count=self.count, keys=self.keys)} ──"
+        return t("log.divider", self.lang, count=self.count, keys=self.keys)
+
+    def lines(self, width: int) -> list[str]:
+        """The text between two rules where it fits on one line with them, else broken over
+        lines without them (a rule alone on a line would read as a second divider)."""
+        ruled = f"{RULE} {self.text} {RULE}"
+        return centred(ruled if cell_len(ruled) <= width else self.text, width)
 
 
 Entry = Earlier | Divider | MessageBlock
+RULE = "──"
 
 
 def centred(text: str, width: int) -> list[str]:
-    """``text`` wrapped to ``width`` cells, each line centred."""
-    return [line.center(width) for line in textwrap.wrap(text, max(width, 1))] or [""]
+    """``text`` broken to ``width`` cells as the chat's lines are (Chinese between its
+    characters, a wide character counting two cells), each line centred."""
+    width = max(width, 1)
+    return [" " * ((width - cell_len(line)) // 2) + line for line in broken(text, width)]
 
 
 def page_entries(
@@ -119,8 +132,8 @@ def entry_height(entry: Entry, app: App[object], width: int, palette: Palette) -
     if isinstance(entry, MessageBlock):
         return entry.line_count(app, text_width(width), palette) + 1
     if isinstance(entry, Divider):
-        return len(centred(entry.text, width)) + 1
-    return len(centred(entry.text, width)) if entry.count > 0 else 0
+        return len(entry.lines(width)) + 1
+    return len(entry.lines(width)) if entry.count > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -174,12 +187,12 @@ def entry_line(
 ) -> Strip:
     """Line ``row`` of ``entry`` (``height`` lines, a margin line included) at ``width``."""
     if isinstance(entry, Earlier):
-        line = text_line(centred(entry.text, width)[row], styles.earlier, width)
+        line = text_line(entry.lines(width)[row], styles.earlier, width)
         return line.apply_style(styles.cursor) if selected else line
     if row == height - 1:  # the margin below a message or the divider
         return Strip.blank(width)
     if isinstance(entry, Divider):
-        return text_line(centred(entry.text, width)[row], styles.divider, width)
+        return text_line(entry.lines(width)[row], styles.divider, width)
     text = entry.line(app, text_width(width), styles.palette, row)
     bar = Segment("▌", styles.cursor_bar) if selected else Segment(" ")
     line = Strip.join([Strip([Segment(" "), bar, Segment(" ")]), text, Strip.blank(RIGHT)])
