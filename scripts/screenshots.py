@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -25,7 +26,7 @@ from textual.pilot import Pilot  # noqa: E402
 
 from oncall_tui.tui.chat_log import ChatLog  # noqa: E402
 from oncall_tui.tui.widgets.welcome import Welcome  # noqa: E402
-from tests.tui.demo import FIXED_NOW, GaugeApp, build_demo, demo_app  # noqa: E402
+from tests.tui.demo import HELD_STILL, GaugeApp, build_demo, demo_app  # noqa: E402
 from tests.tui.harness import wait_until  # noqa: E402
 
 OUT = ROOT / "screenshots"
@@ -99,14 +100,9 @@ def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
     OUT.mkdir(exist_ok=True)
-    clock = mock.patch("oncall_tui.tui.chat_log.log.local_now", return_value=FIXED_NOW)
-    search_clock = mock.patch("oncall_tui.tui.screens.search.local_now", return_value=FIXED_NOW)
-    # Where the examples are on the machine the pictures are made on is nobody's business.
-    examples = mock.patch(
-        "oncall_tui.tui.screens.main.skills_examples_path",
-        return_value=Path.home() / ".local/share/pipx/venvs/oncall-tui/skills_examples",
-    )
-    with tempfile.TemporaryDirectory() as tmp, clock, search_clock, examples:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as held:
+        for name, value in HELD_STILL.items():
+            held.enter_context(mock.patch(name, value))
         db = Path(tmp) / "demo.db"
         build_demo(db)
         asyncio.run(run(db))

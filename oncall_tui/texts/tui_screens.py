@@ -82,7 +82,7 @@ PANEL: dict[str, dict[Language, str]] = {
     "panel.prompt": {"en": "Prompt", "zh": "提示词"},
     "panel.skills": {"en": "Skills", "zh": "技能"},
     "panel.model": {"en": "Model", "zh": "模型"},
-    "panel.summary_stamp": {"en": " ({when} UTC)", "zh": "（{when} UTC）"},
+    "panel.summary_stamp": {"en": " ({when})", "zh": "（{when}）"},
     "panel.summary_cut_off": {"en": " (cut off)", "zh": "（已截断）"},
     "panel.summary_head": {
         "en": "{count:,} messages summarised{stamp}:",

@@ -27,6 +27,16 @@ DEMO_WINDOW = 8192
 FIXED_TIME = "2026-11-30 03:12:00.000000"
 FIXED_NOW = datetime(2026, 11, 30, 4, 0, tzinfo=UTC)
 """The demo's "now": its messages are from today, shown in UTC."""
+PICTURED_EXAMPLES = Path.home() / ".local/share/pipx/venvs/oncall-tui/skills_examples"
+"""Where the screenshots say the bundled examples are (where they are on the machine that
+makes the pictures is nobody's business)."""
+HELD_STILL = {
+    "oncall_tui.tui.chat_log.log.local_now": lambda: FIXED_NOW,
+    "oncall_tui.tui.screens.search.local_now": lambda: FIXED_NOW,
+    "oncall_tui.tui.panes.chat.skills_examples_path": lambda: PICTURED_EXAMPLES,
+}
+"""What ``scripts/screenshots.py`` replaces (each by name) so that a picture is the same
+whenever and wherever it is made: the day, and the examples' folder."""
 
 INCIDENT: list[tuple[str, Turn | list[Turn]]] = [
     (

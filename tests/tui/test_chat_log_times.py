@@ -14,10 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
+from oncall_tui.store.sessions import SessionRepository
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.times import full_time, local, short_time
 from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.screens.summary import summary_header
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import scripted_app, seed_session, wait_until
 from tests.tui.test_chat_log_segments import lines_of, texts
@@ -149,3 +153,36 @@ async def test_a_sent_message_and_its_reply_show_the_time_and_copy_with_it(
         log.focus()
         await pilot.press("c")  # the newest message is selected
         assert app.clipboard == "[2026-11-30 00:20] assistant\nRoll back 1.42.0."
+
+
+def test_the_summary_is_dated_in_local_time_as_the_messages_around_it(kolkata: None) -> None:
+    """The panel and the summary said ``04:59 UTC`` where the chat beside them said 10:29."""
+    compacted = datetime(2026, 11, 30, 4, 59)  # as the store keeps it: UTC, naive
+    memory = MemoryState(
+        session_id=1,
+        memory_mode=MemoryMode.MANUAL,
+        memory_summary="Disk full on db-3.",
+        memory_summary_status="complete",
+        compacted_message_count=4,
+        usage=ContextUsage(100, 8192),
+        can_compact=True,
+        last_compacted_at=compacted,
+    )
+    assert summary_header(memory, "en")[0] == "Summarises 4 earlier messages · 2026-11-30 10:29"
+    assert full_time(compacted) == "2026-11-30 10:29"
+
+
+async def test_the_panel_dates_the_summary_in_local_time(tmp_path: Path, kolkata: None) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        session_id = seed_session(app, 2, compacted=4, summary="Disk full on db-3.")
+        with app.services.database.session() as session:
+            chat = SessionRepository(session).require("alice", session_id)
+            chat.last_compacted_at = datetime(2026, 11, 30, 4, 59, tzinfo=UTC)
+            SessionRepository(session).save(chat)
+        screen.open_session(session_id)
+        summary = screen.query_one("#summary", PlainText)
+        await wait_until(pilot, lambda: "Disk full" in summary.text)
+        assert "(2026-11-30 10:29)" in summary.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pkgutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from textual.pilot import Pilot
 
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.gauge import ContextGauge
-from tests.tui.demo import FIXED_NOW, GaugeApp, build_demo, demo_app
+from tests.tui.demo import FIXED_NOW, HELD_STILL, GaugeApp, build_demo, demo_app
 from tests.tui.harness import wait_until
 
 
@@ -74,3 +75,9 @@ class TestGauge:
         async with app.run_test():
             gauge = app.query_one(ContextGauge)
             assert (gauge.has_class("-warn"), gauge.has_class("-limit")) == (warn, limit)
+
+
+@pytest.mark.parametrize("name", sorted(HELD_STILL))
+def test_what_the_screenshots_hold_still_is_where_they_replace_it(name: str) -> None:
+    """``scripts/screenshots.py`` failed once a function it replaced had moved to a pane."""
+    assert callable(pkgutil.resolve_name(name))

@@ -23,6 +23,7 @@ from oncall_tui.errors import Language
 from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
+from oncall_tui.tui.chat_log.times import full_time
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 
@@ -30,7 +31,7 @@ def summary_header(memory: MemoryState, lang: Language) -> list[str]:
     """The header's lines: what the summary covers, its status, and where the messages are."""
     count = memory.compacted_message_count
     when = memory.last_compacted_at
-    stamp = f"{when:%Y-%m-%d %H:%M} UTC" if when else t("summary.time_unknown", lang)
+    stamp = full_time(when) if when else t("summary.time_unknown", lang)  # local, as the chat
     status = t(f"summary.status.{memory.memory_summary_status}", lang)  # complete, truncated
     if memory.memory_summary_status == "truncated":
         status += t("summary.cut_off", lang)

@@ -21,6 +21,7 @@ from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode, MemoryState
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log.times import full_time
 from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
@@ -213,7 +214,7 @@ class ContextPanel(VerticalScroll):
         compact.disabled = not state.can_compact
         if state.memory_summary:
             when = state.last_compacted_at
-            stamp = t("panel.summary_stamp", lang, when=f"{when:%Y-%m-%d %H:%M}") if when else ""
+            stamp = t("panel.summary_stamp", lang, when=full_time(when)) if when else ""
             if state.memory_summary_status == "truncated":
                 stamp += t("panel.summary_cut_off", lang)
             count = state.compacted_message_count
