@@ -9,6 +9,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
+from oncall_tui.errors import Language
 from oncall_tui.services.sessions import MAX_TITLE_CHARS
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
@@ -17,6 +18,7 @@ from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText, TextDialog
+from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
@@ -289,3 +291,17 @@ async def test_the_delete_dialog_names_the_session_and_starts_on_no(tmp_path: Pa
         await pilot.press("enter")  # Enter by habit: nothing is deleted
         await wait_until(pilot, lambda: app.screen is screen)
         assert app.services.sessions.get("alice", session_id).message_count == 6
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "del Delete session"), ("zh", "del 删除会话")])
+async def test_the_key_bar_offers_delete_while_the_list_has_the_focus(
+    tmp_path: Path, lang: Language, said: str
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db", lang=lang)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main(app).load_sessions(select=seed_session(app, 1, title="redis failover"))
+        await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
+        bar = app.query_one(KeyBar)
+        assert said not in bar.render().plain  # the composer has the focus
+        app.query_one("#session-options", OptionList).focus()
+        await wait_until(pilot, lambda: bar.render().plain.startswith(said))

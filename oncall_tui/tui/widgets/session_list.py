@@ -28,7 +28,7 @@ class SessionList(Vertical):
     """A filter box over an option list of sessions. Enter (or a click) opens one."""
 
     BINDINGS = [
-        Binding("delete", "delete", "Delete session", show=False),
+        Binding("delete", "delete", "Delete session"),
         Binding("slash", "filter", "Filter", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("down", "to_list", show=False),  # the list takes its own ↓
