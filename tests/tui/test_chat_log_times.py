@@ -13,12 +13,14 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList
 
 from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.store.sessions import SessionRepository
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.times import full_time, local, short_time
 from oncall_tui.tui.screens.main import MainScreen
+from oncall_tui.tui.screens.search import SearchScreen
 from oncall_tui.tui.screens.summary import summary_header
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -186,3 +188,39 @@ async def test_the_panel_dates_the_summary_in_local_time(tmp_path: Path, kolkata
         summary = screen.query_one("#summary", PlainText)
         await wait_until(pilot, lambda: "Disk full" in summary.text)
         assert "(2026-11-30 10:29)" in summary.text
+
+
+@pytest.fixture
+def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A zone with daylight saving: UTC+1 in winter, UTC+2 in summer."""
+    if not hasattr(time, "tzset"):
+        pytest.skip("the zone cannot be changed here")
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def test_a_search_hit_says_the_time_its_message_says(
+    tmp_path: Path, berlin: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summer message searched in winter was an hour early: the hit took today's offset."""
+    winter = datetime(2026, 12, 7, 12, 0).astimezone()  # as local_now gives it: a fixed offset
+    monkeypatch.setattr("oncall_tui.tui.screens.search.local_now", lambda: winter)
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_id = seed_session(app, 1, title="summer outage")
+        with sqlite3.connect(app.services.settings.db_path) as connection:
+            connection.execute(
+                "UPDATE message SET created_at = '2026-07-15 10:00:00' WHERE session_id = ?",
+                (session_id,),
+            )
+        assert short_time(datetime(2026, 7, 15, 10, 0), winter, "en") == "Jul 15 12:00"
+        await pilot.press("ctrl+f", *"question")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, SearchScreen) and bool(app.screen.hits)
+        )
+        assert isinstance(app.screen, SearchScreen)
+        hit = str(app.screen.query_one(OptionList).get_option_at_index(0).prompt)
+        assert "Jul 15 12:00 · you" in hit

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text
-from oncall_tui.tui.chat_log.times import local_now
+from oncall_tui.tui.chat_log.times import local_now, short_time
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -127,9 +127,7 @@ class SearchScreen(ModalScreen["SearchHit | None"]):
 
     def _describe(self, hit: SearchHit) -> Text:
         lang = self.lang
-        when = hit.created_at.astimezone(local_now().tzinfo)
-        same_day = when.date() == local_now().date()
-        stamp = when.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M")
+        stamp = short_time(hit.created_at, local_now(), lang)  # as the message's own header
         who = text(f"search.role.{hit.role or 'title'}", lang)
         line = Text()
         line.append(terminal_safe(hit.session_title), style="bold")
