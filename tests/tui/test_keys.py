@@ -12,6 +12,7 @@ import pytest
 from textual.command import Command, CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable
+from textual.widgets.data_table import RowKey
 
 from oncall_tui import private_files
 from oncall_tui.errors import Language
@@ -238,7 +239,7 @@ async def test_copy_message_from_the_palette_copies_the_newest_with_its_time(
 @pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
 async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, int]) -> None:
     """Each action's row shows its keys and its whole id (what ``[keys]`` needs) on screen,
-    without scrolling sideways."""
+    without scrolling sideways, and its description in a line or two."""
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=size) as pilot:
         await pilot.press("f1")
@@ -250,10 +251,16 @@ async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, i
         for command in COMMANDS:
             table.move_cursor(row=table.get_row_index(command.id))
             await pilot.pause()
-            keys = ", ".join(k.strip() for k in command.keys.split(","))
+            keys = [k.strip() for k in command.keys.split(",")]
             whole_id = re.compile(rf"(?<!\w){re.escape(command.id)}(?!\w)")
             shown = screen_rows(app)
-            assert any(keys in row and whole_id.search(row) for row in shown), (command.id, shown)
+            at = next(i for i, row in enumerate(shown) if whole_id.search(row))
+            entry = " ".join(shown[at : at + len(keys)])  # keys one under another if narrow
+            for key in keys:
+                assert re.search(rf"(?<![\w+]){re.escape(key)}(?![\w+])", entry), (key, entry)
+            # The descriptions have room: a row is no taller than its keys stacked, or two
+            # lines (at 60 columns they had 9 cells, and "Toggle context panel" three lines).
+            assert table.rows[RowKey(command.id)].height <= max(2, len(keys)), command.id
         # And the note on rebinding, whole (wrapped where the dialog is narrow).
         assert 'compact = "ctrl+k"' in " ".join(row.strip(" █▏▕") for row in screen_rows(app))
 

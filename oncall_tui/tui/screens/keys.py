@@ -4,7 +4,8 @@ rebinds. Enter runs the highlighted action.
 
 The keys and the ids are never cut, at any width: their columns are as wide as the longest
 of each, and the descriptions between them take the rest, wrapped onto more lines where they
-need them."""
+need them. Where that would leave the descriptions less than :data:`ROOMY` cells (a narrow
+terminal), an action's keys stand one under the other, each whole."""
 
 from __future__ import annotations
 
@@ -59,6 +60,9 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 
 MIN_WHAT = 8
 """The descriptions' column is never narrower (a terminal too narrow for it scrolls)."""
+ROOMY = 24
+"""Descriptions narrower than this stack each action's keys (at 60 columns they had 9 cells,
+a word or two a line, three lines a row)."""
 
 
 class KeysScreen(ModalScreen[str | None]):
@@ -74,6 +78,8 @@ class KeysScreen(ModalScreen[str | None]):
         self._actions: dict[str, Command] = {}
         self._what_width: int | None = None
         """The descriptions' column width the table was filled with (``None``: their own)."""
+        self._stacked = False
+        """Whether the table was filled with each action's keys one under the other."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="keys-dialog"):
@@ -106,44 +112,58 @@ class KeysScreen(ModalScreen[str | None]):
             rows.extend((keys, text(what, lang), "", None) for keys, what in entries)
         return rows
 
-    def _fill(self, what_width: int | None) -> None:
+    def _headers(self) -> list[str]:
+        return [text(f"keys.column.{name}", self.lang) for name in ("keys", "what", "id")]
+
+    def _widths(self, stacked: bool) -> tuple[int, int]:
+        """The keys' column width (each action's keys on one line, or ``stacked``) and the
+        ids'."""
+        rows, (keys_head, _, id_head) = self._rows(), self._headers()
+        keys = [line for row in rows for line in _keys_text(row[0], stacked).split("\n")]
+        keys_width = max(cell_len(cell) for cell in [keys_head, *keys])
+        return keys_width, max(cell_len(cell) for cell in [id_head, *(row[2] for row in rows)])
+
+    def _fill(self, what_width: int | None, stacked: bool = False) -> None:
         """The table, its descriptions ``what_width`` wide (wrapped) or as wide as they are
-        (``None``: before the table's width is known). The highlighted row stays."""
-        lang = self.lang
+        (``None``: before the table's width is known), each action's keys on one line or
+        ``stacked``. The highlighted row stays."""
         table = self.query_one(DataTable)
         cursor = table.cursor_row
-        rows = self._rows()
-        headers = [text(f"keys.column.{name}", lang) for name in ("keys", "what", "id")]
-        keys_width = max(cell_len(cell) for cell in [headers[0], *(row[0] for row in rows)])
-        id_width = max(cell_len(cell) for cell in [headers[2], *(row[2] for row in rows)])
+        headers = self._headers()
+        keys_width, id_width = self._widths(stacked)
         table.clear(columns=True)
         table.add_column(headers[0], width=keys_width)
         table.add_column(headers[1], width=what_width)
         table.add_column(headers[2], width=id_width)
         height = None if what_width is not None else 1  # wrapped: as many lines as it takes
-        for keys, what, command_id, key in rows:
+        for keys, what, command_id, key in self._rows():
             style = "bold underline" if key == "" else ""
             table.add_row(
-                Text(keys, style="bold"),
+                Text(_keys_text(keys, stacked), style="bold"),
                 Text(what, style=style),
                 Text(command_id, style="dim"),
                 key=key or None,
                 height=height,
             )
         table.move_cursor(row=cursor)
-        self._what_width = what_width
+        self._what_width, self._stacked = what_width, stacked
 
     def _fit(self) -> None:
-        """Give the descriptions what the keys and the ids leave of the table's width."""
+        """Give the descriptions what the keys and the ids leave of the table's width, the
+        keys stacked where that is not :data:`ROOMY`."""
         table = self.query_one(DataTable)
         if not table.size.width:
             return
-        fixed = sum(column.get_render_width(table) for column in table.ordered_columns[::2])
-        padding = 2 * table.cell_padding
+        padding = 2 * table.cell_padding * len(table.ordered_columns)
         scrollbar = table.styles.scrollbar_size_vertical
-        width = max(MIN_WHAT, table.content_region.width - fixed - padding - scrollbar)
-        if width != self._what_width:
-            self._fill(width)
+        keys_width, id_width = self._widths(stacked=False)
+        room = table.content_region.width - padding - scrollbar - id_width
+        stacked = room - keys_width < ROOMY
+        if stacked:
+            keys_width, _ = self._widths(stacked=True)
+        width = max(MIN_WHAT, room - keys_width)
+        if (width, stacked) != (self._what_width, self._stacked):
+            self._fill(width, stacked)
 
     @on(DataTable.RowHighlighted)
     def _explain(self, event: DataTable.RowHighlighted) -> None:
@@ -159,3 +179,8 @@ class KeysScreen(ModalScreen[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _keys_text(keys: str, stacked: bool) -> str:
+    """``f2, alt+r`` as shown: on one line, or each key on a line of its own."""
+    return keys.replace(", ", ",\n") if stacked else keys
