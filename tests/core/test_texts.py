@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.errors import CATALOG, REASONS, held_saved_note, joined
+from oncall_tui.errors import held_saved_note, joined
+from oncall_tui.errors.catalog import CATALOG, REASONS
 from oncall_tui.texts import TEXTS, counted, text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"

@@ -7,15 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.errors import (
-    CATALOG,
-    KINDS,
-    NOTES,
-    REASONS,
-    Language,
-    OncallError,
-    resolve_language,
-)
+from oncall_tui.errors import Language, OncallError, resolve_language
+from oncall_tui.errors.catalog import CATALOG, KINDS, NOTES, REASONS
 from oncall_tui.settings import (
     DEFAULT_MODEL,
     NUM_CTX_MAX,
