@@ -48,7 +48,7 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str) -> None:
         parsed = _parse(url)
-        self.label = parsed.render_as_string(hide_password=True)
+        self.label = masked_url(url)  # as the user wrote it, not as the driver reads it
         try:
             import psycopg  # noqa: F401  # the optional extra: say how to get it
         except ImportError:
@@ -126,11 +126,14 @@ def check_owner(database: Database, owner: str) -> None:
 
 
 def _parse(url: str) -> URL:
-    """``url`` for psycopg 3 (``postgresql://`` means it too); a catalogued refusal otherwise."""
+    """``url`` for psycopg 3 (``postgresql://`` means it too, and so does ``postgres://``,
+    which the settings take and SQLAlchemy no longer reads); a catalogued refusal otherwise."""
     try:
         parsed = make_url(url)
     except ArgumentError:
         parsed = None
+    if parsed is not None and parsed.drivername == "postgres":
+        parsed = parsed.set(drivername=DRIVER)
     if parsed is None or parsed.get_backend_name() != "postgresql":
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT", "database_url_unsupported", value=masked_url(url)

@@ -87,6 +87,22 @@ def test_a_database_from_a_newer_version_is_refused_and_left_as_it_was(
     assert postgres_server.fetch("SELECT version_num FROM alembic_version", name) == [("9999",)]
 
 
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres", "postgresql+psycopg"])
+def test_each_scheme_the_settings_take_opens_the_database(
+    postgres_server: PostgresServer, scheme: str
+) -> None:
+    """``postgres://`` (as many tools write it) passed the settings and was refused on
+    opening: SQLAlchemy no longer reads it."""
+    url = scheme + "://" + postgres_server.new_database().split("://", 1)[1]
+    database = PostgresDatabase(url)
+    try:
+        with database.read() as session:
+            assert session.execute(text("SELECT 1")).scalar() == 1
+        assert database.label == url
+    finally:
+        database.close()
+
+
 def test_a_server_that_does_not_answer_is_a_catalog_error_without_the_password(
     cli: RunCli,
 ) -> None:
@@ -94,7 +110,17 @@ def test_a_server_that_does_not_answer_is_a_catalog_error_without_the_password(
     result = cli("--db", url, "sessions", "list", "--json")
     assert (result.code, result.error()["code"]) == (2, "DATABASE_UNAVAILABLE")
     assert "s3cret" not in result.err
-    assert "oncall:***@127.0.0.1" in result.error()["message"]
+    port = url.split(":")[3].split("/")[0]
+    # Named as the user wrote it: not the driver's postgresql+psycopg://, nor the query's
+    # password (libpq takes one there too).
+    assert f"at postgresql://oncall:***@127.0.0.1:{port}/oncall: " in result.error()["message"]
+    query = f"postgres://oncall@127.0.0.1:{port}/oncall?password=s3cret&connect_timeout=2"
+    result = cli("--db", query, "sessions", "list", "--json")
+    assert "s3cret" not in result.err
+    message = result.error()["message"]
+    assert (
+        f"at postgres://oncall@127.0.0.1:{port}/oncall?password=***&connect_timeout=2: " in message
+    )
 
 
 @pytest.mark.parametrize(
