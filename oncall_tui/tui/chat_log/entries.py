@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -42,34 +42,35 @@ COMPONENT_CLASSES = {
 
 
 @dataclass
-class Earlier:
-    """The line above the oldest message shown, while older ones are not loaded."""
+class Notice:
+    """A line of the log that is not a message: the messages it counts, and the key that acts
+    on them, as bound; :attr:`TEXT` is its catalog key."""
 
     count: int
     lang: Language
     keys: str
-    """The key that loads them, as bound."""
+    TEXT: ClassVar[str] = ""
 
     @property
     def text(self) -> str:
-        return t("log.earlier", self.lang, count=self.count, keys=self.keys)
+        return t(self.TEXT, self.lang, count=self.count, keys=self.keys)
 
     def lines(self, width: int) -> list[str]:
         return centred(self.text, width)
 
 
 @dataclass
-class Divider:
+class Earlier(Notice):
+    """The line above the oldest message shown, while older ones are not loaded."""
+
+    TEXT = "log.earlier"
+
+
+@dataclass
+class Divider(Notice):
     """Where the compaction boundary lies: everything above is summarised, and still here."""
 
-    count: int
-    lang: Language
-    keys: str
-    """The key that shows the summary, as bound."""
-
-    @property
-    def text(self) -> str:
-        return t("log.divider", self.lang, count=self.count, keys=self.keys)
+    TEXT = "log.divider"
 
     def lines(self, width: int) -> list[str]:
         """The text between two rules where it fits on one line with them, else broken over
