@@ -380,6 +380,12 @@ PREFERENCES: dict[str, dict[Language, str]] = {
         "en": "{key} stays the app's own: the settings file's [keys] cannot give it to {id}.",
         "zh": "{key} 仍归应用本身：设置文件的 [keys] 不能把它给 {id}。",
     },
+    "keys.not_a_key": {
+        "en": "The settings file's [keys] gives {id} '{key}', which names no key (keys are "
+        "written like f5, ctrl+k, alt+x, pageup): {id} has its other keys, or keeps its own.",
+        "zh": "设置文件的 [keys] 给 {id} 的 '{key}' 不是按键名（按键写作 f5、ctrl+k、alt+x、"
+        "pageup）：{id} 使用其余按键，或保留原有按键。",
+    },
     "theme.unknown": {
         "en": "The settings file's theme '{theme}' does not exist (ctrl+p, Theme, lists them).",
         "zh": "设置文件中的主题 '{theme}' 不存在（ctrl+p 中的“主题”可列出全部）。",

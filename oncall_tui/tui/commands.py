@@ -8,11 +8,15 @@ terminals take them), and an id by which the settings file's ``[keys]`` table re
 
 from __future__ import annotations
 
+import string
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.keys import KEY_NAME_REPLACEMENTS, Keys
 
 from oncall_tui.errors import Language
 from oncall_tui.texts import text
@@ -155,6 +159,9 @@ class CheckedKeymap:
     """``(key, id, previous id)``: a key the file gives to one action that another had."""
     kept: list[tuple[str, str]]
     """``(key, id)``: one of :data:`APP_KEYS` the file gives to an action; the app keeps it."""
+    not_keys: list[tuple[str, str]]
+    """``(as written, id)``: what the file gives an action that names no key (``f99``,
+    ``ctlr+k``); an action given no key at all keeps its own."""
 
 
 def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
@@ -166,15 +173,24 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
     unknown: list[str] = []
     taken: list[tuple[str, str, str]] = []
     kept: list[tuple[str, str]] = []
+    not_keys: list[tuple[str, str]] = []
     for binding_id, value in keymap.items():
-        if binding_id not in COMMAND_IDS:
-            if binding_id.startswith(SCREEN_BINDING_PREFIXES):
-                applied[binding_id] = value
+        if binding_id not in COMMAND_IDS and not binding_id.startswith(SCREEN_BINDING_PREFIXES):
+            unknown.append(binding_id)
+            continue
+        named = []
+        for written in bound_keys_of(value):
+            key = key_name(written)
+            if key is None:
+                not_keys.append((written, binding_id))
             else:
-                unknown.append(binding_id)
+                named.append(key)
+        if binding_id not in COMMAND_IDS:  # another screen's: its keys are its own
+            if named:
+                applied[binding_id] = ",".join(named)
             continue
         wanted = []
-        for key in bound_keys_of(value):
+        for key in named:
             if APP_KEYS.get(key, binding_id) != binding_id:
                 kept.append((key, binding_id))
             else:
@@ -187,9 +203,47 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
                 taken.extend((key, binding_id, other) for key in lost)
         keys[binding_id] = tuple(wanted)
         applied[binding_id] = ",".join(wanted)
-    return CheckedKeymap(applied, keys, unknown, taken, kept)
+    return CheckedKeymap(applied, keys, unknown, taken, kept, not_keys)
 
 
 def bound_keys_of(value: str) -> list[str]:
     """The keys of a binding's comma-separated key string."""
     return [key.strip() for key in value.split(",") if key.strip()]
+
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+@cache
+def _named_keys() -> frozenset[str]:
+    """The keys a terminal sends that have a name (``f1`` to ``f24``, ``up``, ``pageup``,
+    ``enter``, ``space``, ``slash``, …), as Textual names them without their modifiers."""
+    names = {key.value.rsplit("+", 1)[-1] for key in Keys}
+    names.update(character_key(character) for character in string.punctuation)
+    return frozenset(name for name in names if not name.startswith("<"))
+
+
+def key_name(written: str) -> str | None:
+    """A key of the settings file's ``[keys]`` as Textual names it, which a binding must match
+    to the letter: ``Ctrl+K`` is ``ctrl+k``, ``F5`` is ``f5``, ``/`` is ``slash``; ``None``
+    when it names no key (``f99``, ``ctlr+k``), which would leave its action without one."""
+    *modifiers, name = written.split("+")
+    lowered = [modifier.lower() for modifier in modifiers]
+    if len(set(lowered)) != len(lowered) or not MODIFIERS.issuperset(lowered):
+        return None
+    if len(name) == 1 and name.isprintable():
+        name = character_key(name.lower() if "ctrl" in lowered else name)
+    elif name.lower() in _named_keys():
+        name = name.lower()
+    else:
+        return None
+    return "+".join([*lowered, name])
+
+
+def character_key(character: str) -> str:
+    """The name Textual gives the key of a printable character: a letter or digit is itself,
+    ``/`` is ``slash``, ``!`` is ``exclamation_mark``, `` `` is ``space``."""
+    if character.isalnum():
+        return character
+    name = unicodedata.name(character, character).lower().replace("-", "_").replace(" ", "_")
+    return KEY_NAME_REPLACEMENTS.get(name, name)

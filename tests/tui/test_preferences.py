@@ -12,7 +12,7 @@ from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
-from oncall_tui.tui.commands import checked_keymap, still_streaming
+from oncall_tui.tui.commands import checked_keymap, key_name, still_streaming
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
@@ -117,6 +117,56 @@ def test_the_app_keeps_its_own_keys_and_a_rebinding_of_only_those_changes_nothin
     assert checked.keys["quit"] == ("ctrl+q", "ctrl+x")
     assert checked.applied == {"quit": "ctrl+q,ctrl+x"}
     assert checked.taken == []
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        ("F5", "f5"),  # the way a person writes it
+        ("Ctrl+K", "ctrl+k"),
+        ("alt+PageUp", "alt+pageup"),
+        ("/", "slash"),
+        ("ctrl+-", "ctrl+minus"),
+        ("ctrl+shift+f", "ctrl+shift+f"),
+        ("f24", "f24"),  # the last function key a terminal has
+        ("f25", None),  # one past it
+        ("ctlr+k", None),
+        ("ctrl+ctrl+k", None),
+        ("ctrl+", None),
+        ("pgup", None),
+    ],
+)
+def test_a_key_is_read_as_textual_names_it_or_said_to_name_none(
+    written: str, named: str | None
+) -> None:
+    """A binding matches a key only by Textual's exact name: "F5" or "Ctrl+K" in the file
+    bound nothing, and "f99" left its action with no key, without a word."""
+    assert key_name(written) == named
+
+
+def test_what_names_no_key_is_set_aside_and_the_action_keeps_its_keys() -> None:
+    checked = checked_keymap(
+        {"new_session": "f99", "compact": "F10,ctlr+k", "prompts.save": "Ctrl+W,nope"}
+    )
+    assert checked.not_keys == [
+        ("f99", "new_session"),
+        ("ctlr+k", "compact"),
+        ("nope", "prompts.save"),
+    ]
+    assert checked.keys["new_session"] == ("ctrl+n",)  # its own: f99 is no key
+    assert checked.keys["compact"] == ("f10",)
+    assert checked.applied == {"compact": "f10", "prompts.save": "ctrl+w"}
+
+
+async def test_a_key_written_in_capitals_acts_and_one_that_is_no_key_is_said(
+    tmp_path: Path,
+) -> None:
+    app, _ = app_with_file(tmp_path, '[keys]\nskills = "Ctrl+G"\nnew_session = "f99"\n')
+    said = "gives new_session 'f99', which names no key"
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: said in status_text(app))
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SkillLibraryScreen")
 
 
 async def test_an_unknown_action_id_is_said_and_the_other_keys_apply(tmp_path: Path) -> None:
