@@ -305,3 +305,20 @@ async def test_the_key_bar_offers_delete_while_the_list_has_the_focus(
         assert said not in bar.render().plain  # the composer has the focus
         app.query_one("#session-options", OptionList).focus()
         await wait_until(pilot, lambda: bar.render().plain.startswith(said))
+
+
+async def test_a_new_session_clears_the_filter_and_is_listed_first(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        seed_session(app, 1, title="redis failover")
+        seed_session(app, 1, title="kafka lag")
+        screen.load_sessions(open_newest=True)
+        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        await pilot.press("alt+l", *"redis")
+        await wait_until(pilot, lambda: options(app) == ["  redis failover"])
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: options(app)[0] == "▸ New session")
+        assert app.query_one("#session-filter", Input).value == ""
+        assert len(options(app)) == 3
+        assert isinstance(app.focused, Composer)

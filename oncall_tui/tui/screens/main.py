@@ -373,7 +373,10 @@ class MainScreen(Screen[None]):
         return not self.sending
 
     def action_new_session(self) -> None:
+        """ctrl+n: a session not stored yet, listed first; a filter typed is done with (it
+        hid the new session's row)."""
         if self._may_leave_the_reply():
+            self.sessions.action_clear_filter()
             self.open_session(None)
             self.query_one(Composer).focus()
 
