@@ -27,7 +27,8 @@ from oncall_tui.tui.chat_log.markdown import (
 )
 from oncall_tui.tui.chat_log.message import STALL_SHOWN_FROM, WAIT_SHOWN_FROM
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
-from tests.tui.harness import wait_until
+from oncall_tui.tui.widgets.key_bar import KeyBar
+from tests.tui.harness import screen_rows, wait_until
 
 
 def reply(paragraphs: int) -> str:
@@ -312,6 +313,35 @@ def _line_with(lines: Sequence[Strip], text: str) -> Strip:
 
 def _styles(line: Strip) -> set[object]:
     return {segment.style for segment in line.crop(GUTTER) if segment.text.strip()}
+
+
+class LogWithKeyBar(LogApp):
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield KeyBar()
+
+
+async def test_the_key_bar_offers_open_only_on_a_message_with_tool_calls() -> None:
+    """↑ from a reply with a tool call to the question left "⏎ Open" on the bar, where Enter
+    opened nothing: the bar was drawn again only when the focus moved."""
+    calls = [ToolCallView("c1", "load_skill", {"name": "log-analysis"}, "ok", "Loaded", 3)]
+    app = LogWithKeyBar()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        messages = page(("user", "why?"), ("assistant", "Done."), tools=calls)
+        log.show_page(messages, earlier=0, boundary=0)
+
+        def bar() -> str:  # as drawn on the screen
+            return screen_rows(app)[-1]
+
+        log.focus()
+        await pilot.press("down")  # the reply, with its call
+        await wait_until(pilot, lambda: "Open" in bar())
+        await pilot.press("up")  # the question
+        await wait_until(pilot, lambda: "Open" not in bar())
+        assert "Copy message" in bar()
+        await pilot.press("down")
+        await wait_until(pilot, lambda: "Open" in bar())
 
 
 async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arguments() -> None:
