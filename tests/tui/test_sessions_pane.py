@@ -14,11 +14,13 @@ from oncall_tui.services.sessions import MAX_TITLE_CHARS
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.screens import main as main_screen
 from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText, TextDialog
 from oncall_tui.tui.widgets.key_bar import KeyBar
+from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
@@ -209,6 +211,33 @@ async def test_the_filter_reads_what_is_typed_as_the_search_does(
         app.query_one("#session-filter", Input).value = typed
         expected = [f"  {title}" for title in shown] or [f"  no session matches “{typed}”"]
         await wait_until(pilot, lambda: options(app) == expected)  # the open one is the other
+
+
+async def test_a_compaction_or_a_mode_set_elsewhere_shows_without_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`oncall-tui memory compact` in another terminal left the TUI with no divider, no
+    summary and the gauge as it was before (the listing was followed for messages only)."""
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)  # the rule, on a faster clock
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await open_seeded(pilot, 2, "shared incident")
+        await app.workers.wait_for_complete()
+        log = screen.query_one(ChatLog)
+        summary = screen.query_one("#summary", PlainText)
+        with app.services.database.session() as session:  # as the CLI would, meanwhile
+            chat = SessionRepository(session).require("alice", session_id)
+            chat.compacted_message_count = 4
+            chat.memory_summary = "Disk full on db-3; cleaned /var/log."
+            SessionRepository(session).save(chat)
+        await wait_until(pilot, lambda: log.boundary == 4)
+        await wait_until(pilot, lambda: "Disk full on db-3" in summary.text)
+        with app.services.database.session() as session:
+            chat = SessionRepository(session).require("alice", session_id)
+            chat.memory_mode = "manual"
+            SessionRepository(session).save(chat)
+        mode = screen.query_one("#mode", PlainText)
+        await wait_until(pilot, lambda: "Manual" in mode.text)
 
 
 async def test_what_another_process_writes_appears_without_a_restart(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from textual.binding import BindingsMap
 from textual.containers import Horizontal
 from textual.screen import Screen
 
-from oncall_tui.core.memory import ContextUsage, MemoryState
+from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.errors import OncallError, held_saved_note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
@@ -50,7 +50,11 @@ REACH_BACK = 1_000
 further back, the session opens at its newest page and says how far the message is."""
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
-terminal) wrote: a new session, or messages in the open one."""
+terminal) wrote: a new session, or messages, a compaction or a memory mode in the open one."""
+Shown = tuple[int, int, MemoryMode | None]
+"""The open session as its page shows it: messages, compaction boundary, memory mode."""
+STALE: Shown = (-1, -1, None)
+"""Matches no listing: the open session is read again at the next."""
 
 
 class MainScreen(Screen[None]):
@@ -78,8 +82,9 @@ class MainScreen(Screen[None]):
         self.server_check = ServerCheck(
             services, self.panel, lambda: self.query_one(Welcome), self.status
         )
-        self._known_count: int | None = None
-        """Messages in the open session as shown; None: take the next listing's count."""
+        self._known: Shown | None = None
+        """The open session as shown (messages, the compaction boundary, the memory mode);
+        None: take the next listing's."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -169,21 +174,23 @@ class MainScreen(Screen[None]):
         except OncallError:
             return
         if saved:
-            self._known_count = -1  # the open session's page is read again, with them
+            self._known = STALE  # the open session's page is read again, with them
             message = held_saved_note(saved, self.lang)
             self.app.call_from_thread(self.notify, message, timeout=10)
 
     def _follow_open_session(self, sessions: list[SessionView]) -> None:
-        """Show again the open session if another process added messages to it (or it was
-        deleted there)."""
+        """Show again the open session if another process added messages to it, compacted it
+        or changed its memory mode (or it was deleted there)."""
         if self.session_id is None:
             return
         listed = next((s for s in sessions if s.id == self.session_id), None)
         if listed is None:
             self.open_session(None, keep_status=True)
-        elif self._known_count is None:
-            self._known_count = listed.message_count
-        elif listed.message_count != self._known_count:
+            return
+        shown = (listed.message_count, listed.compacted_message_count, listed.memory_mode)
+        if self._known is None:
+            self._known = shown
+        elif shown != self._known:
             self.open_session(self.session_id, keep_status=True)
 
     def open_session(
@@ -200,23 +207,25 @@ class MainScreen(Screen[None]):
         self.status.session_opened(session_id, keep=keep_status)
         services, owner = self.services, self.services.owner
 
-        def fetch() -> tuple[list[MessageView], int, int, list[str]]:
+        def fetch() -> tuple[list[MessageView], SessionView | None, list[str]]:
             sessions = services.sessions  # built in the thread (see ``Services``' parts)
             recall = sessions.input_history(owner, session_id, HISTORY_LIMIT)
             if session_id is None:
-                return [], 0, 0, recall
+                return [], None, recall
             view = sessions.get(owner, session_id)
             limit = PAGE_SIZE
             if at is not None and PAGE_SIZE < view.message_count - at <= REACH_BACK:
                 limit = view.message_count - max(0, at - 2)
-            page = sessions.messages(owner, session_id, limit=limit)
-            return page, view.message_count - len(page), view.compacted_message_count, recall
+            return sessions.messages(owner, session_id, limit=limit), view, recall
 
-        def show(result: tuple[list[MessageView], int, int, list[str]]) -> None:
+        def show(result: tuple[list[MessageView], SessionView | None, list[str]]) -> None:
             if self.session_id != session_id:  # another was opened (or started) since
                 return
-            page, earlier, boundary, recall = result
-            self._known_count = earlier + len(page)
+            page, view, recall = result
+            earlier = 0 if view is None else view.message_count - len(page)
+            boundary = 0 if view is None else view.compacted_message_count
+            if view is not None:
+                self._known = (earlier + len(page), boundary, view.memory_mode)
             self.chat.show_page(page, earlier=earlier, boundary=boundary, recall=recall)
             if at is not None:
                 self.call_after_refresh(self.chat.select_found, at, earlier + len(page))
@@ -287,7 +296,7 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
-        self._known_count = None  # the log shows this send: take the count as it is
+        self._known = None  # the log shows this send: take the session as it is
         self.load_sessions()
         self.refresh_context()
         self.refresh_tools()
