@@ -361,6 +361,12 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "no skill {refs}",
         "zh": "没有技能 {refs}",
     },
+    "no_skill_in_folder": {
+        "en": "there is no SKILL.md in '{path}', nor in a folder of it (a skill is a file named "
+        "SKILL.md, or a folder holding one)",
+        "zh": "'{path}' 及其下的文件夹中都没有 SKILL.md（技能是名为 SKILL.md 的文件，"
+        "或包含它的文件夹）",
+    },
     "unreadable_file": {
         "en": "cannot read '{path}' ({problem})",
         "zh": "无法读取 '{path}'（{problem}）",

@@ -58,7 +58,11 @@ def skill_folders(raw: str) -> list[Path] | None:
 
 def read_skill_file(path: str) -> tuple[str, bytes]:
     """The file a user named: its base name and bytes (``~`` expanded, a folder meaning the
-    ``SKILL.md`` inside it)."""
+    ``SKILL.md`` inside it). A folder with none, in it or in its folders, is refused as such
+    (a folder of runbooks named ``*.md``), not as a file that could not be read."""
+    folder = expanded_path(path)
+    if folder.is_dir() and not (folder / SKILL_FILENAME).exists():
+        raise OncallError("VALIDATION_INVALID_ARGUMENT", "no_skill_in_folder", path=str(folder))
     found = find_named_file(path, SKILL_FILENAME)
     upload = read_file(found, MAX_SKILL_BYTES)
     check_upload_size(found.name, upload.size)

@@ -46,7 +46,7 @@ def test_skills_add_takes_a_directory_holding_skill_md(cli: RunCli, tmp_path: Pa
     empty.mkdir()
     missing = cli("skills", "add", str(empty), "--json")
     assert (missing.code, missing.error()["code"]) == (2, "VALIDATION_INVALID_ARGUMENT")
-    assert f"cannot read '{empty / 'SKILL.md'}'" in missing.error()["message"]
+    assert f"there is no SKILL.md in '{empty}'" in missing.error()["message"]
 
 
 def test_skills_are_selected_and_unselected_by_name_or_id(cli: RunCli, tmp_path: Path) -> None:

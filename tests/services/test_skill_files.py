@@ -111,8 +111,13 @@ def test_a_folder_with_a_skill_md_of_its_own_is_that_one_skill(
 def test_a_folder_without_skills_says_the_skill_md_it_looked_for(
     configuration: ConfigurationService, tmp_path: Path
 ) -> None:
+    """A folder of runbooks named ``*.md`` was refused as "cannot read '…/SKILL.md' (no such
+    file)", as if a file had gone missing."""
     (tmp_path / "notes").mkdir()
-    assert str(tmp_path / "SKILL.md") in refused(configuration, tmp_path).message("en")
+    (tmp_path / "disk-full.md").write_text("---\nname: disk-full\n---\n")
+    error = refused(configuration, tmp_path)
+    assert error.reason == "no_skill_in_folder"
+    assert f"there is no SKILL.md in '{tmp_path}', nor in a folder of it" in error.message("en")
 
 
 def test_a_skill_md_named_that_is_not_there_is_not_taken_for_its_folder(
