@@ -29,6 +29,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     prompt_actions = prompts.add_subparsers(dest="action", required=True, metavar="ACTION")
     p = prompt_actions.add_parser("list", help="list your prompts")
     add_json_flag(p).set_defaults(handler=prompts_list)
+    p = prompt_actions.add_parser("show", help="print one prompt in full")
+    p.add_argument("id", type=id_type("ID"))
+    add_json_flag(p).set_defaults(handler=prompts_show)
     p = prompt_actions.add_parser("add", help="add a prompt")
     p.add_argument("--label", required=True)
     _content_options(p, required=True)
@@ -132,6 +135,11 @@ def _print_prompt(ctx: Services, prompt: PromptView, as_json: bool) -> None:
     key = "cli.prompt.heading_default" if prompt.is_default else "cli.prompt.heading"
     emit_line(text(key, ctx.settings.lang, id=prompt.id, label=prompt.label))
     emit_line(prompt.content)
+
+
+def prompts_show(ctx: Services, args: argparse.Namespace) -> int:
+    _print_prompt(ctx, ctx.configuration.get_prompt(ctx.owner, args.id), args.json)
+    return 0
 
 
 def prompts_add(ctx: Services, args: argparse.Namespace) -> int:

@@ -79,6 +79,11 @@ def test_prompts_add_list_edit_delete_round_trip(cli: RunCli, tmp_path: Path) ->
     assert isinstance(edited, dict)
     assert edited["content"] == "From a file."
     assert edited["label"] == "Terse"
+    shown = cli("prompts", "show", str(prompt["id"]))  # in full, as `skills show`
+    assert (shown.code, shown.out) == (0, f"[{prompt['id']}] Terse\nFrom a file.\n")
+    assert cli("prompts", "show", str(prompt["id"]), "--json").json() == edited
+    missing = cli("prompts", "show", "999", "--json")
+    assert (missing.code, missing.error()["code"]) == (2, "NOT_FOUND")
     assert cli("prompts", "delete", str(prompt["id"])).code == 0
     assert len(cli("prompts", "list", "--json").json_list()) == 1
 

@@ -183,7 +183,7 @@ def test_show_commands_do_not_write(chat: RunCli, ollama: FakeOllama, writes: li
     ollama.script("hi")
     assert chat("chat", "hello").code == 0
     writes.clear()
-    for args in (("sessions", "show", "1"), ("memory", "show", "1")):
+    for args in (("sessions", "show", "1"), ("memory", "show", "1"), ("prompts", "show", "1")):
         for output in ((), ("--json",)):
             assert chat(*args, *output).code == 0
     assert writes == []
