@@ -131,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="fail a model call that takes this long in all (env ONCALL_TUI_DEADLINE)",
     )
+    parser.add_argument("--json", action="store_true", help="print JSON (a command's option too)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     assets.register(commands)
     chat.register(commands)
@@ -199,6 +200,9 @@ def _run(arguments: list[str]) -> int:
 
     configure_logging(settings.log_path, settings.log_level)
     if handler is None:
+        if as_json:  # the TUI prints no document: said, not ignored
+            refused = OncallError("VALIDATION_INVALID_ARGUMENT", "json_needs_command")
+            return report_error(refused, settings.lang, as_json)
         return _run_tui(settings)
     return _run_command(settings, handler, args, as_json)
 

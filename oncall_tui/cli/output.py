@@ -54,8 +54,9 @@ def exit_status(code: str) -> int:
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Every listing/show command takes ``--json`` and then prints one JSON document."""
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    """Every command takes ``--json`` and then prints one JSON document; after the command, or
+    before it with the global options (absent here, it leaves theirs as it is)."""
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
     return parser
 
 

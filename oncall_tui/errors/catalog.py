@@ -361,6 +361,11 @@ REASONS: dict[str, dict[Language, str]] = {
         "en": "no skill {refs}",
         "zh": "没有技能 {refs}",
     },
+    "json_needs_command": {
+        "en": "--json is for the commands (oncall-tui --json sessions list); the TUI prints "
+        "no JSON",
+        "zh": "--json 用于命令（oncall-tui --json sessions list）；TUI 不输出 JSON",
+    },
     "no_skill_in_folder": {
         "en": "there is no SKILL.md in '{path}', nor in a folder of it (a skill is a file named "
         "SKILL.md, or a folder holding one)",

@@ -298,3 +298,15 @@ def test_console_script_runs_in_a_subprocess_with_env_settings(tmp_path: Path) -
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["prompts"][0]["is_default"] is True
     assert (tmp_path / "env.db").exists()
+
+
+def test_json_goes_before_the_command_as_well_as_after_it(cli: RunCli) -> None:
+    """`oncall-tui --json sessions list` said "unrecognized arguments: --json", in JSON."""
+    cli("sessions", "new", "--title", "api-7")
+    after = cli("sessions", "list", "--json")
+    before = cli("--json", "sessions", "list")
+    assert (before.code, before.json_list()) == (0, after.json_list())
+    assert cli("sessions", "list").out.startswith("ID")  # without it: the table
+    tui = cli("--json")  # the TUI prints no document: said, not ignored
+    assert (tui.code, tui.error()["reason"]) == (2, "json_needs_command")
+    assert "--json is for the commands" in tui.error()["message"]
