@@ -153,7 +153,8 @@ async def test_text_viewer_is_read_only_and_closes_with_q() -> None:
 async def test_file_browser_lists_matching_files_and_returns_the_chosen_one(tmp_path: Path) -> None:
     (tmp_path / "SKILL.md").write_text("x")
     (tmp_path / "notes.txt").write_text("x")
-    app = DialogHost(lambda: FileBrowserDialog(tmp_path, suffixes=[".md"]))
+    (tmp_path / "README.md").write_text("x")  # listed, it could only have been refused
+    app = DialogHost(lambda: FileBrowserDialog(tmp_path, names=["SKILL.md"]))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, FileBrowserDialog))
         tree = app.screen.query_one(DirectoryTree)

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
+from oncall_tui.core.skills import SKILL_FILENAME
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, joined
 from oncall_tui.services.skill_files import MAX_FOLDERS
@@ -247,7 +248,7 @@ class SkillLibraryScreen(AssetScreen):
         start = Path(raw).expanduser() if raw else Path.cwd()
         while not start.is_dir() and start != start.parent:
             start = start.parent
-        self.app.push_screen(FileBrowserDialog(start, suffixes=(".md",)), self._browsed)
+        self.app.push_screen(FileBrowserDialog(start, names=(SKILL_FILENAME,)), self._browsed)
 
     def _browsed(self, path: Path | None) -> None:
         if path is not None:

@@ -418,7 +418,8 @@ class TextViewerDialog(ModalScreen[None]):
 class FileBrowserDialog(ModalScreen[Path | None]):
     """Pick a file by browsing: Enter opens a directory or chooses a file, Backspace goes up.
 
-    Hidden entries are left out; with ``suffixes`` only files ending so are listed.
+    Hidden entries are left out; with ``names`` only files so named are listed (the skill
+    library's: ``SKILL.md``, where a README beside it could only be refused).
     """
 
     DEFAULT_CSS = """
@@ -439,18 +440,18 @@ class FileBrowserDialog(ModalScreen[Path | None]):
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
     ]
 
-    def __init__(self, start: Path, *, suffixes: Iterable[str] = ()) -> None:
+    def __init__(self, start: Path, *, names: Iterable[str] = ()) -> None:
         super().__init__()
         self.lang = ui_lang(self)
         translate_bindings(self, DIALOG_KEYS)
         self._start = start
-        self._suffixes = tuple(suffix.lower() for suffix in suffixes)
+        self._names = frozenset(names)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             keys = t("dialog.file.keys", self.lang)
             yield Static(keys, classes="dialog--keys", markup=False)
-            yield _FilteredTree(self._start, self._suffixes)
+            yield _FilteredTree(self._start, self._names)
 
     def action_parent(self) -> None:
         tree = self.query_one(_FilteredTree)
@@ -466,14 +467,14 @@ class FileBrowserDialog(ModalScreen[Path | None]):
 
 
 class _FilteredTree(DirectoryTree):
-    def __init__(self, path: Path, suffixes: tuple[str, ...]) -> None:
+    def __init__(self, path: Path, names: frozenset[str]) -> None:
         super().__init__(path)
-        self._suffixes = suffixes
+        self._names = names
 
     def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
         return [
             path
             for path in paths
             if not path.name.startswith(".")
-            and (not self._suffixes or path.is_dir() or path.suffix.lower() in self._suffixes)
+            and (not self._names or path.name in self._names or path.is_dir())
         ]
