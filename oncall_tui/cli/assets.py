@@ -50,7 +50,7 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p = skill_actions.add_parser(
         "add", help="upload a SKILL.md (or the one in a folder; a folder of such folders: each)"
     )
-    p.add_argument("path")
+    p.add_argument("path", help="a SKILL.md, a folder holding one, or a folder of such folders")
     add_json_flag(p).set_defaults(handler=skills_add)
     p = skill_actions.add_parser("select", help="add skills to the selection in use")
     p.add_argument("refs", nargs="+", metavar="NAME_OR_ID")
