@@ -250,7 +250,7 @@ class ChatLog(ScrollView, can_focus=True):
         drawn now."""
         if not block.waiting:
             self._redraw(block)
-            self.refresh_bindings()  # a tool line came: Enter may open it now
+            self._offer_keys()  # a tool line came: Enter may open it now
             return
         self._waiting.add(block)
         if self._flush_timer is None:
@@ -310,7 +310,7 @@ class ChatLog(ScrollView, can_focus=True):
         self._lines.clear()
         self._set_virtual_height(self._total)
         self.refresh()
-        self.refresh_bindings()  # what is selected may be another entry now
+        self._offer_keys()  # what is selected may be another entry now
 
     def _set_virtual_height(self, height: int) -> None:
         """Grow or shrink the scrollable area, following the end if the view was there."""
@@ -439,7 +439,13 @@ class ChatLog(ScrollView, can_focus=True):
             region = Region(0, start, self._width, max(min(height, self.size.height), 1))
             self.scroll_to_region(region, animate=False, immediate=True)
         self.refresh()
-        self.refresh_bindings()  # the key bar offers Open and Copy by the entry selected
+        self._offer_keys()
+
+    def _offer_keys(self) -> None:
+        """The key bar offers Open and Copy by the entry selected (:meth:`check_action`): it
+        is drawn again when that may have changed, while it shows the log's keys."""
+        if self.has_focus:
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         entry = self._entry(self._current())
