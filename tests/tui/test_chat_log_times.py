@@ -64,16 +64,27 @@ def test_stored_times_are_utc_when_naive_and_shown_in_local_time() -> None:
     assert local(naive) == NOW
 
 
-@pytest.fixture
-def kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The process in a zone 5:30 ahead of UTC (without daylight saving), then back."""
+def in_zone(monkeypatch: pytest.MonkeyPatch, zone: str) -> Iterator[None]:
+    """The process in ``zone`` while the test runs, then back."""
     if not hasattr(time, "tzset"):
         pytest.skip("the zone cannot be changed here")
-    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    monkeypatch.setenv("TZ", zone)
     time.tzset()
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A zone 5:30 ahead of UTC, without daylight saving."""
+    yield from in_zone(monkeypatch, "Asia/Kolkata")
+
+
+@pytest.fixture
+def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A zone with daylight saving: UTC+1 in winter, UTC+2 in summer."""
+    yield from in_zone(monkeypatch, "Europe/Berlin")
 
 
 def test_a_naive_stored_time_is_utc_whatever_the_zone(kolkata: None) -> None:
@@ -188,18 +199,6 @@ async def test_the_panel_dates_the_summary_in_local_time(tmp_path: Path, kolkata
         summary = screen.query_one("#summary", PlainText)
         await wait_until(pilot, lambda: "Disk full" in summary.text)
         assert "(2026-11-30 10:29)" in summary.text
-
-
-@pytest.fixture
-def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A zone with daylight saving: UTC+1 in winter, UTC+2 in summer."""
-    if not hasattr(time, "tzset"):
-        pytest.skip("the zone cannot be changed here")
-    monkeypatch.setenv("TZ", "Europe/Berlin")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 async def test_a_search_hit_says_the_time_its_message_says(

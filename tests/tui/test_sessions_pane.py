@@ -19,13 +19,13 @@ from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText, TextDialog
-from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
     keys_in_one_read,
     question_read,
+    screen_rows,
     scripted_app,
     seed_session,
     wait_until,
@@ -55,6 +55,17 @@ async def open_seeded(pilot: Pilot[None], pairs: int, title: str) -> tuple[MainS
 def options(app: OncallApp) -> list[str]:
     listing = app.query_one("#session-options", OptionList)
     return [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+
+
+async def listed(pilot: Pilot[None], *titles: str) -> list[int]:
+    """Sessions of these titles (one exchange each, the last the newest), listed, the newest
+    open; their ids."""
+    app = pilot.app
+    assert isinstance(app, OncallApp)
+    ids = [seed_session(app, 1, title=title) for title in titles]
+    main(app).load_sessions(open_newest=True)
+    await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == len(titles))
+    return ids
 
 
 async def test_a_new_session_can_be_named_before_its_first_message(tmp_path: Path) -> None:
@@ -142,10 +153,7 @@ async def test_one_enter_in_the_filter_opens_the_match_and_esc_clears_it(tmp_pat
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
         screen = main(app)
-        older = seed_session(app, 1, title="redis failover")
-        seed_session(app, 1, title="kafka lag")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        older, _ = await listed(pilot, "redis failover", "kafka lag")
         await pilot.press("alt+l", *"redis")
         await wait_until(pilot, lambda: len(options(app)) == 1)
         await pilot.press("enter")
@@ -165,12 +173,7 @@ async def test_down_in_the_filter_moves_to_the_first_match_and_enter_opens_it(
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
         screen = main(app)
-        first = seed_session(app, 1, title="redis failover")
-        seed_session(app, 1, title="kafka lag")
-        seed_session(app, 1, title="redis latency")
-        seed_session(app, 1, title="dns")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 4)
+        first, *_ = await listed(pilot, "redis failover", "kafka lag", "redis latency", "dns")
         listing = app.query_one("#session-options", OptionList)
         await pilot.press("alt+l", *"redis")
         await wait_until(pilot, lambda: len(options(app)) == 2)
@@ -202,11 +205,7 @@ async def test_the_filter_reads_what_is_typed_as_the_search_does(
 ) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        seed_session(app, 1, title="redis failover")
-        seed_session(app, 1, title="kafka lag")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        await listed(pilot, "redis failover", "kafka lag")
         app.query_one(SessionList).action_filter()
         app.query_one("#session-filter", Input).value = typed
         expected = [f"  {title}" for title in shown] or [f"  no session matches “{typed}”"]
@@ -330,20 +329,15 @@ async def test_the_key_bar_offers_delete_while_the_list_has_the_focus(
     async with app.run_test(size=(80, 24)) as pilot:
         main(app).load_sessions(select=seed_session(app, 1, title="redis failover"))
         await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
-        bar = app.query_one(KeyBar)
-        assert said not in bar.render().plain  # the composer has the focus
+        assert said not in screen_rows(app)[-1]  # the key bar, as drawn: the composer's keys
         app.query_one("#session-options", OptionList).focus()
-        await wait_until(pilot, lambda: bar.render().plain.startswith(said))
+        await wait_until(pilot, lambda: screen_rows(app)[-1].startswith(said))
 
 
 async def test_a_new_session_clears_the_filter_and_is_listed_first(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        seed_session(app, 1, title="redis failover")
-        seed_session(app, 1, title="kafka lag")
-        screen.load_sessions(open_newest=True)
-        await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == 2)
+        await listed(pilot, "redis failover", "kafka lag")
         await pilot.press("alt+l", *"redis")
         await wait_until(pilot, lambda: options(app) == ["  redis failover"])
         await pilot.press("ctrl+n")
