@@ -7,6 +7,7 @@ message, regardless of the compaction boundary: compaction never deletes history
 from __future__ import annotations
 
 import logging
+import re
 
 from oncall_tui.core.memory import DEFAULT_MEMORY_MODE
 from oncall_tui.core.text import one_line
@@ -23,10 +24,18 @@ UNTITLED = ""
 """Stored title of a session that has not been named; its first message names it."""
 
 
+LOG_LINE = re.compile(r"\s*(?:\{|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d)")
+"""How a line of a log begins, and a question does not: a date (``2026-12-07T03:00:28Z``), a
+time of day (``03:00:28.415``), a JSON object."""
+
+
 def title_from_message(text: str, limit: int = 60) -> str:
-    """A title from the first line of a message: trimmed, whitespace collapsed, shortened."""
-    first_line = next((line for line in text.splitlines() if line.strip()), text)
-    return one_line(first_line, limit)
+    """A title from the first line of a message: trimmed, whitespace collapsed, shortened.
+    The lines of a log pasted before the question are passed over (every incident's title
+    was its log's first timestamp), unless the message is all log."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    said = next((line for line in lines if not LOG_LINE.match(line)), None)
+    return one_line(said or next(iter(lines), text), limit)
 
 
 def validate_title(title: str) -> str:

@@ -20,6 +20,7 @@ from oncall_tui.core.prompts import MANDATORY_INSTRUCTIONS, SKILLS_HEADING
 from oncall_tui.errors import OncallError
 from oncall_tui.services.chat import MAX_MESSAGE_CHARS
 from oncall_tui.services.container import Services
+from oncall_tui.services.sessions import title_from_message
 from tests.conftest import collect, skill_text
 from tests.fakes.chat_model import ScriptedChatModel, Turn
 
@@ -71,6 +72,28 @@ async def test_a_new_session_is_titled_from_its_first_message(engine: Engine) ->
     assert empty.display_title == "New session"
     await collect(services.chat.send("alice", empty.id, "Second session topic"))
     assert services.sessions.get("alice", empty.id).title == "Second session topic"
+
+
+LOG = "\n".join(
+    f"2026-12-07T03:00:{i:02d}Z ERROR api-7 upstream timed out after 30s" for i in range(30)
+)
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        (f"{LOG}\n\nwhy does api-7 time out?", "why does api-7 time out?"),  # pasted, then asked
+        (f"why does api-7 time out?\n{LOG}", "why does api-7 time out?"),
+        ("03:00:28.415 db-3 disk 98%\nis it the WAL?", "is it the WAL?"),
+        ('{"level":"error","msg":"OOMKilled"}\nwhat killed it?', "what killed it?"),
+        ("502s on api-7 since 03:00\nwhere do I start?", "502s on api-7 since 03:00"),
+        (LOG, "2026-12-07T03:00:00Z ERROR api-7 upstream timed out after 3…"),  # all log
+    ],
+    ids=["log-then-question", "question-then-log", "times", "json", "a-time-in-prose", "all-log"],
+)
+def test_a_title_passes_over_the_lines_of_a_pasted_log(message: str, title: str) -> None:
+    """Every incident pasted first was titled with its log's first timestamp."""
+    assert title_from_message(message) == title
 
 
 async def test_the_request_has_house_rules_first_then_prompt_then_catalog(engine: Engine) -> None:
