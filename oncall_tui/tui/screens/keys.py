@@ -9,6 +9,8 @@ terminal), an action's keys stand one under the other, each whole."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
@@ -96,9 +98,11 @@ class KeysScreen(ModalScreen[str | None]):
     def on_resize(self, _: events.Resize) -> None:
         self.call_after_refresh(self._fit)
 
+    @cached_property
     def _rows(self) -> list[tuple[str, str, str, str | None]]:
         """Every row: its keys, what they do, the action's id (empty for a widget's key or a
-        section's title) and the row's key (the action's id)."""
+        section's title) and the row's key (the action's id). Read once: the keymap and the
+        language do not change while the dialog is open, and a resize fills it again."""
         lang = self.lang
         rows: list[tuple[str, str, str, str | None]] = [
             ("", text("keys.section.app", lang), "", "")
@@ -118,7 +122,7 @@ class KeysScreen(ModalScreen[str | None]):
     def _widths(self, stacked: bool) -> tuple[int, int]:
         """The keys' column width (each action's keys on one line, or ``stacked``) and the
         ids'."""
-        rows, (keys_head, _, id_head) = self._rows(), self._headers()
+        rows, (keys_head, _, id_head) = self._rows, self._headers()
         keys = [line for row in rows for line in _keys_text(row[0], stacked).split("\n")]
         keys_width = max(cell_len(cell) for cell in [keys_head, *keys])
         return keys_width, max(cell_len(cell) for cell in [id_head, *(row[2] for row in rows)])
@@ -136,7 +140,7 @@ class KeysScreen(ModalScreen[str | None]):
         table.add_column(headers[1], width=what_width)
         table.add_column(headers[2], width=id_width)
         height = None if what_width is not None else 1  # wrapped: as many lines as it takes
-        for keys, what, command_id, key in self._rows():
+        for keys, what, command_id, key in self._rows:
             style = "bold underline" if key == "" else ""
             table.add_row(
                 Text(_keys_text(keys, stacked), style="bold"),
