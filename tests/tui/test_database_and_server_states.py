@@ -4,18 +4,21 @@ server follows every contact with it."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from oncall_tui.settings import Settings
 from oncall_tui.store import opening
 from oncall_tui.store.engine import Database
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.panes import server as server_pane
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
@@ -158,6 +161,13 @@ def port_outside_the_ephemeral_range() -> int:
     raise AssertionError("no free port below the ephemeral range")
 
 
+def ollama_at(port: int) -> FakeOllama:
+    """A server to start where the app already points (one coming back)."""
+    server = FakeOllama()
+    server.bind_port = port
+    return server
+
+
 async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) -> None:
     """The server was away when the app started; once a send gets a reply, the panel says it
     answers, without asking for a check."""
@@ -174,9 +184,7 @@ async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) 
         await wait_until(pilot, lambda: screen.server_check.state.reachable is False)
         panel = screen.query_one(ContextPanel).query_one("#model", PlainText)
         assert "unreachable" in panel.text
-        ollama = FakeOllama()
-        ollama.bind_port = port
-        with ollama:
+        with ollama_at(port) as ollama:
             composer = screen.query_one(Composer)
             composer.text = "are you back?"
             await pilot.press("enter")
@@ -207,3 +215,88 @@ async def test_a_reply_cut_off_has_the_panel_ask_the_server_again(
             await pilot.press("enter")
             await wait_until(pilot, lambda: "dropped" in screen.status.text)
             await wait_until(pilot, lambda: len(asked) == 1)
+            await app.workers.wait_for_complete()
+            # It still answers: why the reply failed is still said, not that it is back.
+            assert "dropped" in screen.status.text
+
+
+async def test_a_server_that_died_mid_reply_is_said_to_be_back_with_the_retry_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ollama serve` died mid-reply and was started again: the status line said "not
+    reachable … ctrl+r retries" while the panel said it answered; it says it answers again,
+    and the key that answers the stored message."""
+    monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
+    ollama = FakeOllama()
+    ollama.script(Reply("one two three four five six", chunk_size=4, drop_after=2))
+    ollama.on_first_chunk = ollama.stop  # it stops listening, then the stream breaks
+    with ollama:
+        settings = Settings(
+            db_path=tmp_path / "oncall.db", user="alice", ollama_url=ollama.url, model="qwen3:8b"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
+            screen.query_one(Composer).text = "why is checkout slow?"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is False)
+            assert "dropped" in screen.status.text
+            with ollama_at(ollama.port):
+                await wait_until(pilot, lambda: "answers at" in screen.status.text)
+                assert screen.status.text == (
+                    f"Ollama 0.12.6 answers at {ollama.url}. The model qwen3:8b is ready. "
+                    "(ctrl+r retries)"
+                )
+                assert not screen.status.is_error
+
+
+async def test_a_send_refused_while_the_server_was_away_is_said_to_be_possible_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing was stored, the text is still in the composer: the line says the server
+    answers again (no retry key: Enter sends it)."""
+    async with refused_while_away(tmp_path, monkeypatch) as (pilot, port):
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen)
+        with ollama_at(port):
+            await wait_until(pilot, lambda: "answers at" in screen.status.text)
+            assert screen.status.text == (
+                f"Ollama 0.12.6 answers at http://127.0.0.1:{port}. The model qwen3:8b is ready."
+            )
+            assert screen.query_one(Composer).text == "why is checkout slow?"
+
+
+async def test_what_is_said_after_the_server_went_away_stays_when_it_comes_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with refused_while_away(tmp_path, monkeypatch) as (pilot, port):
+        screen = pilot.app.screen
+        assert isinstance(screen, MainScreen)
+        screen.status.say("Exported to /tmp/x.md")
+        with ollama_at(port):
+            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
+            assert screen.status.text == "Exported to /tmp/x.md"
+
+
+@contextlib.asynccontextmanager
+async def refused_while_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Pilot[None], int]]:
+    """The app, whose send was just refused: nothing answers at ``port``, asked again every
+    tenth of a second."""
+    monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
+    port = port_outside_the_ephemeral_range()
+    url = f"http://127.0.0.1:{port}"
+    settings = Settings(
+        db_path=tmp_path / "oncall.db", user="alice", ollama_url=url, model="qwen3:8b"
+    )
+    app = build_app(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.query_one(Composer).text = "why is checkout slow?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "not reachable" in screen.status.text)
+        yield pilot, port

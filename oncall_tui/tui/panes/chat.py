@@ -32,7 +32,7 @@ from oncall_tui.tui.panes.draft import ComposerDraft
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
-from oncall_tui.tui.widgets.status_line import StatusLine
+from oncall_tui.tui.widgets.status_line import SERVER_AWAY_CODES, StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
@@ -148,11 +148,7 @@ class ChatPane(Vertical):
         the typed text kept), and any other fault ends the reply with a message."""
         # Loaded with the first send: the events it draws (15 dataclasses, 14 ms) are not the
         # first frame's to wait for.
-        from oncall_tui.tui.panes.replies import (
-            SERVER_AWAY_CODES,
-            Replies,
-            full_collections_deferred,
-        )
+        from oncall_tui.tui.panes.replies import Replies, full_collections_deferred
 
         keymap = self._services.settings.keymap
         replies = Replies(self, self.query_one(ChatLog), self.status, keymap)

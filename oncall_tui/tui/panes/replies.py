@@ -35,11 +35,7 @@ from oncall_tui.tui.commands import keys_to_say
 from oncall_tui.tui.panes.memory import compacting_status
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
-from oncall_tui.tui.widgets.status_line import StatusLine
-
-SERVER_AWAY_CODES = frozenset({"MODEL_UNAVAILABLE", "MODEL_NOT_FOUND", "STREAM_FAILED"})
-"""A send that fails with one of these has the server checked again, so the panel says whether
-it is still there (a stream cut off: the server may have died with it)."""
+from oncall_tui.tui.widgets.status_line import SERVER_AWAY_CODES, StatusLine
 
 if TYPE_CHECKING:
     from oncall_tui.tui.panes.chat import ChatPane
@@ -173,4 +169,5 @@ class Replies:
         if self._reply is not None:
             self._reply.finish("failed", note=message)
         if event.code in SERVER_AWAY_CODES:
+            self._status.server_away(retry)
             self._pane.post_message(self._pane.ServerSaid(answered=False))

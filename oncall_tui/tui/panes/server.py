@@ -24,7 +24,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
-from oncall_tui.tui.widgets.welcome import Welcome
+from oncall_tui.tui.widgets.welcome import Welcome, readiness
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -89,6 +89,8 @@ class ServerCheck:
                 answer=answer,
             )
             self.show()
+            if self.state.usable and before.usable is False:  # it was away: it is back
+                self._status.server_back(*readiness(self.state, lang))
             if say:
                 severity: SeverityLevel = "information" if self.state.usable else "warning"
                 said = terminal_safe(self.state.describe(lang, keys_here(self._panel, "models")))

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 WRITES_REFUSED = frozenset({"disk_full", "database_read_only"})
 """The reasons of a database that answers but takes nothing."""
 
+SERVER_AWAY_CODES = frozenset({"MODEL_UNAVAILABLE", "MODEL_NOT_FOUND", "STREAM_FAILED"})
+"""A send that fails with one of these has the server checked again, so the panel says whether
+it is still there (a stream cut off: the server may have died with it), and the line says so
+when it answers again."""
+
 
 class StatusLine(PlainText):
     """The line, and what it speaks of."""
@@ -41,6 +46,9 @@ class StatusLine(PlainText):
         """The session the line speaks of, unless it speaks of the app."""
         self._app_wide = True
         """The line says something of the app (or nothing)."""
+        self._server_away: str | None = None
+        """The line says the model server could not be used: what to add once it can be
+        (a failed reply's retry key, or nothing); ``None`` while it says anything else."""
 
     @property
     def is_error(self) -> bool:
@@ -52,6 +60,19 @@ class StatusLine(PlainText):
         self.set_class(error, "-error")
         self._about = self.open_session
         self._app_wide = app_wide or not text
+        self._server_away = None
+
+    def server_away(self, hint: str = "") -> None:
+        """What the line says now is that the model server could not be used: once it can,
+        :meth:`server_back` says so, adding ``hint``."""
+        self._server_away = hint
+
+    def server_back(self, *ready: str) -> None:
+        """The model server answers with the model: a line that says it could not be used
+        says ``ready`` instead (it said "not reachable" until another error came)."""
+        if self._server_away is not None:
+            hint = self._server_away
+            self.say(joined(ui_lang(self), *ready, hint), app_wide=self._app_wide)
 
     def clear_unless_error(self) -> None:
         """Clear a progress text ("Sending…"); an error said since stays."""
@@ -86,6 +107,8 @@ class StatusLine(PlainText):
         # read again): what is said of it must stay.
         gone = error.reason in ("session_gone", "session_cleared")
         self.say(message, error=True, app_wide=database or gone)
+        if error.code in SERVER_AWAY_CODES:
+            self.server_away()
 
     def show_fault(self, exc: Exception) -> None:
         """Something no catalog entry names (a bug): said of the app; it goes on."""

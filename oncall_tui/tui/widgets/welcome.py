@@ -22,6 +22,7 @@ from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 
 if TYPE_CHECKING:
+    from oncall_tui.errors import Language
     from oncall_tui.services.server import ServerWording
 
 _CHECKING: dict[ServerWording, str] = {
@@ -118,18 +119,25 @@ class Welcome(Static):
         if status is None or status.reachable is None:
             wording: ServerWording = "ollama" if status is None else status.wording
             return [("…", Text(text(_CHECKING[wording], lang), style="dim"))]
-        url, model = terminal_safe(status.url), terminal_safe(status.model)
         if not status.reachable:
-            down = text(_DOWN[status.wording], lang, url=url)
+            down = text(_DOWN[status.wording], lang, url=terminal_safe(status.url))
             if status.answer is not None:  # not down: something else answers there
                 down = terminal_safe(status.answer.message(lang))
             return [("✗", Text(down, style="bold red"))]
-        version = terminal_safe(status.version)
-        up = ("✓", Text(text(_UP[status.wording], lang, version=version, url=url), style="green"))
+        answers, ready = readiness(status, lang)
+        up = ("✓", Text(answers, style="green"))
         if status.model_missing:
-            missing = text(_MISSING[status.wording], lang, model=model)
+            missing = text(_MISSING[status.wording], lang, model=terminal_safe(status.model))
             return [up, ("✗", Text(missing, style="bold red"))]
-        return [up, ("✓", Text(text("welcome.model_ready", lang, model=model), style="green"))]
+        return [up, ("✓", Text(ready, style="green"))]
+
+
+def readiness(status: OllamaStatus, lang: Language) -> tuple[str, str]:
+    """What a server that answers says: that it answers (its version, where), and that the
+    model is ready (if it has it)."""
+    url, version = terminal_safe(status.url), terminal_safe(status.version)
+    answers = text(_UP[status.wording], lang, version=version, url=url)
+    return answers, text("welcome.model_ready", lang, model=terminal_safe(status.model))
 
 
 def _items(rows: list[tuple[str, Text]]) -> Table:
