@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import os
 import resource
 import signal
 import socket
@@ -346,6 +347,37 @@ def closed_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+def _own_ports() -> Iterator[int]:
+    """Ports below the ephemeral range that no other worker of this run hands out, each once:
+    a port is free when handed out, and taken only by the server the test starts there."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    first = 21_000 + 2_000 * (int(worker) % 5 if worker.isdigit() else 0)
+    return iter(range(first, first + 2_000))
+
+
+_OWN_PORTS = _own_ports()
+
+
+def port_outside_the_ephemeral_range() -> int:
+    """A free port no outgoing connection can take: a client connecting to a closed port of
+    the ephemeral range can connect to itself (TCP's simultaneous open) and hold the port."""
+    for port in _OWN_PORTS:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port below the ephemeral range")
+
+
+def ollama_at(port: int) -> FakeOllama:
+    """A server to start where the app already points (one coming back)."""
+    server = FakeOllama()
+    server.bind_port = port
+    return server
 
 
 def at_once_in_threads(

@@ -5,7 +5,6 @@ server follows every contact with it."""
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.plain_text import PlainText
-from tests.conftest import sqlite_full
+from tests.conftest import ollama_at, port_outside_the_ephemeral_range, sqlite_full
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
 from tests.tui.harness import notifications, scripted_app, spy, wait_until
@@ -146,26 +145,6 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
                 ("user", "what now?"),
                 ("assistant", ANSWER),
             ]
-
-
-def port_outside_the_ephemeral_range() -> int:
-    """A free port no outgoing connection can take: a client connecting to a closed port of
-    the ephemeral range can connect to itself (TCP's simultaneous open) and hold the port."""
-    for port in range(21_000, 32_000, 7):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError("no free port below the ephemeral range")
-
-
-def ollama_at(port: int) -> FakeOllama:
-    """A server to start where the app already points (one coming back)."""
-    server = FakeOllama()
-    server.bind_port = port
-    return server
 
 
 async def test_the_panel_follows_a_model_server_that_comes_back(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from oncall_tui.services.views import ModelInfo
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.screens import models as models_screen
 from oncall_tui.tui.screens.models import (
     ModelPicker,
     human_size,
@@ -24,6 +25,7 @@ from oncall_tui.tui.screens.models import (
     model_prompt,
     token_count,
 )
+from tests.conftest import ollama_at, port_outside_the_ephemeral_range
 from tests.fakes.ollama_server import DEFAULT_MODELS, FakeModel, FakeOllama
 from tests.tui.harness import keys_in_one_read, screen_rows, spy, wait_until
 
@@ -223,22 +225,40 @@ async def test_a_model_without_details_is_listed_and_the_note_says_so(tmp_path: 
             assert "no details for 1 model" in note(app)
 
 
-async def test_ollama_down_the_picker_says_so(closed_url: str, tmp_path: Path) -> None:
-    app = app_on(closed_url, tmp_path)
+async def test_ollama_down_the_picker_says_so_and_lists_once_it_is_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ollama serve` run in another pane while the picker says it does not answer: the
+    models show without closing it (asked again every few seconds; here, a tenth)."""
+    monkeypatch.setattr(models_screen, "RECHECK_SECONDS", 0.1)
+    port = port_outside_the_ephemeral_range()
+    url = f"http://127.0.0.1:{port}"
+    app = app_on(url, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f5")
         await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
-        await wait_until(pilot, lambda: closed_url in note(app))
+        await wait_until(pilot, lambda: url in note(app))
+        assert "not reachable" in note(app)
         assert picker(app).query_one(OptionList).option_count == 0
+        with ollama_at(port):
+            await wait_until(pilot, lambda: bool(picker(app).models))
+            highlighted = picker(app).query_one(OptionList).highlighted_option
+            assert highlighted is not None
+            assert highlighted.id == "qwen3:8b"
 
 
-async def test_no_models_says_how_to_pull_one(tmp_path: Path) -> None:
+async def test_no_models_says_how_to_pull_one_and_lists_the_one_pulled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(models_screen, "RECHECK_SECONDS", 0.1)
     with FakeOllama(models=[]) as server:
         app = app_on(server.url, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("f5")
             await wait_until(pilot, lambda: isinstance(app.screen, ModelPicker))
             await wait_until(pilot, lambda: "ollama pull" in note(app))
+            server.models["qwen3:8b"] = DEFAULT_MODELS[0]  # `ollama pull qwen3:8b`
+            await wait_until(pilot, lambda: [m.name for m in picker(app).models] == ["qwen3:8b"])
 
 
 # -- one model's lines, without the app ----------------------------------------------------------

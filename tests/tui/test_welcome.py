@@ -20,6 +20,7 @@ from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.status_line import StatusLine
 from oncall_tui.tui.widgets.welcome import Welcome
+from tests.conftest import ollama_at, port_outside_the_ephemeral_range
 from tests.fakes.chat_model import Turn
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
@@ -82,15 +83,14 @@ async def test_the_guide_follows_ollama_started_after_the_app(
     """`ollama serve` run in another pane: the guide said "does not answer" until a key asked
     again. While the server is away it is asked again every few seconds (here, a tenth)."""
     monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
-    url = closed_port_url()
+    port = port_outside_the_ephemeral_range()
+    url = f"http://127.0.0.1:{port}"
     settings = Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=url, model="qwen3:8b")
     app = build_app(settings)
     async with app.run_test(size=SIZE) as pilot:
         welcome = app.screen.query_one(Welcome)
         await wait_until(pilot, lambda: "does not answer" in shown(welcome))
-        server = FakeOllama()
-        server.bind_port = int(url.rsplit(":", 1)[1])
-        with server:
+        with ollama_at(port) as server:
             await wait_until(pilot, lambda: "The model qwen3:8b is ready." in shown(welcome))
             asked = len([r for r in server.requests if r.path == "/api/show"])
             await pilot.pause(0.5)  # it answers with the model: asked no more

@@ -6,7 +6,8 @@ capabilities lack tools (skills load through a tool call). The list is shown as 
 ``/api/tags`` answers; the context lengths and tool flags are filled in as ``/api/show``
 answers, without moving the cursor. The cursor starts on the current model; on the first when
 the configured model is not on the server, and the note says so. Typing a model's name moves the
-cursor to it (``ll`` to ``llama3.2:3b``): a GPU box lists dozens.
+cursor to it (``ll`` to ``llama3.2:3b``): a GPU box lists dozens. While there is nothing to list
+(the server away, no model pulled) the server is asked again, as the panel's check does.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from oncall_tui.errors import Language, OncallError
 from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.key_order import hold_keys_for
+from oncall_tui.tui.panes.server import RECHECK_SECONDS
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
@@ -90,6 +92,7 @@ class ModelPicker(ModalScreen[str | None]):
     def _listed(self, listed: list[ModelInfo]) -> None:
         if not listed:
             self._list([], t("models.none", self.lang))
+            self._ask_again()
             return
         self._list(listed, t("models.reading", self.lang))
         describe = self.services.describe_models
@@ -97,6 +100,12 @@ class ModelPicker(ModalScreen[str | None]):
 
     def _refused(self, error: OncallError) -> None:
         self._list([], error.message(self.lang))
+        self._ask_again()
+
+    def _ask_again(self) -> None:
+        """Nothing to list (the server away, or no model pulled): asked again, so an ``ollama
+        serve`` or ``ollama pull`` run in another pane shows without closing the picker."""
+        self.set_timer(RECHECK_SECONDS, self.load_models)
 
     def _list(self, models: list[ModelInfo], note: str) -> None:
         self.models = models
