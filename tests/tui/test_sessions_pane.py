@@ -28,6 +28,7 @@ from tests.tui.harness import (
     screen_rows,
     scripted_app,
     seed_session,
+    spy,
     wait_until,
 )
 
@@ -256,6 +257,56 @@ async def test_what_another_process_writes_appears_without_a_restart(tmp_path: P
             lambda: any(m.content == "posted from a script" for m in log.messages),
             limit,
         )
+
+
+async def test_a_question_asked_in_another_terminal_during_a_reply_shows_once_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two terminals on one incident, asking at once: each showed its own question and answer,
+    never the other's (the listing after a send was taken as what the log shows)."""
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)  # the rule, on a faster clock
+    app, model = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await open_seeded(pilot, 1, "shared incident")
+        await app.workers.wait_for_complete()
+        opened = spy(monkeypatch, screen, "open_session")
+
+        def asked_elsewhere_meanwhile(_: object) -> Turn:
+            with app.services.database.session() as session:
+                chat = SessionRepository(session).require("alice", session_id)
+                MessageRepository(session).add(chat, "user", "asked in the other terminal")
+            return Turn(text="db-3's disk is 97% full.")
+
+        model.responder = asked_elsewhere_meanwhile
+        screen.query_one(Composer).text = "what fills the disk?"
+        await pilot.press("enter")
+        log = screen.query_one(ChatLog)
+        await wait_until(
+            pilot, lambda: any(m.content == "asked in the other terminal" for m in log.messages)
+        )
+        assert [m.content for m in log.messages][-3:] == [
+            "what fills the disk?",
+            "asked in the other terminal",
+            "db-3's disk is 97% full.",
+        ]
+        assert len(opened) == 1
+
+
+async def test_a_send_alone_is_not_read_again_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)
+    app, _ = scripted_app(tmp_path / "t.db", ["db-3's disk is 97% full."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _ = await open_seeded(pilot, 1, "shared incident")
+        await app.workers.wait_for_complete()
+        opened = spy(monkeypatch, screen, "open_session")
+        listings = spy(monkeypatch, app.services.sessions, "list_sessions")
+        screen.query_one(Composer).text = "what fills the disk?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not screen.sending)
+        await wait_until(pilot, lambda: len(listings) >= 3)  # the send's, then two polls
+        assert opened == []
 
 
 async def test_a_y_typed_with_the_delete_key_does_not_delete(

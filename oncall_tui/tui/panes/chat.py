@@ -236,6 +236,13 @@ class ChatPane(Vertical):
 
     # -- a session's messages ---------------------------------------------------------------
 
+    @property
+    def shown_count(self) -> int:
+        """How many of the open session's messages the log holds, loaded or offered as
+        earlier ones."""
+        log = self.query_one(ChatLog)
+        return log.earlier + len(log.messages)
+
     def show_page(
         self, page: Sequence[MessageView], *, earlier: int, boundary: int, recall: list[str]
     ) -> None:

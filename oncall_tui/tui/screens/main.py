@@ -51,8 +51,10 @@ further back, the session opens at its newest page and says how far the message 
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
 terminal) wrote: a new session, or messages, a compaction or a memory mode in the open one."""
-Shown = tuple[int, int, MemoryMode | None]
-"""The open session as its page shows it: messages, compaction boundary, memory mode."""
+Shown = tuple[int | None, int | None, MemoryMode | None]
+"""The open session as its page shows it: messages, compaction boundary, memory mode; ``None``,
+as the next listing says."""
+UNKNOWN: Shown = (None, None, None)
 STALE: Shown = (-1, -1, None)
 """Matches no listing: the open session is read again at the next."""
 
@@ -82,9 +84,8 @@ class MainScreen(Screen[None]):
         self.server_check = ServerCheck(
             services, self.panel, lambda: self.query_one(Welcome), self.status
         )
-        self._known: Shown | None = None
-        """The open session as shown (messages, the compaction boundary, the memory mode);
-        None: take the next listing's."""
+        self._known: Shown = UNKNOWN
+        """The open session as shown (messages, the compaction boundary, the memory mode)."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -188,10 +189,10 @@ class MainScreen(Screen[None]):
             self.open_session(None, keep_status=True)
             return
         shown = (listed.message_count, listed.compacted_message_count, listed.memory_mode)
-        if self._known is None:
-            self._known = shown
-        elif shown != self._known:
+        if any(known not in (None, now) for known, now in zip(self._known, shown, strict=True)):
             self.open_session(self.session_id, keep_status=True)
+        else:
+            self._known = shown
 
     def open_session(
         self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
@@ -296,7 +297,9 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
-        self._known = None  # the log shows this send: take the session as it is
+        # The log shows this send's messages: a listing that counts more has what another
+        # terminal stored meanwhile (its own question, asked at the same time), read then.
+        self._known = (self.chat.shown_count, None, None)
         self.load_sessions()
         self.refresh_context()
         self.refresh_tools()
