@@ -51,10 +51,8 @@ further back, the session opens at its newest page and says how far the message 
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
 terminal) wrote: a new session, or messages, a compaction or a memory mode in the open one."""
-Shown = tuple[int | None, int | None, MemoryMode | None]
-"""The open session as its page shows it: messages, compaction boundary, memory mode; ``None``,
-as the next listing says."""
-UNKNOWN: Shown = (None, None, None)
+Shown = tuple[int, int, MemoryMode | None]
+"""The open session as its page shows it: messages, compaction boundary, memory mode."""
 STALE: Shown = (-1, -1, None)
 """Matches no listing: the open session is read again at the next."""
 
@@ -84,8 +82,12 @@ class MainScreen(Screen[None]):
         self.server_check = ServerCheck(
             services, self.panel, lambda: self.query_one(Welcome), self.status
         )
-        self._known: Shown = UNKNOWN
-        """The open session as shown (messages, the compaction boundary, the memory mode)."""
+        self._known: Shown | None = None
+        """The open session as shown (messages, the compaction boundary, the memory mode);
+        None: take the next listing's."""
+        self._after_send: int | None = None
+        """The messages the log holds once this terminal's send ended: a listing that counts
+        more has what another terminal stored meanwhile (its question, asked at once)."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -189,10 +191,14 @@ class MainScreen(Screen[None]):
             self.open_session(None, keep_status=True)
             return
         shown = (listed.message_count, listed.compacted_message_count, listed.memory_mode)
-        if any(known not in (None, now) for known, now in zip(self._known, shown, strict=True)):
-            self.open_session(self.session_id, keep_status=True)
-        else:
+        after_send, self._after_send = self._after_send, None
+        if self._known is None:
             self._known = shown
+            if after_send is None or listed.message_count <= after_send:
+                return  # (fewer: a reply that failed with nothing stored is still shown)
+        elif shown == self._known:
+            return
+        self.open_session(self.session_id, keep_status=True)
 
     def open_session(
         self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
@@ -297,9 +303,8 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
-        # The log shows this send's messages: a listing that counts more has what another
-        # terminal stored meanwhile (its own question, asked at the same time), read then.
-        self._known = (self.chat.shown_count, None, None)
+        self._known = None  # the log shows this send: take the session as it is, unless
+        self._after_send = self.chat.shown_count  # another terminal added to it meanwhile
         self.load_sessions()
         self.refresh_context()
         self.refresh_tools()
