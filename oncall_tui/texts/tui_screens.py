@@ -132,6 +132,10 @@ PANEL: dict[str, dict[Language, str]] = {
         "en": "{used:,} / {window:,} tokens · {percent}%",
         "zh": "{used:,} / {window:,} 词元 · {percent}%",
     },
+    "gauge.figures_short": {
+        "en": "{used:,} / {window:,} · {percent}%",
+        "zh": "{used:,} / {window:,} · {percent}%",
+    },
 }
 
 SESSIONS: dict[str, dict[Language, str]] = {

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from tests.tui.demo import FIXED_NOW, HELD_STILL, GaugeApp, build_demo, demo_app
-from tests.tui.harness import wait_until
+from tests.tui.harness import screen_rows, wait_until
 
 
 async def settle(pilot: Pilot[Any]) -> None:
@@ -75,6 +75,28 @@ class TestGauge:
         async with app.run_test():
             gauge = app.query_one(ContextGauge)
             assert (gauge.has_class("-warn"), gauge.has_class("-limit")) == (warn, limit)
+
+
+@pytest.mark.parametrize(
+    ("width", "shown"),
+    [
+        (32, "120,000 / 131,072 tokens · 91.6%"),
+        (31, "120,000 / 131,072 · 91.6%"),
+        (25, "120,000 / 131,072 · 91.6%"),
+        (24, "91.6%"),
+    ],
+)
+async def test_a_wide_window_near_its_end_keeps_its_percentage_in_sight(
+    width: int, shown: str
+) -> None:
+    """The panel is about 31 cells wide: the figures of a 128k window at 91.6% wrapped onto
+    the gauge's hidden third line, percentage and all; a shorter form is written instead."""
+    app = GaugeApp(120_000, 131_072)
+    app.CSS = f"ContextGauge {{ width: {width}; }}"
+    async with app.run_test(size=(40, 4)):
+        gauge = app.query_one(ContextGauge)
+        assert screen_rows(app)[1].rstrip() == shown
+        assert gauge.size.width == width
 
 
 @pytest.mark.parametrize("name", sorted(HELD_STILL))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
 from textual.reactive import reactive
@@ -81,10 +82,19 @@ class ContextGauge(Widget):
 
     @property
     def figures(self) -> str:
+        return self.figures_within(None)
+
+    def figures_within(self, width: int | None) -> str:
+        """The figures line, in the first of its forms that fits ``width`` cells: a wide
+        window near its end (``120,000 / 131,072 tokens · 91.6%``) had its percentage wrapped
+        out of sight; without the word "tokens", then the percentage alone."""
         lang = ui_lang(self)
         if not self.window:
             return t("gauge.reading" if self.reading else "gauge.unknown", lang)
-        return t("gauge.figures", lang, used=self.used, window=self.window, percent=self.percent)
+        figures = {"used": self.used, "window": self.window, "percent": self.percent}
+        forms = [t(key, lang, **figures) for key in ("gauge.figures", "gauge.figures_short")]
+        fitting = (form for form in forms if width is None or cell_len(form) <= width)
+        return next(fitting, f"{self.percent}%")
 
     def _restyle(self) -> None:
         usage = self.usage
@@ -109,4 +119,5 @@ class ContextGauge(Widget):
             if column in marks:
                 style = "bold " + ("red" if column == max(marks) else "yellow")
             bar.append(glyph, style)
-        return Text.assemble(bar, "\n", (self.figures, bar_style if self.window else "dim"))
+        figures = self.figures_within(self.size.width)
+        return Text.assemble(bar, "\n", (figures, bar_style if self.window else "dim"))
