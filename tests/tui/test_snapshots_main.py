@@ -91,8 +91,11 @@ async def test_a_wide_window_near_its_end_keeps_its_percentage_in_sight(
 ) -> None:
     """The panel is about 31 cells wide: the figures of a 128k window at 91.6% wrapped onto
     the gauge's hidden third line, percentage and all; a shorter form is written instead."""
-    app = GaugeApp(120_000, 131_072)
-    app.CSS = f"ContextGauge {{ width: {width}; }}"
+
+    class Narrow(GaugeApp):
+        CSS = f"ContextGauge {{ width: {width}; }}"
+
+    app = Narrow(120_000, 131_072)
     async with app.run_test(size=(40, 4)):
         gauge = app.query_one(ContextGauge)
         assert screen_rows(app)[1].rstrip() == shown
