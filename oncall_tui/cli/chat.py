@@ -85,10 +85,14 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--format",
         choices=("md", "json"),
-        help="md (default) or json (the document of show --json)",
+        help="md or json (the document of show --json); default md, or json for a FILE "
+        "ending .json",
     )
     p.add_argument(
-        "-o", "--output", metavar="FILE", help="write FILE (private, 0600) instead of stdout"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write FILE (private, 0600) instead of stdout ('-': stdout)",
     )
     add_json_flag(p).set_defaults(handler=sessions_export)
 
@@ -214,16 +218,20 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
     """The document on stdout, or written to ``-o FILE`` and its path said. With ``--json``
     stdout holds one JSON document, as for every command: the session's (``--format md``
     is refused), or with ``-o`` the ``exported`` report."""
-    if args.json and args.output is None and args.format == "md":
+    from oncall_tui.services.export import format_for
+
+    output = None if args.output in (None, "-") else Path(args.output)  # ``-o -``: stdout
+    if args.json and output is None and args.format == "md":
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
             detail=text("cli.export.json_not_md", ctx.settings.lang),
         )
-    fmt: ExportFormat = args.format or ("json" if args.json and args.output is None else "md")
-    if args.output is None:
+    if output is None:
+        fmt: ExportFormat = args.format or ("json" if args.json else "md")
         sys.stdout.write(ctx.export.render(ctx.owner, args.id, fmt))
         return EXIT_OK
-    path = ctx.export.write(ctx.owner, args.id, fmt, Path(args.output))
+    fmt = args.format or format_for(output)
+    path = ctx.export.write(ctx.owner, args.id, fmt, output)
     if args.json:
         emit_json(
             {"exported": {"kind": "session", "id": args.id, "format": fmt, "path": str(path)}}

@@ -38,6 +38,13 @@ log = logging.getLogger(__name__)
 ExportFormat = Literal["md", "json"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
 
+
+def format_for(path: Path) -> ExportFormat:
+    """What a file is written as when no format is given: a name ending ``.json`` gets the JSON
+    document, any other Markdown (the TUI's dialog and ``sessions export -o``)."""
+    return "json" if path.suffix.lower() == ".json" else "md"
+
+
 _TEMP_PREFIX = ".oncall-export-"
 """Short, so that a target name near the file system's limit does not fail for its temp."""
 _PROBLEMS = {

@@ -521,6 +521,29 @@ def test_cli_prints_markdown_by_default_and_writes_a_file_with_o(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+def test_cli_o_dash_is_stdout_and_a_json_name_gets_json(
+    cli: RunCli, chatted: tuple[Services, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o -` wrote a file named `-` in the current directory; `-o pm.json` wrote Markdown
+    in it, where the TUI's dialog writes JSON for the same name."""
+    _, session_id = chatted
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    dashed = cli("sessions", "export", str(session_id), "-o", "-")
+    assert dashed.code == 0, dashed.err
+    assert dashed.out == cli("sessions", "export", str(session_id)).out
+    assert list(here.iterdir()) == []
+    as_json = cli("sessions", "export", str(session_id), "-o", "-", "--json")
+    assert as_json.out == cli("sessions", "show", str(session_id), "--json").out
+    written = cli("sessions", "export", str(session_id), "-o", "pm.JSON")
+    assert written.code == 0, written.err
+    assert json.loads((here / "pm.JSON").read_text(encoding="utf-8"))["id"] == session_id
+    chosen = cli("sessions", "export", str(session_id), "-o", "pm.json", "--format", "md")
+    assert (here / "pm.json").read_text(encoding="utf-8").startswith("# api-7 crashloops")
+    assert chosen.code == 0, chosen.err
+
+
 def test_cli_in_chinese_exports_the_facts_headings_and_notes_in_chinese(
     cli: RunCli, chatted: tuple[Services, int]
 ) -> None:

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
     from oncall_tui.errors import OncallError
     from oncall_tui.services.container import Services
-    from oncall_tui.services.export import ExportFormat
     from oncall_tui.services.views import SessionView
 
 
@@ -110,6 +109,7 @@ class SessionActions:
         current directory, a name with the session and the time), Enter writes it, after asking
         whether to replace a file that exists; a path ending in ``.json`` gets the JSON
         document instead of Markdown."""
+        from oncall_tui.services.export import format_for
         from oncall_tui.tui.widgets.dialogs import TextDialog
 
         services, owner = self._services, self._services.owner
@@ -119,9 +119,8 @@ class SessionActions:
             return
 
         def write(target: Path) -> None:
-            fmt: ExportFormat = "json" if target.suffix.lower() == ".json" else "md"
             written = self._calls.start(
-                lambda: services.export.write(owner, session_id, fmt, target),
+                lambda: services.export.write(owner, session_id, format_for(target), target),
                 lambda written: self._status.say_about(
                     session_id, text("export.done", lang, path=str(written))
                 ),
