@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, pad
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import id_type, read_text_file
+from oncall_tui.inputs import id_type, read_stdin_text, read_text_file
 from oncall_tui.settings.values import masked_url
 from oncall_tui.texts import text
 
@@ -88,7 +88,9 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
 def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--content")
-    group.add_argument("--file", metavar="PATH", help="read the content from a UTF-8 file")
+    group.add_argument(
+        "--file", metavar="PATH", help="read the content from a UTF-8 file ('-': standard input)"
+    )
 
 
 def prompt_file_bytes() -> int:
@@ -104,6 +106,8 @@ def _read_content(args: argparse.Namespace) -> str | None:
     if args.file is None:
         value: str | None = args.content
         return value
+    if args.file == "-":  # ``cat runbook-prompt.md | oncall-tui prompts add --file -``
+        return read_stdin_text(prompt_file_bytes())
     return read_text_file(Path(args.file), prompt_file_bytes())
 
 

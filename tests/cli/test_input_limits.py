@@ -288,6 +288,25 @@ def test_a_prompt_file_one_byte_past_the_cap_is_refused_unread(cli: RunCli, tmp_
     assert len(cli("prompts", "list", "--json").json_list()) == 1
 
 
+def test_a_prompt_piped_with_file_dash_is_stored_up_to_its_limit(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cat prompt.md | oncall-tui prompts add --file -` said "cannot read '-' (no such
+    file)"; standard input is read as a file is, at the content's limit and one past it."""
+    content = "é" * MAX_CONTENT_CHARS
+    monkeypatch.setattr(sys, "stdin", stdin_bytes(content.encode() + b"\n"))
+    result = cli("prompts", "add", "--label", "piped", "--file", "-", "--json")
+    assert result.code == 0, result.err
+    assert result.json_object()["content"] == content
+    monkeypatch.setattr(sys, "stdin", stdin_bytes(b"x" * (MAX_CONTENT_CHARS + 1)))
+    longer = cli("prompts", "add", "--label", "piped", "--file", "-", "--json")
+    assert (longer.code, longer.error()["reason"]) == (2, "prompt_content_length")
+    monkeypatch.setattr(sys, "stdin", stdin_bytes(b"x" + b" " * PROMPT_FILE_CAP))
+    endless = cli("prompts", "add", "--label", "piped", "--file", "-", "--json")
+    assert (endless.code, endless.error()["reason"]) == (2, "stdin_too_long")
+    assert len(cli("prompts", "list", "--json").json_list()) == 2
+
+
 def test_a_huge_prompt_file_is_not_read_whole(cli: RunCli, tmp_path: Path) -> None:
     path = tmp_path / "prompt.txt"
     with path.open("wb") as handle:
