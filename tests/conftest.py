@@ -38,6 +38,11 @@ FakeServer = FakeOllama | FakeOpenAI
 """A loopback model server: Ollama's API, or the OpenAI chat-completions API."""
 
 REPO = Path(__file__).resolve().parent.parent
+TUI_TESTS = REPO / "tests" / "tui"
+BUSY_LAYERS = ("services", "cli", "store")
+"""The layers whose tests keep the cores busy (model calls, databases, processes)."""
+PILOT_WEIGHT = 2
+"""A Pilot test takes about twice the wall time of a services, CLI or store test."""
 EXAMPLES = REPO / "skills-examples"
 CORPUS = Path(__file__).resolve().parent / "data" / "skills-real"
 
@@ -63,6 +68,39 @@ def ctrl_c_as_from_a_terminal() -> None:
     programs they start would then ignore the Ctrl-C that tests send them, as they should."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The Pilot tests' modules spread among those of the services, the CLI and the store:
+    each Pilot test waits, after every key, for the app to look idle, and run together at the
+    end (``tui`` sorts last) they left the two cores a quarter idle for a minute. A Pilot test
+    takes about twice a test of the others (:data:`PILOT_WEIGHT`); the quick layers (core,
+    settings, llm) end the run. A module's tests stay together, in their order."""
+    modules: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+    waiting, working, quick = [], [], []
+    for path, tests in modules.items():
+        if path.is_relative_to(TUI_TESTS):
+            waiting.append(tests)
+        elif any(path.is_relative_to(REPO / "tests" / layer) for layer in BUSY_LAYERS):
+            working.append(tests)
+        else:
+            quick.append(tests)
+    weights = (PILOT_WEIGHT, 1)
+    totals = [
+        weight * sum(map(len, group)) or 1
+        for weight, group in zip(weights, (waiting, working), strict=True)
+    ]
+    done = [0, 0]
+    ordered: list[pytest.Item] = []
+    while waiting or working:
+        late = done[0] / totals[0] <= done[1] / totals[1]
+        turn = 0 if waiting and (late or not working) else 1
+        tests = (waiting, working)[turn].pop(0)
+        done[turn] += weights[turn] * len(tests)
+        ordered.extend(tests)
+    items[:] = ordered + [test for tests in quick for test in tests]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
