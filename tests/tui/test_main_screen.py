@@ -30,7 +30,7 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import ScriptedChatModel, Turn, TurnLike
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import bulk_seed, scripted_app, seed_session, wait_until
+from tests.tui.harness import bulk_seed, question_read, scripted_app, seed_session, wait_until
 
 SIZE = (120, 36)
 
@@ -347,7 +347,7 @@ async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
         await pilot.click("#mode")  # a click, as Enter: the next mode
         await wait_until(pilot, lambda: stored() is MemoryMode.CONTEXT_70_PERCENT)
         await pilot.press("enter")  # manual compacts first: it asks, and shows it once stored
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await question_read(pilot)
         assert mode_shown(screen) == "◂ At 70% of the window ▸"
         await pilot.press("y")
         await wait_until(

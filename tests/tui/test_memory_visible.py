@@ -11,9 +11,16 @@ from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import (
+    keys_in_one_read,
+    question_read,
+    scripted_app,
+    seed_session,
+    wait_until,
+)
 
 SIZE = (120, 36)
 SLOW_SUMMARY = Turn(text="Goal: fix api-7. Found OOM.", chunk_size=3, delay_per_chunk=0.05)
@@ -97,7 +104,7 @@ async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None
             ),
         )
         await pilot.press("f7")  # -> manual: asks
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await question_read(pilot)
         await pilot.press("n")
         await wait_until(pilot, lambda: app.screen is screen)
         await app.workers.wait_for_complete()
@@ -105,7 +112,7 @@ async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None
         stored = app.services.sessions.get("alice", session_id)
         assert stored.memory_mode is MemoryMode.CONTEXT_70_PERCENT
         await pilot.press("f7")
-        await wait_until(pilot, lambda: app.screen is not screen)
+        await question_read(pilot)
         await pilot.press("y")
         await wait_until(
             pilot,
@@ -113,6 +120,32 @@ async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None
         )
         assert len(model.calls) == 1
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 4
+
+
+async def test_f7_and_a_y_typed_in_one_burst_do_not_switch_to_manual(
+    tmp_path: Path,
+) -> None:
+    """A y typed behind f7 (a slip while typing "yes…") answered the question that switching
+    to manual asks before it compacts, before anyone saw it: a model call began. It is the
+    question's, which takes an answer once it has been read."""
+    app, model = scripted_app(tmp_path / "t.db", ["summary of it"])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await opened(app, 2)
+        await wait_until(pilot, lambda: screen.memory is not None)
+        await pilot.press("f7")  # every 30 replies -> at 70%: manual is the next
+        await wait_until(
+            pilot,
+            lambda: (
+                screen.memory is not None
+                and screen.memory.memory_mode is MemoryMode.CONTEXT_70_PERCENT
+            ),
+        )
+        keys_in_one_read(app, "f7", "y")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ConfirmDialog)
+        assert model.calls == []
+        assert app.services.sessions.get("alice", session_id).memory_mode is not MemoryMode.MANUAL
 
 
 async def test_a_second_f9_while_compacting_is_refused_and_the_first_goes_on(

@@ -28,7 +28,14 @@ from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import notifications, screen_rows, scripted_app, seed_session, wait_until
+from tests.tui.harness import (
+    notifications,
+    question_read,
+    screen_rows,
+    scripted_app,
+    seed_session,
+    wait_until,
+)
 from tests.tui.test_memory_visible import opened, status
 
 SIZE = (120, 36)
@@ -115,6 +122,7 @@ async def test_the_dialogs_speak_chinese_and_keep_given_labels(tmp_path: Path) -
         keys = str(dialog.query_one("#confirm-keys", Static).render())
         assert keys == "y 是 · n/esc 否 · tab 切换 · enter = 否"
         assert {"是", "否", "取消"} <= descriptions(dialog)
+        await question_read(pilot)
         await pilot.press("n")
         assert answers == [False]
         app.push_screen(ConfirmDialog("t", "m", yes_label="Delete"))

@@ -27,7 +27,7 @@ from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 READ_SECONDS = 0.4
-"""How long a destructive question is on screen before its "yes" counts: less than it takes
+"""How long a question is on screen before an answer counts: less than it takes
 to read it, more than a burst of typing (or a link's round trip) puts between two keys."""
 
 clock: Callable[[], float] = time.monotonic
@@ -133,11 +133,12 @@ class ConfirmDialog(Question[bool]):
 
     The focus starts on "No", so an Enter typed by habit changes nothing; the focused button
     is marked (``▸ No ◂``, in reverse) and the key line says what Enter does, so the choice
-    is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger, and
-    takes an answer only once the question has been read (:class:`Question`; ``alt+x y`` typed
-    in one burst deleted a session): before, y, n and Enter ring the bell and the dialog stays
-    (``Delete y Enter`` answered "No" with the Enter, and the question was gone before it was
-    seen); Esc, which answers nothing, closes it at once.
+    is plain on any terminal, colours or not. ``destructive`` paints "Yes" as a danger. An
+    answer counts only once the question has been read (:class:`Question`; ``alt+x y`` typed in
+    one burst deleted a session, ``f7 y`` switched to manual and started a compaction): before,
+    y, n and Enter ring the bell and the dialog stays (``Delete y Enter`` answered "No" with the
+    Enter, and the question was gone before it was seen); Esc, which answers nothing, closes it
+    at once.
     """
 
     DEFAULT_CSS = (
@@ -198,7 +199,7 @@ class ConfirmDialog(Question[bool]):
     @property
     def answers_count(self) -> bool:
         """Whether an answer counts now (see the class)."""
-        return not self._destructive or self.read
+        return self.read
 
     def compose(self) -> ComposeResult:
         with Vertical():
