@@ -178,25 +178,15 @@ async def test_a_reply_cut_off_has_the_panel_ask_the_server_again(
 ) -> None:
     """The stream broke mid-reply (the server may have died with it): the server is asked
     again, so the panel says whether it is still there, without alt+g."""
-    ollama = FakeOllama()
-    ollama.script(Reply("one two three four five six", chunk_size=4, drop_after=2))
-    with ollama:
-        settings = Settings(
-            db_path=tmp_path / "oncall.db", user="alice", ollama_url=ollama.url, model="qwen3:8b"
-        )
-        app = build_app(settings)
-        async with app.run_test(size=SIZE) as pilot:
-            screen = app.screen
-            assert isinstance(screen, MainScreen)
-            await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
-            asked = spy(monkeypatch, app.services, "server_version")
-            screen.query_one(Composer).text = "still there?"
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: "dropped" in screen.status.text)
-            await wait_until(pilot, lambda: len(asked) == 1)
-            await app.workers.wait_for_complete()
-            # It still answers: why the reply failed is still said, not that it is back.
-            assert "dropped" in screen.status.text
+    async with a_reply_to_be_cut_off(tmp_path, server_stops=False) as (pilot, screen, _):
+        asked = spy(monkeypatch, screen.services, "server_version")
+        screen.query_one(Composer).text = "still there?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "dropped" in screen.status.text)
+        await wait_until(pilot, lambda: len(asked) == 1)
+        await pilot.app.workers.wait_for_complete()
+        # It still answers: why the reply failed is still said, not that it is back.
+        assert "dropped" in screen.status.text
 
 
 async def test_a_server_that_died_mid_reply_is_said_to_be_back_with_the_retry_key(
@@ -206,9 +196,30 @@ async def test_a_server_that_died_mid_reply_is_said_to_be_back_with_the_retry_ke
     reachable … ctrl+r retries" while the panel said it answered; it says it answers again,
     and the key that answers the stored message."""
     monkeypatch.setattr(server_pane, "RECHECK_SECONDS", 0.1)
+    async with a_reply_to_be_cut_off(tmp_path, server_stops=True) as (pilot, screen, ollama):
+        screen.query_one(Composer).text = "why is checkout slow?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.server_check.state.reachable is False)
+        assert "dropped" in screen.status.text
+        with ollama_at(ollama.port):
+            await wait_until(pilot, lambda: "answers at" in screen.status.text)
+            assert screen.status.text == (
+                f"Ollama 0.12.6 answers at {ollama.url}. The model qwen3:8b is ready. "
+                "(ctrl+r retries)"
+            )
+            assert not screen.status.is_error
+
+
+@contextlib.asynccontextmanager
+async def a_reply_to_be_cut_off(
+    tmp_path: Path, *, server_stops: bool
+) -> AsyncIterator[tuple[Pilot[None], MainScreen, FakeOllama]]:
+    """The app, its server answering; the next reply's stream breaks after two pieces, and
+    with ``server_stops`` the server stops listening first (it died with the stream)."""
     ollama = FakeOllama()
     ollama.script(Reply("one two three four five six", chunk_size=4, drop_after=2))
-    ollama.on_first_chunk = ollama.stop  # it stops listening, then the stream breaks
+    if server_stops:
+        ollama.on_first_chunk = ollama.stop
     with ollama:
         settings = Settings(
             db_path=tmp_path / "oncall.db", user="alice", ollama_url=ollama.url, model="qwen3:8b"
@@ -218,17 +229,7 @@ async def test_a_server_that_died_mid_reply_is_said_to_be_back_with_the_retry_ke
             screen = app.screen
             assert isinstance(screen, MainScreen)
             await wait_until(pilot, lambda: screen.server_check.state.reachable is True)
-            screen.query_one(Composer).text = "why is checkout slow?"
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: screen.server_check.state.reachable is False)
-            assert "dropped" in screen.status.text
-            with ollama_at(ollama.port):
-                await wait_until(pilot, lambda: "answers at" in screen.status.text)
-                assert screen.status.text == (
-                    f"Ollama 0.12.6 answers at {ollama.url}. The model qwen3:8b is ready. "
-                    "(ctrl+r retries)"
-                )
-                assert not screen.status.is_error
+            yield pilot, screen, ollama
 
 
 async def test_a_send_refused_while_the_server_was_away_is_said_to_be_possible_again(
