@@ -177,8 +177,8 @@ KEYS: dict[str, dict[Language, str]] = {
     "keys.title": {"en": "Keys", "zh": "按键"},
     "keys.footer": {
         "en": "Enter runs it · Esc closes · rebind: [keys] in the settings file, e.g. "
-        'compact = "ctrl+k"',
-        "zh": 'Enter 执行 · Esc 关闭 · 改键：设置文件的 [keys]，如 compact = "ctrl+k"',
+        'compact = "alt+k"',
+        "zh": 'Enter 执行 · Esc 关闭 · 改键：设置文件的 [keys]，如 compact = "alt+k"',
     },
     "keys.column.keys": {"en": "Keys", "zh": "按键"},
     "keys.column.what": {"en": "What it does", "zh": "作用"},
@@ -385,6 +385,12 @@ PREFERENCES: dict[str, dict[Language, str]] = {
         "written like f5, ctrl+k, alt+x, pageup): {id} has its other keys, or keeps its own.",
         "zh": "设置文件的 [keys] 给 {id} 的 '{key}' 不是按键名（按键写作 f5、ctrl+k、alt+x、"
         "pageup）：{id} 使用其余按键，或保留原有按键。",
+    },
+    "keys.edits_text": {
+        "en": "The settings file's [keys] gives {id} {key}, which the message box and the other "
+        "text fields use to edit text: there {key} still edits, and {id} answers it elsewhere.",
+        "zh": "设置文件的 [keys] 把 {key} 给了 {id}，但消息框等输入框用它编辑文字："
+        "在输入框中 {key} 仍用于编辑，在其他地方才执行 {id}。",
     },
     "theme.unknown": {
         "en": "The settings file's theme '{theme}' does not exist (ctrl+p, Theme, lists them).",

@@ -197,6 +197,8 @@ class OncallApp(KeyOrderApp):
             problems.append(t("keys.kept", self.lang, key=key, id=binding_id))
         for key, binding_id in keymap.not_keys:
             problems.append(t("keys.not_a_key", self.lang, key=key, id=binding_id))
+        for key, binding_id in keymap.edits:
+            problems.append(t("keys.edits_text", self.lang, key=key, id=binding_id))
         self.set_keymap(keymap.applied)
         if settings.theme is not None:
             if settings.theme in self.available_themes:

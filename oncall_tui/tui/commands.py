@@ -162,6 +162,9 @@ class CheckedKeymap:
     not_keys: list[tuple[str, str]]
     """``(as written, id)``: what the file gives an action that names no key (``f99``,
     ``ctlr+k``); an action given no key at all keeps its own."""
+    edits: list[tuple[str, str]]
+    """``(key, id)``: a key the text fields edit with (``ctrl+k`` deletes to the line's end),
+    given to an action: in the composer it still edits (:func:`text_field_keys`)."""
 
 
 def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
@@ -174,6 +177,8 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
     taken: list[tuple[str, str, str]] = []
     kept: list[tuple[str, str]] = []
     not_keys: list[tuple[str, str]] = []
+    edits: list[tuple[str, str]] = []
+    priority = {command.id for command in COMMANDS if command.priority}
     for binding_id, value in keymap.items():
         if binding_id not in COMMAND_IDS and not binding_id.startswith(SCREEN_BINDING_PREFIXES):
             unknown.append(binding_id)
@@ -203,7 +208,20 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
                 taken.extend((key, binding_id, other) for key in lost)
         keys[binding_id] = tuple(wanted)
         applied[binding_id] = ",".join(wanted)
-    return CheckedKeymap(applied, keys, unknown, taken, kept, not_keys)
+        if binding_id not in priority:
+            edits.extend((key, binding_id) for key in wanted if key in text_field_keys())
+    return CheckedKeymap(applied, keys, unknown, taken, kept, not_keys, edits)
+
+
+@cache
+def text_field_keys() -> frozenset[str]:
+    """The keys the composer and the other text fields (Textual's ``TextArea`` and ``Input``)
+    bind, which they answer before the screen does: ``ctrl+k``, ``ctrl+e``, ``home``, …"""
+    from textual.widgets import Input, TextArea
+
+    bindings = [*TextArea.BINDINGS, *Input.BINDINGS]
+    keys = (binding.key if isinstance(binding, Binding) else binding[0] for binding in bindings)
+    return frozenset(name.strip() for key in keys for name in key.split(","))
 
 
 def bound_keys_of(value: str) -> list[str]:

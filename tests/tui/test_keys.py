@@ -262,7 +262,7 @@ async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, i
             # lines (at 60 columns they had 9 cells, and "Toggle context panel" three lines).
             assert table.rows[RowKey(command.id)].height <= max(2, len(keys)), command.id
         # And the note on rebinding, whole (wrapped where the dialog is narrow).
-        assert 'compact = "ctrl+k"' in " ".join(row.strip(" █▏▕") for row in screen_rows(app))
+        assert 'compact = "alt+k"' in " ".join(row.strip(" █▏▕") for row in screen_rows(app))
 
 
 README_NAMES = {

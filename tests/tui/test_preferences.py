@@ -97,6 +97,31 @@ async def test_a_key_given_to_another_action_moves_and_the_app_says_so(tmp_path:
         assert (rows["prompts"], rows["skills"], rows["compact"]) == ("f3", "alt+p", "ctrl+k")
 
 
+async def test_a_key_the_composer_edits_with_is_said_and_the_action_keeps_its_place(
+    tmp_path: Path,
+) -> None:
+    """`compact = "ctrl+k,f9"` (the README's example until now): in the composer ctrl+k
+    deletes to the line's end, which nothing said, and Compact moved to the end of the key bar,
+    out of sight at 100 columns (Textual's keymap appends the bindings it rebinds)."""
+    app, _ = app_with_file(tmp_path, '[keys]\ncompact = "ctrl+k,f9"\n')
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(
+            pilot, lambda: "gives compact ctrl+k, which the message" in status_text(app)
+        )
+        assert "there ctrl+k still edits, and compact answers it elsewhere" in status_text(app)
+        assert "^n New f9 Compact f3 Prompts" in screen_rows(app)[-1]
+
+
+def test_only_the_keys_the_text_fields_take_first_are_said() -> None:
+    """show_summary acts before the text fields (f6 is theirs too): a key given to it is not
+    said; ctrl+g and alt+k are no text field's."""
+    checked = checked_keymap(
+        {"compact": "ctrl+k,f9", "retry": "ctrl+g", "search": "alt+k", "show_summary": "ctrl+e"}
+    )
+    assert checked.edits == [("ctrl+k", "compact")]
+    assert checked_keymap({"retry": "home,ctrl+r"}).edits == [("home", "retry")]
+
+
 def test_the_later_rebinding_of_a_key_wins_and_an_action_may_be_left_without_one() -> None:
     checked = checked_keymap({"compact": "ctrl+k,f9", "search": "ctrl+k", "skills": "alt+p"})
     assert checked.keys["search"] == ("ctrl+k",)

@@ -18,6 +18,11 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+from oncall_tui.tui.commands import COMMANDS
+
+FOOTER_ORDER = {command.id: place for place, command in enumerate(COMMANDS)}
+"""Where each of the main screen's actions stands on the bar, by its binding id."""
+
 
 class Key(NamedTuple):
     """A key to show: pressed as ``key``, drawn as ``display`` and ``description``."""
@@ -102,11 +107,20 @@ class KeyBar(Widget, can_focus=False):
         active = self.screen.active_bindings
         keys: list[Key] = []
         actions: set[str] = set()
+        ids: list[str | None] = []
         for _node, binding, enabled, tooltip in active.values():
             if binding.show and binding.action not in actions:
                 actions.add(binding.action)
                 display = app.get_key_display(binding)
                 keys.append(Key(binding.key, display, binding.description, tooltip, enabled))
+                ids.append(binding.id)
+        # A rebound action's bindings come last (Textual's keymap appends them): the main
+        # screen's stay in their places, as in the table of commands (at 80 columns, in sight).
+        places = [place for place, binding_id in enumerate(ids) if binding_id in FOOTER_ORDER]
+        ordered = sorted(places, key=lambda place: FOOTER_ORDER[ids[place] or ""])
+        found = {place: keys[place] for place in places}
+        for place, source in zip(places, ordered, strict=True):
+            keys[place] = found[source]
         palette = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
         if palette is None:
             return keys, None
