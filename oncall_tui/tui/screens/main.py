@@ -303,8 +303,10 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
-        self._known = None  # the log shows this send: take the session as it is, unless
-        self._after_send = self.chat.shown_count  # another terminal added to it meanwhile
+        # The log shows this send: the session is taken as listed next, unless another
+        # terminal added to it meanwhile (:meth:`_follow_open_session`).
+        self._known = None
+        self._after_send = self.chat.shown_count
         self.load_sessions()
         self.refresh_context()
         self.refresh_tools()
