@@ -67,6 +67,29 @@ async def test_f9_says_it_is_compacting_then_shows_the_divider(tmp_path: Path) -
         assert "Memory compacted" in status(screen)
 
 
+async def test_esc_stops_a_compaction_and_the_session_is_as_it_was(tmp_path: Path) -> None:
+    """f9 pressed by mistake on a local model that takes minutes to summarise: Esc, offered
+    on the key bar and now on the status line, did nothing until the model was done."""
+    slow = Turn(text="Goal: fix api-7. " * 40, chunk_size=2, delay_per_chunk=0.05)
+    app, model = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await opened(app, 3)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        await pilot.press("f9")
+        assert status(screen).endswith("(escape stops)")
+        await wait_until(pilot, lambda: len(model.calls) == 1)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: status(screen) == "Compacting stopped.")
+        await app.workers.wait_for_complete()
+        stored = app.services.memory.state("alice", session_id)
+        assert (stored.compacted_message_count, stored.memory_summary) == (0, None)
+        assert log.boundary is None
+        await pilot.press("escape")  # nothing runs now: back to the composer, said nothing
+        assert status(screen) == "Compacting stopped."
+        assert isinstance(app.focused, Composer)
+
+
 async def test_a_failed_compaction_is_said(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

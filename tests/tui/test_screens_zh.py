@@ -104,7 +104,7 @@ async def test_compacting_says_so_in_chinese(tmp_path: Path) -> None:
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
         await pilot.press("f9")
-        assert status(screen) == "压缩中：模型正在总结边界之后的消息…"
+        assert status(screen) == "压缩中：模型正在总结边界之后的消息…（escape 停止）"
         await wait_until(pilot, lambda: log.boundary == 6)
         assert status(screen) == "记忆已压缩：分隔线上方的消息已总结（f6 / alt+v 查看摘要）。"
         summary_text = screen.query_one(ContextPanel).query_one("#summary")

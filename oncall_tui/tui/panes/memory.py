@@ -4,6 +4,7 @@ model call)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -68,9 +69,23 @@ class SessionMemory:
         owner = self._services.owner
         self._call(
             lambda sid: self._services.memory.compact(owner, sid),
-            compacting_status(None, lang),
+            self._compacting(lang),
             t("memory.compacted_done", lang, keys=keys_here(self._panel, "show_summary")),
         )
+
+    def _compacting(self, lang: Language) -> str:
+        """What the line says while f9 (or the switch to manual) has the model summarise."""
+        keys = keys_here(self._panel, "cancel_reply", first=True)
+        return t("memory.compacting_stoppable", lang, keys=keys)
+
+    def stop(self) -> bool:
+        """Esc: stop a compaction under way (the model call ends; a summary being stored at
+        that moment is stored, and the screen reads the session again); ``False`` if none
+        runs."""
+        if self._work is None or self._work.is_finished:
+            return False
+        self._work.cancel()
+        return True
 
     def cycle_mode(self, step: int = 1) -> None:
         """Store the mode after the session's (``step`` -1: the one before)."""
@@ -92,7 +107,7 @@ class SessionMemory:
 
         def decided(yes: bool | None) -> None:
             if yes:
-                self._call(save, compacting_status(None, lang), done)
+                self._call(save, self._compacting(lang), done)
 
         question = t("memory.manual.question", lang, keys=keys_here(self._panel, "compact"))
         dialog = ConfirmDialog(t("memory.manual.title", lang), question)
@@ -142,5 +157,10 @@ class SessionMemory:
         except Exception as exc:  # a bug: said, and the app goes on
             self._status.show_fault(exc)
             return
+        except asyncio.CancelledError:  # Esc (:meth:`stop`), or the app is going
+            if node.is_attached:
+                self._status.say_about(session_id, t("memory.stopped", ui_lang(node)))
+                node.post_message(MemoryChanged(session_id))
+            raise
         self._status.say_about(session_id, done)
         node.post_message(MemoryChanged(session_id))

@@ -373,9 +373,10 @@ class MainScreen(Screen[None]):
         self.chat.interrupt()
 
     def action_cancel_reply(self) -> None:
-        """Esc: stop the streaming reply; with none, back to the composer. (Always offered in
-        the footer: showing it only mid-reply would lay the footer out at every send.)"""
-        if not self.chat.interrupt():
+        """Esc: stop the streaming reply, or the compaction under way; with neither, back to
+        the composer. (Always offered in the footer: showing it only mid-reply would lay the
+        footer out at every send.)"""
+        if not self.chat.interrupt() and not self.memory_actions.stop():
             self.query_one(Composer).focus()
 
     def action_retry(self) -> None:
