@@ -5,6 +5,7 @@ server follows every contact with it."""
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -13,11 +14,12 @@ import pytest
 from textual.pilot import Pilot
 
 from oncall_tui.settings import Settings
-from oncall_tui.store import opening
+from oncall_tui.store import opening, sqlite
 from oncall_tui.store.engine import Database
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.panes import server as server_pane
+from oncall_tui.tui.screens import main as main_screen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
@@ -85,6 +87,38 @@ async def test_a_full_disk_is_said_as_such_and_what_was_typed_stays(tmp_path: Pa
         await wait_until(pilot, lambda: len(model.calls) == 1 and not screen.sending)
         session_id = screen.session_id or 0
         assert app.services.sessions.messages("alice", session_id)[-1].content == "Check the probe."
+
+
+async def test_a_database_another_writer_holds_is_said_busy_until_something_else_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another oncall-tui held the write lock past the busy timeout: the send was refused, and
+    the listing that follows it (reads never wait) took the message back at once, leaving the
+    status line blank and the text in the composer with no word why."""
+    monkeypatch.setattr(sqlite, "BUSY_TIMEOUT_MS", 20)  # the rules, on a faster clock
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)
+    app, model = scripted_app(tmp_path / "oncall.db", ["Check the probe."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await app.workers.wait_for_complete()
+        listed = spy(monkeypatch, app.services.sessions, "list_sessions")
+        writer = sqlite3.connect(tmp_path / "oncall.db", isolation_level=None)
+        try:
+            writer.execute("BEGIN IMMEDIATE")
+            app.query_one(Composer).text = "is db-3 full?"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "stayed busy" in screen.status.text)
+            said = len(listed)
+            await wait_until(pilot, lambda: len(listed) > said)  # the sessions are read again
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.3)  # what the listing found is shown
+            assert "stayed busy" in screen.status.text
+            assert app.query_one(Composer).text == "is db-3 full?"
+        finally:
+            writer.close()
+        await pilot.press("enter")  # the lock is gone: the message goes
+        await wait_until(pilot, lambda: len(model.calls) == 1 and not screen.sending)
 
 
 @pytest.fixture

@@ -98,9 +98,11 @@ class StatusLine(PlainText):
         message = error.message(lang)
         database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
         if database:
-            # A database that cannot be written (a full disk, a read-only file) still answers
-            # reads: the next read must not take back what a refused write said.
-            self.database_away = error.reason not in WRITES_REFUSED
+            # A database that cannot be written (a full disk, a read-only file, another
+            # writer's lock) still answers reads: the next read must not take back what a
+            # refused write said.
+            away = error.code == "DATABASE_UNAVAILABLE" and error.reason not in WRITES_REFUSED
+            self.database_away = away
             if self._services.has_held():
                 message = joined(lang, message, note("reply_held", lang))
         # A session deleted or cleared in another window mid-reply is left (for a new one, or
