@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.pilot import Pilot
+
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.app import OncallApp
@@ -39,6 +41,16 @@ async def opened(app: OncallApp, pairs: int) -> tuple[MainScreen, int]:
     return screen, session_id
 
 
+async def ready_to_compact(pilot: Pilot[None], pairs: int = 3) -> tuple[MainScreen, int, ChatLog]:
+    """A seeded session open, its page and its memory shown: f9 compacts it."""
+    app = pilot.app
+    assert isinstance(app, OncallApp)
+    screen, session_id = await opened(app, pairs)
+    log = screen.query_one(ChatLog)
+    await wait_until(pilot, lambda: len(log.messages) == 2 * pairs and screen.memory is not None)
+    return screen, session_id, log
+
+
 async def test_an_automatic_compaction_says_so_and_draws_the_divider_at_once(
     tmp_path: Path,
 ) -> None:
@@ -58,9 +70,7 @@ async def test_an_automatic_compaction_says_so_and_draws_the_divider_at_once(
 async def test_f9_says_it_is_compacting_then_shows_the_divider(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db", [SLOW_SUMMARY])
     async with app.run_test(size=SIZE) as pilot:
-        screen, _ = await opened(app, 3)
-        log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        screen, _, log = await ready_to_compact(pilot)
         await pilot.press("f9")
         assert "Compacting" in status(screen)
         await wait_until(pilot, lambda: log.boundary == 6)
@@ -73,9 +83,7 @@ async def test_esc_stops_a_compaction_and_the_session_is_as_it_was(tmp_path: Pat
     slow = Turn(text="Goal: fix api-7. " * 40, chunk_size=2, delay_per_chunk=0.05)
     app, model = scripted_app(tmp_path / "t.db", [slow])
     async with app.run_test(size=SIZE) as pilot:
-        screen, session_id = await opened(app, 3)
-        log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        screen, session_id, log = await ready_to_compact(pilot)
         await pilot.press("f9")
         assert status(screen).endswith("(escape stops)")
         await wait_until(pilot, lambda: len(model.calls) == 1)
@@ -176,9 +184,7 @@ async def test_a_second_f9_while_compacting_is_refused_and_the_first_goes_on(
 ) -> None:
     app, model = scripted_app(tmp_path / "t.db", [SLOW_SUMMARY, "a second summary"])
     async with app.run_test(size=SIZE) as pilot:
-        screen, _ = await opened(app, 3)
-        log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        screen, _, log = await ready_to_compact(pilot)
         await pilot.press("f9", "f9")
         assert "already" in status(screen)
         await wait_until(pilot, lambda: log.boundary == 6)

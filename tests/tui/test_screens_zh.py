@@ -36,7 +36,7 @@ from tests.tui.harness import (
     seed_session,
     wait_until,
 )
-from tests.tui.test_memory_visible import opened, status
+from tests.tui.test_memory_visible import ready_to_compact, status
 
 SIZE = (120, 36)
 
@@ -100,9 +100,7 @@ async def test_compacting_says_so_in_chinese(tmp_path: Path) -> None:
     summary = Turn(text="Goal: fix api-7.", chunk_size=3, delay_per_chunk=0.05)
     app, _ = scripted_app(tmp_path / "t.db", [summary], lang="zh")
     async with app.run_test(size=SIZE) as pilot:
-        screen, _ = await opened(app, 3)
-        log = screen.query_one(ChatLog)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and screen.memory is not None)
+        screen, _, log = await ready_to_compact(pilot)
         await pilot.press("f9")
         assert status(screen) == "压缩中：模型正在总结边界之后的消息…（escape 停止）"
         await wait_until(pilot, lambda: log.boundary == 6)
