@@ -27,21 +27,39 @@ def test_services_load_without_textual_in_a_fresh_interpreter() -> None:
 
 
 LANGCHAIN = ("langchain", "langgraph", "langchain_ollama", "langchain_core")
+STORAGE = ("sqlalchemy", "sqlmodel", "alembic", "psycopg")
 
 
 def langchain_loaded_by(modules: str, path: Path | None = None) -> str:
     """The LangChain modules a fresh interpreter holds after importing ``modules`` (found on
     ``path`` too, when given)."""
-    code = (
-        (f"import sys; sys.path.insert(0, {str(path)!r})\n" if path is not None else "")
-        + f"import sys, {modules}\n"
-        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        f"{LANGCHAIN!r})))"
+    found = f"import sys; sys.path.insert(0, {str(path)!r})\n" if path is not None else ""
+    return loaded_after(f"{found}import {modules}", LANGCHAIN)
+
+
+def loaded_after(code: str, packages: tuple[str, ...]) -> str:
+    """The modules of ``packages`` a fresh interpreter holds after running ``code``."""
+    listing = (
+        "import sys\n"
+        f"print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in {packages!r})))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", f"{code}\n{listing}"], capture_output=True, text=True, check=True
     )
     return result.stdout.strip()
+
+
+def test_no_module_of_the_tui_imports_the_store() -> None:
+    """The TUI imports its modules on its own thread (a pane's at the first send, a dialog's
+    as it opens); the store is imported only in the services' parts, one thread at a time
+    (``services.container.part``). The replies' module imported SQLAlchemy at the first send,
+    racing the start-up listing's import of it: "cannot import name 'AdaptedConnection'"."""
+    every_module = (
+        "import importlib, pkgutil, oncall_tui.tui as tui\n"
+        "for found in pkgutil.walk_packages(tui.__path__, 'oncall_tui.tui.'):\n"
+        "    importlib.import_module(found.name)"
+    )
+    assert loaded_after(every_module, STORAGE) == ""
 
 
 def test_the_tui_starts_without_importing_langchain() -> None:

@@ -214,6 +214,11 @@ class ReplyFailed(_Event):
     """The stored partial reply, if any text had arrived."""
 
 
+COMPACTING_HELPS = frozenset({"limit_message", "limit_message_full", "limit_retry"})
+"""The refusals that advise compacting the session memory or starting a new session: the
+session has messages or a summary to drop."""
+
+
 @dataclass(frozen=True, slots=True)
 class ContextLimitReached(_Event):
     type: ClassVar[str] = "context_limit_reached"
@@ -225,6 +230,11 @@ class ContextLimitReached(_Event):
     ``limit_message_new`` (shorten it), ``limit_message_full`` (compact or start anew),
     ``limit_message_base`` (the prompt, skills and tools alone fill the window),
     ``limit_retry``."""
+
+    @property
+    def compacting_helps(self) -> bool:
+        """Whether compacting or a new session would make room (:data:`COMPACTING_HELPS`)."""
+        return self.reason in COMPACTING_HELPS
 
 
 ChatEvent = (

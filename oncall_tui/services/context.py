@@ -226,11 +226,6 @@ class Request:
         return self.budget.reading(self.estimated_tokens)
 
 
-COMPACTING_HELPS = frozenset({"limit_message", "limit_message_full", "limit_retry"})
-"""The refusals that advise compacting the session memory or starting a new session: the
-session has messages or a summary to drop."""
-
-
 class ContextLimitError(OncallError):
     """The candidate context is at or past 95% even after the one automatic compaction."""
 

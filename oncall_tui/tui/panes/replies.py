@@ -28,7 +28,6 @@ from oncall_tui.core.events import (
 )
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import joined
-from oncall_tui.services.context import COMPACTING_HELPS
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.commands import keys_to_say
@@ -139,7 +138,7 @@ class Replies:
 
     def _with_keys(self, refused: ContextLimitReached) -> str:
         """A refusal that advises compacting or a new session, with the keys that do them."""
-        if refused.reason not in COMPACTING_HELPS:
+        if not refused.compacting_helps:
             return refused.message
         compact = keys_to_say("compact", self._keymap)
         new = keys_to_say("new_session", self._keymap)
