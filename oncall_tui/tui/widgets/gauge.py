@@ -92,9 +92,11 @@ class ContextGauge(Widget):
         if not self.window:
             return t("gauge.reading" if self.reading else "gauge.unknown", lang)
         figures = {"used": self.used, "window": self.window, "percent": self.percent}
-        forms = [t(key, lang, **figures) for key in ("gauge.figures", "gauge.figures_short")]
-        fitting = (form for form in forms if width is None or cell_len(form) <= width)
-        return next(fitting, f"{self.percent}%")
+        for key in ("gauge.figures", "gauge.figures_short"):
+            form = t(key, lang, **figures)
+            if width is None or cell_len(form) <= width:
+                return form
+        return f"{self.percent}%"
 
     def _restyle(self) -> None:
         usage = self.usage

@@ -118,9 +118,10 @@ class KeyBar(Widget, can_focus=False):
         # screen's stay in their places, as in the table of commands (at 80 columns, in sight).
         places = [place for place, binding_id in enumerate(ids) if binding_id in FOOTER_ORDER]
         ordered = sorted(places, key=lambda place: FOOTER_ORDER[ids[place] or ""])
-        found = {place: keys[place] for place in places}
-        for place, source in zip(places, ordered, strict=True):
-            keys[place] = found[source]
+        if ordered != places:  # something was rebound
+            found = {place: keys[place] for place in places}
+            for place, source in zip(places, ordered, strict=True):
+                keys[place] = found[source]
         palette = active.get(app.COMMAND_PALETTE_BINDING) if app.ENABLE_COMMAND_PALETTE else None
         if palette is None:
             return keys, None
