@@ -3,11 +3,13 @@ is said, and choosing manual mode (which compacts) asks first."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
-from oncall_tui.core.memory import MemoryMode
+from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
@@ -96,6 +98,34 @@ async def test_esc_stops_a_compaction_and_the_session_is_as_it_was(tmp_path: Pat
         await pilot.press("escape")  # nothing runs now: back to the composer, said nothing
         assert status(screen) == "Compacting stopped."
         assert isinstance(app.focused, Composer)
+
+
+async def test_esc_leaves_a_memory_mode_being_saved_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the model's summarising is stopped by Esc: a mode being saved is saved."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id, _ = await ready_to_compact(pilot)
+        gate = asyncio.Event()
+        save = app.services.memory.set_mode
+
+        async def held(owner: str, sid: int, mode: MemoryMode) -> MemoryState:
+            await gate.wait()
+            return await save(owner, sid, mode)
+
+        monkeypatch.setattr(app.services.memory, "set_mode", held)
+        await pilot.press("f7")  # every 30 replies -> at 70%: saved, no model call
+        await pilot.press("escape")
+        assert status(screen) == "Saving the memory mode…"
+        gate.set()
+        await wait_until(
+            pilot,
+            lambda: (
+                app.services.sessions.get("alice", session_id).memory_mode
+                is MemoryMode.CONTEXT_70_PERCENT
+            ),
+        )
 
 
 async def test_a_failed_compaction_is_said(tmp_path: Path) -> None:

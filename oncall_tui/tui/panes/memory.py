@@ -60,6 +60,8 @@ class SessionMemory:
         self._streaming = streaming
         self.state: MemoryState | None = None
         self._work: Worker[None] | None = None
+        self._compacting_work = False
+        """The work under way has the model summarise (Esc stops it); a mode saved is not."""
 
     def compact(self) -> None:
         session_id, lang = self._status.open_session, ui_lang(self._panel)
@@ -69,7 +71,6 @@ class SessionMemory:
         owner = self._services.owner
         self._call(
             lambda sid: self._services.memory.compact(owner, sid),
-            self._compacting(lang),
             t("memory.compacted_done", lang, keys=keys_here(self._panel, "show_summary")),
         )
 
@@ -82,7 +83,7 @@ class SessionMemory:
         """Esc: stop a compaction under way (the model call ends; a summary being stored at
         that moment is stored, and the screen reads the session again); ``False`` if none
         runs."""
-        if self._work is None or self._work.is_finished:
+        if self._work is None or self._work.is_finished or not self._compacting_work:
             return False
         self._work.cancel()
         return True
@@ -101,13 +102,13 @@ class SessionMemory:
 
         done = t("memory.mode_done", lang, mode=mode_label(mode, lang))
         if mode is not MemoryMode.MANUAL or not (self.state and self.state.can_compact):
-            self._call(save, t("memory.saving_mode", lang), done)
+            self._call(save, done, working=t("memory.saving_mode", lang))
             return
         from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 
         def decided(yes: bool | None) -> None:
             if yes:
-                self._call(save, self._compacting(lang), done)
+                self._call(save, done)
 
         question = t("memory.manual.question", lang, keys=keys_here(self._panel, "compact"))
         dialog = ConfirmDialog(t("memory.manual.title", lang), question)
@@ -118,10 +119,18 @@ class SessionMemory:
 
         self._panel.app.push_screen(SummaryScreen(self.state))
 
-    def _call(self, call: Callable[[int], Awaitable[MemoryState]], working: str, done: str) -> None:
-        """Run ``call`` on the open session, saying ``working`` meanwhile and ``done`` after
-        (or the error); not while a reply streams, and not twice at once."""
+    def _call(
+        self,
+        call: Callable[[int], Awaitable[MemoryState]],
+        done: str,
+        *,
+        working: str | None = None,
+    ) -> None:
+        """Run ``call`` on the open session, saying ``working`` meanwhile (``None``: that the
+        model summarises, which Esc stops) and ``done`` after (or the error); not while a
+        reply streams, and not twice at once."""
         session_id, lang = self._status.open_session, ui_lang(self._panel)
+        compacts = working is None
         if session_id is None:  # nothing stored yet: the mode is chosen with the first message
             return
         if self._streaming():
@@ -130,13 +139,14 @@ class SessionMemory:
         if self._work is not None and not self._work.is_finished:
             self._status.say(t("memory.busy_changing", lang), True)
             return
-        self._status.say(working)
+        self._status.say(self._compacting(lang) if working is None else working)
         panel = self._panel
 
         async def run() -> None:  # the function: a worker cancelled unstarted leaves no coroutine
             await self._run(panel, session_id, call, done)
 
         self._work = panel.run_worker(run, group="memory", exit_on_error=False)
+        self._compacting_work = compacts
 
     async def _run(
         self,
