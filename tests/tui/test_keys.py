@@ -27,7 +27,14 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.composer import Composer
-from tests.tui.harness import notifications, screen_rows, scripted_app, spy, wait_until
+from tests.tui.harness import (
+    keys_in_one_read,
+    notifications,
+    screen_rows,
+    scripted_app,
+    spy,
+    wait_until,
+)
 
 SIZE = (120, 36)
 TWO_BLOCKS = (
@@ -107,6 +114,20 @@ async def test_the_keys_help_closes_with_esc_or_f1(tmp_path: Path, key: str) -> 
         await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
         await pilot.press(key if key != "alt+h" else "escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+
+
+async def test_typing_in_the_keys_help_goes_on_in_the_composer(tmp_path: Path) -> None:
+    """F1 to look a key up, then the question typed at once: its letters went nowhere, and a q
+    among them closed the help. The help closes at the first character and every key typed
+    behind it is the composer's, Enter included (the help lists it so: typing goes there)."""
+    app, model = scripted_app(tmp_path / "t.db", ["Check the probe."])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        keys_in_one_read(app, *"queue lag?", "enter")
+        await wait_until(pilot, lambda: len(model.calls) == 1)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(ChatLog).messages[0].content == "queue lag?"
 
 
 async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:

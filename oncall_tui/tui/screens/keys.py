@@ -1,6 +1,8 @@
 """F1: every key of the app, its actions first, then the keys of the composer, the chat log
 and the sessions list; the id beside each action is what the settings file's ``[keys]`` table
-rebinds. Enter runs the highlighted action.
+rebinds. Enter runs the highlighted action. A character typed here is the next message's, as
+in a pane that takes none: the help closes and the key goes on in the composer, with the keys
+typed behind it.
 
 The keys and the ids are never cut, at any width: their columns are as wide as the longest
 of each, and the descriptions between them take the rest, wrapped onto more lines where they
@@ -10,6 +12,7 @@ terminal), an action's keys stand one under the other, each whole."""
 from __future__ import annotations
 
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -23,6 +26,9 @@ from textual.widgets import DataTable, Label
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
 from oncall_tui.tui.widgets.lang import ui_lang
+
+if TYPE_CHECKING:
+    from oncall_tui.tui.widgets.tool_dialog import Typed
 
 WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
@@ -70,13 +76,18 @@ a word or two a line, three lines a row)."""
 class KeysScreen(ModalScreen[str | None]):
     """Dismissed with the action to run (Enter on an action), or ``None``."""
 
-    BINDINGS = [Binding("escape,f1,q", "close", show=False)]
+    BINDINGS = [Binding("escape,f1", "close", show=False)]
 
-    def __init__(self, keymap: dict[str, str]) -> None:
+    def __init__(self, keymap: dict[str, str], typed: Typed | None = None) -> None:
         super().__init__()
         self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
+        self._typed = typed
+        """Takes the keys typed here for the composer (``None``: they are dropped)."""
+        self._handing_on = False
+        """A character was typed: the help is closing, and every key that still comes here
+        goes on to the composer, in order."""
         self._actions: dict[str, Command] = {}
         self._what_width: int | None = None
         """The descriptions' column width the table was filled with (``None``: their own)."""
@@ -94,6 +105,17 @@ class KeysScreen(ModalScreen[str | None]):
         self._fill(None)
         self.query_one(DataTable).focus()
         self.call_after_refresh(self._fit)
+
+    def on_key(self, event: events.Key) -> None:
+        typing = event.is_printable and bool(event.character)
+        if self._typed is None or not (typing or self._handing_on):
+            return
+        event.stop()
+        event.prevent_default()
+        self._typed(event.key, event.character)
+        if not self._handing_on:
+            self._handing_on = True
+            self.dismiss(None)
 
     def on_resize(self, _: events.Resize) -> None:
         self.call_after_refresh(self._fit)

@@ -419,7 +419,7 @@ class MainScreen(Screen[None]):
                 self.call_after_refresh(self.run_action, action)
 
         keymap = dict(self.services.settings.keymap)
-        self.app.push_screen(KeysScreen(keymap), chosen)
+        self.app.push_screen(KeysScreen(keymap, self.query_one(Composer).type_key), chosen)
 
     def action_rename_session(self) -> None:
         self.session_actions.rename(self.session_id)
