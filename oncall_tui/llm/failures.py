@@ -65,6 +65,8 @@ def _map_one(
     if isinstance(exc, ollama.ResponseError):
         if exc.status_code == 404:
             return OncallError("MODEL_NOT_FOUND", model=model)
+        if exc.status_code == 400 and "does not support tools" in str(exc.error):
+            return OncallError("STREAM_FAILED", "stream_tools_refused", model=model)
         return OncallError("STREAM_FAILED", "stream_ollama_reported", problem=_short(exc.error))
     if (status := _openai_status(exc)) is not None:
         return _status_error(exc, status, url=url, model=model)

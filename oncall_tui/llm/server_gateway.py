@@ -17,6 +17,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, ClassVar
 
 from oncall_tui.errors import OncallError
@@ -61,6 +62,9 @@ class ServerGateway(ABC):
         (``None``: none yet)."""
         self._recovered = False
         """A reply of this process needed its tool calls read from its text."""
+        self._tools_refused = False
+        """The server refused a request with tools for the model, though its check did not
+        say the model cannot call them (an Ollama too old to list capabilities)."""
 
     # -- what differs ---------------------------------------------------------------------------
 
@@ -154,7 +158,7 @@ class ServerGateway(ABC):
 
     def tools_supported(self) -> bool:
         ready = self._ready
-        return ready is None or ready.tools
+        return not self._tools_refused and (ready is None or ready.tools)
 
     def tools_by_text(self) -> bool:
         return self._settings.recover_tool_calls and not self.tools_supported()
@@ -191,10 +195,12 @@ class ServerGateway(ABC):
             self._model = (model, window, loop)
         return model
 
-    def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+    async def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
+        """The turn's stream. A server that refuses the model's tools (``stream_tools_refused``)
+        has them offered as text from the next request on, as for a model that says so."""
         from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
 
-        return run_turn(
+        stream = run_turn(
             self.chat_model(),
             turn,
             url=self.url,
@@ -204,6 +210,14 @@ class ServerGateway(ABC):
             recover=self._settings.recover_tool_calls,
             on_recovered=self._noted_recovery,
         )
+        try:
+            async with aclosing(stream):
+                async for item in stream:
+                    yield item
+        except OncallError as error:
+            if error.reason == "stream_tools_refused":
+                self._tools_refused = True
+            raise
 
     async def summarize(self, instructions: str, request: str) -> Summary:
         from oncall_tui.llm.agent import summarize  # LangChain's stack, only now

@@ -71,6 +71,8 @@ class FakeModel:
     `capabilities=None` is an Ollama from before capabilities were reported, `context_length=None`
     a `model_info` without one. `show_status` makes `/api/show` answer that HTTP error for this
     model (`/api/chat` still works); `show_delay` makes it answer that many seconds late.
+    `refuses_tools` makes `/api/chat` refuse a request with tools, whatever `/api/show` says
+    (an Ollama too old to report capabilities, with a model whose template has no tools).
     """
 
     name: str
@@ -85,6 +87,7 @@ class FakeModel:
     modified_at: str = "2025-10-01T12:00:00.000000000+00:00"
     show_status: int = 200
     show_delay: float = 0.0
+    refuses_tools: bool = False
 
 
 DEFAULT_MODELS: tuple[FakeModel, ...] = (
@@ -402,7 +405,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if model is None:
                     msg = f'model "{name}" not found, try pulling it first'
                     self._send_json(404, {"error": msg})
-                elif body.get("tools") and "tools" not in (model.capabilities or ("tools",)):
+                elif body.get("tools") and (
+                    model.refuses_tools or "tools" not in (model.capabilities or ("tools",))
+                ):
                     # a server that reports no capabilities does not check them either
                     msg = f"registry.ollama.ai/library/{name} does not support tools"
                     self._send_json(400, {"error": msg})

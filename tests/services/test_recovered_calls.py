@@ -19,6 +19,7 @@ import pytest
 
 from oncall_tui.core.events import (
     ReplyDone,
+    ReplyFailed,
     TokenDelta,
     ToolConfirmation,
     ToolFinished,
@@ -31,7 +32,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from tests.conftest import EXAMPLES, FakeServer, both_providers, collect, skill_text
-from tests.fakes.ollama_server import FakeOllama, Reply
+from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 from tests.fakes.openai_server import FakeOpenAI
 
 OPS = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "ops.py")
@@ -257,6 +258,29 @@ async def test_a_skill_written_as_a_call_is_held_to_the_95_percent_rule(
         ("load_skill", True)
     ]
     assert [e.status for e in events if isinstance(e, ToolFinished)] == ["withheld"]
+
+
+async def test_a_model_the_server_refuses_tools_for_gets_them_as_text_from_then_on(
+    on_ollama: Callable[..., Services], server: FakeOllama
+) -> None:
+    """An Ollama too old to list capabilities, with a model whose template has no tools, refuses
+    every request with tools: each send failed with "does not support tools" and a retry the
+    same way. The refusal is said once, and the retry offers the tools as text."""
+    server.models["old:7b"] = FakeModel("old:7b", capabilities=None, refuses_tools=True)
+    services = on_ollama(server, model="old:7b")
+    first = await collect(services.chat.send("alice", None, "what time is it in UTC?"))
+    failed = first[-1]
+    assert isinstance(failed, ReplyFailed)
+    assert "Ollama says old:7b cannot call tools" in failed.message
+    assert "retry answers it again" in failed.message
+    assert failed.session_id is not None
+    server.script("It is 03:12 UTC.")
+    again = await collect(services.chat.retry("alice", failed.session_id))
+    assert isinstance(again[-1], ReplyDone)
+    refused, answered = server.chat_requests
+    assert refused.get("tools")
+    assert not answered.get("tools")
+    assert TOOL_FORM_INSTRUCTION in answered["messages"][0]["content"]
 
 
 async def test_a_model_without_native_tool_calls_gets_its_tools_as_text_and_they_run(
