@@ -196,10 +196,9 @@ REASONS: dict[str, dict[Language, str]] = {
     },
     "stream_ollama_reported": {"en": "Ollama reported: {problem}", "zh": "Ollama 报告：{problem}"},
     "stream_tools_refused": {
-        "en": "Ollama says {model} cannot call tools (it does not list what a model can do); "
-        "its tools are offered to it as text from now on",
-        "zh": "Ollama 表示 {model} 不能调用工具（它没有列出模型的能力）；"
-        "之后以文本形式向它提供工具",
+        "en": "Ollama says {model} cannot call tools; its tools are offered to it as text from "
+        "now on",
+        "zh": "Ollama 表示 {model} 不能调用工具；之后以文本形式向它提供工具",
     },
     "limit_message": {
         "en": (
