@@ -169,9 +169,10 @@ REASONS: dict[str, dict[Language, str]] = {
     },
     "server_needs_jinja": {
         "en": "the model server refused the tools ({problem}): llama.cpp's server takes tools "
-        "only when started with --jinja; restart it so",
+        "only when started with --jinja; restart it so, or go on: the tools are offered to "
+        "the model as text from now on",
         "zh": "模型服务器拒绝了工具（{problem}）：llama.cpp 的服务器只有以 --jinja 启动才接受工具；"
-        "请以该参数重启它",
+        "请以该参数重启它，或继续使用：之后以文本形式向模型提供工具",
     },
     "stream_dropped": {"en": "the connection to Ollama dropped", "zh": "与 Ollama 的连接中断"},
     "stream_ended_early": {

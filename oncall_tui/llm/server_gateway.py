@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 _Built = tuple["BaseChatModel", int | None, asyncio.AbstractEventLoop | None]
 
 
+TOOLS_REFUSED = frozenset({"stream_tools_refused", "server_needs_jinja"})
+"""The failures of a request the server refused for its tools: an Ollama that does not say
+first that the model cannot call them, llama.cpp's server started without ``--jinja``."""
+
+
 class ServerGateway(ABC):
     """Models from the configured server.
 
@@ -196,7 +201,7 @@ class ServerGateway(ABC):
         return model
 
     async def stream_turn(self, turn: Turn) -> AsyncGenerator[AgentStreamItem, None]:
-        """The turn's stream. A server that refuses the model's tools (``stream_tools_refused``)
+        """The turn's stream. A server that refuses the model's tools (:data:`TOOLS_REFUSED`)
         has them offered as text from the next request on, as for a model that says so."""
         from oncall_tui.llm.agent import run_turn  # LangChain's agent stack, when used here
 
@@ -215,7 +220,7 @@ class ServerGateway(ABC):
                 async for item in stream:
                     yield item
         except OncallError as error:
-            if error.reason == "stream_tools_refused":
+            if error.reason in TOOLS_REFUSED:
                 self._tools_refused = True
             raise
 

@@ -191,6 +191,11 @@ async def test_a_llama_cpp_server_without_jinja_is_told_how_to_take_tools(
         assert failed["code"] == "STREAM_FAILED"
         assert "refused the tools (tools param requires --jinja flag)" in str(failed["message"])
         assert "only when started with --jinja; restart it so" in str(failed["message"])
+        assert "the tools are offered to the model as text from now on" in str(failed["message"])
+        server.script("Check the pod's events.")  # the same server: the retry goes without them
+        again = await collect(services.chat.retry("alice", int(str(failed["session_id"]))))
+        assert isinstance(again[-1], ReplyDone)
+        assert not server.chat_requests[-1].get("tools")
 
 
 # -- the CLI ------------------------------------------------------------------------------
