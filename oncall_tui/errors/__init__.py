@@ -106,13 +106,13 @@ def held_saved_note(count: int, lang: Language) -> str:
 def joined(lang: Language, *sentences: str) -> str:
     """Sentences said one after another, each with its stop: a space between them in English,
     none in Chinese, whose stops and brackets are full width. A part wholly in brackets (a key
-    hint) takes no stop; a sentence that ends with one does."""
+    hint) takes no stop; a sentence that ends with one does, or trails off (``…``)."""
     stop, gap = ("。", "") if lang == "zh" else (".", " ")
 
     def ended(text: str) -> bool:
         if text.startswith(("(", "（")):
             return text.endswith((")", "）"))
-        return text.endswith(("。", "！", "？", ".", "!", "?"))
+        return text.endswith(("。", "！", "？", ".", "!", "?", "…"))
 
     said = [text.strip() for text in sentences if text.strip()]
     return gap.join(text if ended(text) else text + stop for text in said)

@@ -68,8 +68,8 @@ class ServerGateway(ABC):
         self._recovered = False
         """A reply of this process needed its tool calls read from its text."""
         self._tools_refused = False
-        """The server refused a request with tools for the model, though its check did not
-        say the model cannot call them (an Ollama too old to list capabilities)."""
+        """The server refused a request with tools (:data:`TOOLS_REFUSED`), though its check
+        did not say the model cannot call them: they go as text from then on."""
 
     # -- what differs ---------------------------------------------------------------------------
 

@@ -34,11 +34,7 @@ STATUS: dict[str, dict[Language, str]] = {
         "en": "Compacting: the model is summarising the messages after the boundary…",
         "zh": "压缩中：模型正在总结边界之后的消息…",
     },
-    "memory.compacting_stoppable": {
-        "en": "Compacting: the model is summarising the messages after the boundary… "
-        "({keys} stops)",
-        "zh": "压缩中：模型正在总结边界之后的消息…（{keys} 停止）",
-    },
+    "memory.stop_hint": {"en": "({keys} stops)", "zh": "（{keys} 停止）"},
     "memory.stopped": {"en": "Compacting stopped.", "zh": "已停止压缩。"},
     "memory.compacting_count": {
         "en": "Compacting: the model is summarising {count:,} messages…",

@@ -74,7 +74,7 @@ async def test_the_panel_sessions_and_composer_speak_chinese(tmp_path: Path) -> 
         assert panel.query_one("#compact", PlainText).text == "立即压缩"
         assert panel.query_one("#mode", PlainText).text == "◂ 每 30 次回复 ▸"
         assert "下一模式" in descriptions(panel.query_one("#mode"))
-        assert panel.query_one(ContextGauge).figures == "正在读取上下文用量…"  # before a reading
+        assert panel.query_one(ContextGauge).figures() == "正在读取上下文用量…"  # before a reading
         sessions = app.screen.query_one(SessionList)
         assert sessions.query_one(Input).placeholder == "筛选会话"
         assert {"删除会话", "筛选"} <= descriptions(sessions)
@@ -90,7 +90,7 @@ async def test_the_widgets_keep_their_english_without_lang(tmp_path: Path) -> No
     async with app.run_test(size=SIZE):
         panel = app.screen.query_one(ContextPanel)
         assert panel.query_one("#compact", PlainText).text == "Compact now"
-        assert panel.query_one(ContextGauge).figures == "reading the context…"  # before a reading
+        assert panel.query_one(ContextGauge).figures() == "reading the context…"  # before a reading
         composer = app.screen.query_one(Composer)
         assert composer.placeholder == "Message · Enter sends · ctrl+j new line · ↑ history"
         assert {"Send", "Newline", "Select all"} <= descriptions(composer)

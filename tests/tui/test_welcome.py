@@ -236,7 +236,7 @@ async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
             text = shown(welcome)
             assert "Reading your sessions" in text
             assert "where to start" not in text
-            assert "unknown" not in gauge.figures
+            assert "unknown" not in gauge.figures()
             release.set()
             log = app.screen.query_one(ChatLog)
             await wait_until(pilot, lambda: len(log.messages) == 2)

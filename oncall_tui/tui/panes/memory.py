@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.errors import Language, OncallError
+from oncall_tui.errors import Language, OncallError, joined
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
@@ -26,11 +26,14 @@ if TYPE_CHECKING:
 _MODES = list(MemoryMode)
 
 
-def compacting_status(messages: int | None, lang: Language) -> str:
-    """The status line while the model summarises (``messages``: how many, when known)."""
+def compacting_status(messages: int | None, lang: Language, stop_keys: str) -> str:
+    """The status line while the model summarises (``messages``: how many, when known), and
+    the keys that stop it (Esc stops f9's compaction, and a send's with the send)."""
     if messages is None:
-        return t("memory.compacting", lang)
-    return t("memory.compacting_count", lang, count=messages)
+        working = t("memory.compacting", lang)
+    else:
+        working = t("memory.compacting_count", lang, count=messages)
+    return joined(lang, working, t("memory.stop_hint", lang, keys=stop_keys))
 
 
 class MemoryChanged(Message):
@@ -60,8 +63,9 @@ class SessionMemory:
         self._streaming = streaming
         self.state: MemoryState | None = None
         self._work: Worker[None] | None = None
-        self._compacting_work = False
-        """The work under way has the model summarise (Esc stops it); a mode saved is not."""
+        self._summarising: Worker[None] | None = None
+        """The work under way when it has the model summarise (Esc stops it; a mode being
+        saved is left to finish)."""
 
     def compact(self) -> None:
         session_id, lang = self._status.open_session, ui_lang(self._panel)
@@ -74,18 +78,13 @@ class SessionMemory:
             t("memory.compacted_done", lang, keys=keys_here(self._panel, "show_summary")),
         )
 
-    def _compacting(self, lang: Language) -> str:
-        """What the line says while f9 (or the switch to manual) has the model summarise."""
-        keys = keys_here(self._panel, "cancel_reply", first=True)
-        return t("memory.compacting_stoppable", lang, keys=keys)
-
     def stop(self) -> bool:
         """Esc: stop a compaction under way (the model call ends; a summary being stored at
         that moment is stored, and the screen reads the session again); ``False`` if none
         runs."""
-        if self._work is None or self._work.is_finished or not self._compacting_work:
+        if self._summarising is None or self._summarising.is_finished:
             return False
-        self._work.cancel()
+        self._summarising.cancel()
         return True
 
     def cycle_mode(self, step: int = 1) -> None:
@@ -130,7 +129,6 @@ class SessionMemory:
         model summarises, which Esc stops) and ``done`` after (or the error); not while a
         reply streams, and not twice at once."""
         session_id, lang = self._status.open_session, ui_lang(self._panel)
-        compacts = working is None
         if session_id is None:  # nothing stored yet: the mode is chosen with the first message
             return
         if self._streaming():
@@ -139,14 +137,15 @@ class SessionMemory:
         if self._work is not None and not self._work.is_finished:
             self._status.say(t("memory.busy_changing", lang), True)
             return
-        self._status.say(self._compacting(lang) if working is None else working)
+        stop_keys = keys_here(self._panel, "cancel_reply", first=True)
+        self._status.say(compacting_status(None, lang, stop_keys) if working is None else working)
         panel = self._panel
 
         async def run() -> None:  # the function: a worker cancelled unstarted leaves no coroutine
             await self._run(panel, session_id, call, done)
 
         self._work = panel.run_worker(run, group="memory", exit_on_error=False)
-        self._compacting_work = compacts
+        self._summarising = self._work if working is None else None
 
     async def _run(
         self,

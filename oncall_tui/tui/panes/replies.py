@@ -76,7 +76,8 @@ class Replies:
             pane.notify(terminal_safe(event.message), severity="warning", timeout=8)
             pane.post_message(pane.ToolsChanged())
         elif isinstance(event, CompactionStarted):
-            status.say(compacting_status(event.message_count, lang))
+            stop = keys_to_say("cancel_reply", self._keymap).split(" / ")[0]
+            status.say(compacting_status(event.message_count, lang, stop))
         elif isinstance(event, MemoryCompacted):
             self._log.mark_boundary(event.compacted_message_count)
             status.say(t("status.sending", lang))

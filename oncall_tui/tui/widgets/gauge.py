@@ -80,11 +80,7 @@ class ContextGauge(Widget):
             return ""
         return t("gauge.summary", ui_lang(self), percent=self.percent, window=self.window)
 
-    @property
-    def figures(self) -> str:
-        return self.figures_within(None)
-
-    def figures_within(self, width: int | None) -> str:
+    def figures(self, width: int | None = None) -> str:
         """The figures line, in the first of its forms that fits ``width`` cells: a wide
         window near its end (``120,000 / 131,072 tokens · 91.6%``) had its percentage wrapped
         out of sight; without the word "tokens", then the percentage alone."""
@@ -121,5 +117,5 @@ class ContextGauge(Widget):
             if column in marks:
                 style = "bold " + ("red" if column == max(marks) else "yellow")
             bar.append(glyph, style)
-        figures = self.figures_within(self.size.width)
+        figures = self.figures(self.size.width)
         return Text.assemble(bar, "\n", (figures, bar_style if self.window else "dim"))
