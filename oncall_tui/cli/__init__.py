@@ -41,13 +41,30 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import is_terminal, require_utf8
 from oncall_tui.texts import text
-from oncall_tui.texts.cli import ARGPARSE_ZH
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.settings import Settings
 
 Handler = Callable[["Services", argparse.Namespace], int]
+
+
+ARGPARSE_ZH: tuple[tuple[str, str], ...] = (
+    (r"the following arguments are required: (.+)", "缺少必需的参数：{0}"),
+    (r"unrecognized arguments: (.+)", "无法识别的参数：{0}"),
+    (r"one of the arguments (.+) is required", "以下参数必须给出其一：{0}"),
+    (r"ambiguous option: (\S+) could match (.+)", "选项 {0} 有歧义，可能是：{1}"),
+    (
+        r"argument (.+?): invalid choice: (.+) \(choose from (.+)\)",
+        "参数 {0}：无效的选项 {1}（可选：{2}）",
+    ),
+    (r"argument (.+?): invalid (\S+) value: (.+)", "参数 {0}：无效的 {1} 值：{2}"),
+    (r"argument (.+?): expected (one|\d+) arguments?", "参数 {0}：缺少它的值"),
+    (r"argument (.+?): not allowed with argument (.+)", "参数 {0}：不能与参数 {1} 同时使用"),
+    (r"argument (.+?): ignored explicit argument (.+)", "参数 {0}：不接受值 {1}"),
+)
+"""argparse's own messages (English only), as the Chinese CLI says them: a pattern of the
+English message, and the Chinese with its parts (argument names, values) kept as typed."""
 
 
 class _UsageError(Exception):

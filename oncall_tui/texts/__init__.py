@@ -1,22 +1,24 @@
-"""The UI catalog: every label, key description, dialog, status line and CLI line a person
-reads, in English and Chinese, by a stable key.
+"""The UI catalog: every label, key description, dialog, status line, CLI line and export
+heading a person reads, in English and Chinese, by a stable key, read from ``catalog.json``
+beside this module (data a translator edits, not code; keys grouped by their prefix).
 
 Error messages have their own catalog (:mod:`oncall_tui.errors`), with codes clients rely on;
-everything else the app says is here. A key missing in one language, or a user-facing string
-left outside the catalog, fails ``tests/core/test_texts.py``. Values are ``str.format`` templates:
-``text("keys.bound", "zh", key="f9")``.
+everything else the app says is here. A key missing in one language, a key written twice, or a
+user-facing string left outside the catalog fails ``tests/core/test_texts.py``. Values are
+``str.format`` templates: ``text("keys.bound", "zh", key="f9")``.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from oncall_tui.errors import Language
 from oncall_tui.redaction import redact
-from oncall_tui.texts.cli import CLI
-from oncall_tui.texts.export import EXPORT
-from oncall_tui.texts.tui import TUI
-from oncall_tui.texts.tui_screens import SCREENS
 
-TEXTS: dict[str, dict[Language, str]] = {**TUI, **CLI, **SCREENS, **EXPORT}
+TEXTS: dict[str, dict[Language, str]] = json.loads(
+    Path(__file__).with_name("catalog.json").read_text(encoding="utf-8")
+)
 
 
 def text(key: str, lang: Language, /, **fields: object) -> str:

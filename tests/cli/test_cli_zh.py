@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import ast
 import re
-import string
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from oncall_tui.cli import ARGPARSE_ZH
 from oncall_tui.cli.output import cell_width, pad
-from oncall_tui.texts import TEXTS, text
-from oncall_tui.texts.cli import ARGPARSE_ZH, CLI
+from oncall_tui.texts import text
 from tests.conftest import RunCli
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
 
@@ -27,18 +26,6 @@ ALLOWED_WORDS = {"oncall", "tui"}  # the program's name, prefixed to its message
 def ollama() -> Iterator[FakeOllama]:
     with FakeOllama(models=[FakeModel(MODEL, context_length=40960)]) as server:
         yield server
-
-
-def fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
-
-def test_every_cli_key_has_english_and_chinese_with_the_same_fields() -> None:
-    for key, languages in CLI.items():
-        assert set(languages) == {"en", "zh"}, key
-        assert all(value.strip() for value in languages.values()), key
-        assert fields(languages["en"]) == fields(languages["zh"]), key
-        assert TEXTS[key] is languages, f"{key} is not in the merged catalog (or is shadowed)"
 
 
 def test_the_untitled_session_name_is_in_the_catalog() -> None:

@@ -4,6 +4,7 @@ code asks for exists, and no user-facing literal string is left outside it in th
 from __future__ import annotations
 
 import ast
+import json
 import string
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from oncall_tui.errors.catalog import CATALOG, REASONS
 from oncall_tui.texts import TEXTS, counted, text
 
 PACKAGE = Path(__file__).resolve().parents[2] / "oncall_tui"
+TEXTS_FILE = PACKAGE / "texts" / "catalog.json"
+ERRORS_FILE = PACKAGE / "errors" / "catalog.json"
 CLIENTS = sorted([*(PACKAGE / "tui").rglob("*.py"), *(PACKAGE / "cli").rglob("*.py")])
 
 SINKS = {
@@ -52,6 +55,25 @@ def test_every_key_is_in_both_languages_with_the_same_fields(key: str) -> None:
     assert entry["en"].strip()
     assert entry["zh"].strip()
     assert fields(entry["en"]) == fields(entry["zh"]), key
+
+
+@pytest.mark.parametrize("catalog", [TEXTS_FILE, ERRORS_FILE], ids=["texts", "errors"])
+def test_no_key_is_written_twice_in_a_catalog_file(catalog: Path) -> None:
+    """``json.loads`` keeps the last of two equal keys without a word: the first one's text
+    would be lost to a translator's paste."""
+    twice: list[str] = []
+    entries = 0
+
+    def note_twice(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        nonlocal entries
+        keys = [key for key, _ in pairs]
+        twice.extend(key for key in set(keys) if keys.count(key) > 1)
+        entries += len(keys)
+        return dict(pairs)
+
+    json.loads(catalog.read_text(encoding="utf-8"), object_pairs_hook=note_twice)
+    assert entries > 100
+    assert twice == []
 
 
 def test_the_error_catalog_is_in_both_languages_too() -> None:

@@ -12,8 +12,6 @@ from textual.widgets import Button, Input, Label, OptionList, Static
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.errors import Language
-from oncall_tui.texts import TEXTS
-from oncall_tui.texts.tui_screens import SCREENS
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.chat_log.entries import Divider, Earlier
@@ -47,14 +45,6 @@ def descriptions(widget: DOMNode) -> set[str]:
         for bindings in widget._bindings.key_to_bindings.values()
         for binding in bindings
     }
-
-
-def test_every_screens_key_is_in_both_languages_and_merged_into_the_catalog() -> None:
-    for key, languages in SCREENS.items():
-        assert set(languages) == {"en", "zh"}, key
-        assert languages["en"].strip(), key
-        assert languages["zh"].strip(), key
-        assert TEXTS[key] is languages
 
 
 def test_the_ollama_line_and_mode_names_speak_chinese() -> None:
