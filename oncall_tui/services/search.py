@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from oncall_tui.core.search import Snippet, parse_query, snippet
 from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.errors import OncallError
-from oncall_tui.services.views import iso
+from oncall_tui.services.views import json_fields
 from oncall_tui.store.engine import Database
 from oncall_tui.store.search import SearchRepository
 from oncall_tui.store.search_postgres import PostgresSearchRepository
@@ -43,16 +43,7 @@ class SearchHit:
     or more: a one-character term would mark every letter)."""
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "session_id": self.session_id,
-            "session_title": self.session_title,
-            "message_id": self.message_id,
-            "position": self.position,
-            "role": self.role,
-            "created_at": iso(self.created_at),
-            "snippet": self.snippet,
-            "highlights": [list(span) for span in self.highlights],
-        }
+        return json_fields(self)
 
 
 class SearchService:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.services.views import json_fields
 from oncall_tui.settings.mcp import McpServer
 
 if TYPE_CHECKING:
@@ -32,13 +33,7 @@ class ToolView:
     offered: bool = True
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "allowed": self.allowed,
-            "policy": self.policy,
-            "offered": self.offered,
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True, slots=True)

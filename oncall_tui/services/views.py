@@ -9,9 +9,10 @@ Python): a client can hold views (the TUI from its first frame) before the datab
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from enum import Enum
+from typing import TYPE_CHECKING, Any
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import NEW_SESSION
@@ -28,6 +29,25 @@ def iso(moment: datetime | None) -> str | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat()
+
+
+def json_fields(view: Any, *extra: str, leave_out: tuple[str, ...] = ()) -> dict[str, object]:
+    """``view``'s fields by name (but those in ``leave_out``), then the properties ``extra``
+    names, as JSON holds them: a time in ISO 8601 (:func:`iso`), a mode by its value, a view by
+    its own ``to_json``, a tuple as a list."""
+    names = [f.name for f in fields(view) if f.name not in leave_out]
+    return {name: _json_value(getattr(view, name)) for name in [*names, *extra]}
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, datetime):
+        return iso(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +71,7 @@ class PromptView:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "content": self.content,
-            "is_default": self.is_default,
-            "created_at": iso(self.created_at),
-            "updated_at": iso(self.updated_at),
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +107,7 @@ class SkillView:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "filename": self.filename,
-            "name": self.name,
-            "description": self.description,
-            "label": self.label,
-            "content_preview": self.content_preview,
-            "size_bytes": self.size_bytes,
-            "created_at": iso(self.created_at),
-            "updated_at": iso(self.updated_at),
-        }
+        return json_fields(self, "label", "content_preview")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,13 +139,7 @@ class ConfigurationView:
         return tuple(by_id[skill_id] for skill_id in self.skill_ids if skill_id in by_id)
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "system_prompt_id": self.system_prompt_id,
-            "skill_ids": list(self.skill_ids),
-            "prompts": [prompt.to_json() for prompt in self.prompts],
-            "skills": [skill.to_json() for skill in self.skills],
-            "updated_at": iso(self.updated_at),
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,15 +169,7 @@ class SessionView:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "memory_mode": self.memory_mode.value,
-            "message_count": self.message_count,
-            "compacted_message_count": self.compacted_message_count,
-            "created_at": iso(self.created_at),
-            "updated_at": iso(self.updated_at),
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,15 +200,7 @@ class ToolCallView:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "call_id": self.call_id,
-            "name": self.name,
-            "arguments": self.arguments,
-            "status": self.status,
-            "summary": self.summary,
-            "duration_ms": self.duration_ms,
-            "recovered": self.recovered,
-        }
+        return json_fields(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,14 +226,7 @@ class MessageView:
         )
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "role": self.role,
-            "content": self.content,
-            "status": self.status,
-            "created_at": iso(self.created_at),
-            "tool_calls": [call.to_json() for call in self.tool_calls],
-        }
+        return json_fields(self, leave_out=("position",))
 
 
 @dataclass(frozen=True, slots=True)
