@@ -364,6 +364,9 @@ class _ChatOutput:
         self.session_id = session_id
         self.answer_open = False
         """Answer text was written and its line is not ended yet."""
+        self.line_ended_early = False
+        """A tool's line ended the answer's line: the newline the answer goes on with (the text
+        after a tool starts a paragraph) is written already."""
         self.stdin_lines = 0
         """Lines of standard input sent after the words unasked: said as the message is
         stored."""
@@ -428,6 +431,7 @@ class _ChatOutput:
             sys.stdout.write("\n")
             sys.stdout.flush()
             self.answer_open = False
+            self.line_ended_early = True
 
     def _render(self, event: ChatEvent) -> None:
         """Human output, every write through :func:`emit_text`, which makes it terminal-safe."""
@@ -436,6 +440,9 @@ class _ChatOutput:
             case UserMessageStored() if self.stdin_lines:
                 emit_text(counted("cli.chat.with_stdin", self.stdin_lines, lang) + "\n", err)
             case TokenDelta(text=delta):
+                if self.line_ended_early and delta.startswith("\n"):
+                    delta = delta[1:]  # standard output holds the reply as stored
+                self.line_ended_early = False
                 emit_text(delta, out, flush=True)
                 self.answer_open = self.answer_open or bool(delta)
             case ToolStarted(name=name, arguments=arguments):

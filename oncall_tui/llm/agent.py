@@ -186,6 +186,10 @@ class _RunState:
         """Each model call's leading <think> block is not part of the reply."""
         self.hold = CallHold(recovering) if recovering is not None else None
         """Text that may be a call written as text waits for the model call's end."""
+        self.text_end = ""
+        """The reply's last two characters so far."""
+        self.call_ended = False
+        """A model call ended since the last text: the next text is another call's."""
 
     def handle(self, mode: str, data: Any) -> list[AgentStreamItem]:
         if mode == "messages":
@@ -195,7 +199,7 @@ class _RunState:
                 and metadata.get("langgraph_node") == _MODEL_NODE
                 and (text := self._shown(self.thinking.feed(str(message.text))))
             ):
-                return [TokenDelta(text)]
+                return [self._text(text)]
             return []
         if mode != "updates" or not isinstance(data, dict):
             return []
@@ -226,7 +230,8 @@ class _RunState:
         if self.hold is not None:
             held += self.hold.finish(recovered)
         if held:
-            events.append(TokenDelta(held))
+            events.append(self._text(held))
+        self.call_ended = True
         if self.marker is not None and not message.response_metadata.get(self.marker):
             self.failure = self.server.ended_early()  # after the text it did send
             return events
@@ -240,6 +245,18 @@ class _RunState:
 
     def _shown(self, text: str) -> str:
         return text if self.hold is None or not text else self.hold.feed(text)
+
+    def _text(self, text: str) -> TokenDelta:
+        """``text`` as the reply goes on with it. A model call's text after an earlier call's
+        starts a paragraph of its own: "Let me check the logs." and, after the tool, "The
+        disk is full." would otherwise run together, in the reply shown, stored, exported and
+        sent back to the model."""
+        if self.call_ended and self.text_end:
+            apart = _newlines_at_end(self.text_end) + len(text) - len(text.lstrip("\n"))
+            text = "\n" * max(0, 2 - apart) + text
+        self.call_ended = False
+        self.text_end = (self.text_end + text)[-2:]
+        return TokenDelta(text)
 
     def _tool_finished(self, message: ToolMessage) -> ToolFinished:
         name, started = self.started.pop(
@@ -268,6 +285,10 @@ class _RunState:
             first_input_tokens=self.first_input,
             truncated=self.truncated,
         )
+
+
+def _newlines_at_end(text: str) -> int:
+    return len(text) - len(text.rstrip("\n"))
 
 
 async def summarize(

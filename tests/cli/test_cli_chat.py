@@ -144,6 +144,22 @@ def test_human_output_streams_text_to_stdout_and_tools_to_stderr(
     assert "[session 1]" in result.err
 
 
+def test_standard_output_holds_the_reply_as_stored_with_a_tool_call_between_its_texts(
+    chat: RunCli, ollama: FakeOllama
+) -> None:
+    """The tool's line ends the answer's line on the terminal; the paragraph the reply goes on
+    with after it is not written a newline too many."""
+    ollama.script(
+        Reply("Let me check the time.", tool_calls=(("get_current_time", {}),)),
+        Reply("It is late: roll back."),
+    )
+    result = chat("chat", "what now")
+    assert result.code == 0, result.err
+    assert result.out == "Let me check the time.\n\nIt is late: roll back.\n"
+    shown = chat("sessions", "show", "1", "--json").json_object()
+    assert shown["messages"][1]["content"] == "Let me check the time.\n\nIt is late: roll back."
+
+
 def test_ollama_down_is_exit_4_and_nothing_is_stored(cli: RunCli) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     for _ in range(3):

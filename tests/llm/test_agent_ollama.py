@@ -92,7 +92,7 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
     assert finished.summary == "Loaded skill: disk-full"
     assert finished.ok is True
     assert finished.duration_ms >= 0
-    assert text_of(items) == "Loading.Run df -h."
+    assert text_of(items) == "Loading.\n\nRun df -h."
     assert items[-1] == ModelUsage(input_tokens=480, output_tokens=10, first_input_tokens=200)
     first, second = server.chat_requests
     assert {t["function"]["name"] for t in first["tools"]} == {"get_current_time", "load_skill"}

@@ -239,3 +239,37 @@ async def test_a_leading_thinking_block_never_reaches_the_reply() -> None:
     items = await collect(stream_agent(model, "SYS", HISTORY, build_tools({})))
     assert text_of(items) == "It is noon."
     assert all("think" not in i.text for i in items if isinstance(i, TokenDelta))
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "reply"),
+    [
+        ("Let me check.", "It is noon.", "Let me check.\n\nIt is noon."),
+        ("Let me check.\n", "It is noon.", "Let me check.\n\nIt is noon."),
+        ("Let me check.\n\n", "It is noon.", "Let me check.\n\nIt is noon."),
+        ("Let me check.", "\nIt is noon.", "Let me check.\n\nIt is noon."),
+        ("Let me check.", "\n\n\nIt is noon.", "Let me check.\n\n\nIt is noon."),
+        ("", "It is noon.", "It is noon."),
+        ("<think>call the tool</think>", "It is noon.", "It is noon."),
+    ],
+)
+async def test_the_text_after_a_tool_call_starts_a_paragraph_of_its_own(
+    before: str, after: str, reply: str
+) -> None:
+    """Each model call of a turn writes its own text; put end to end, "Let me check." and
+    "It is noon." read "Let me check.It is noon." in the reply shown, stored and sent back."""
+    model = ScriptedChatModel(
+        [
+            Turn(text=before, tool_calls=(("get_current_time", {}),), chunk_size=4),
+            Turn(text=after, chunk_size=4),
+        ]
+    )
+    items = await collect(stream_agent(model, "SYS", HISTORY, build_tools({})))
+    assert text_of(items) == reply
+
+
+async def test_a_reply_in_one_model_call_is_not_broken_into_paragraphs() -> None:
+    model = ScriptedChatModel([Turn(text="It is noon. Roll back.", chunk_size=3)])
+    items = await collect(stream_agent(model, "SYS", HISTORY, build_tools({})))
+    assert text_of(items) == "It is noon. Roll back."
+    assert sum(isinstance(i, TokenDelta) for i in items) > 3

@@ -108,7 +108,7 @@ async def test_a_call_written_as_text_runs_and_is_audited_as_recovered(
     assert "3 lines match 'timeout'" in second[-1]["content"]
     assert "ops__search_logs" in json.dumps(second[-2])  # the call, as a call, not as text
     text = shown(events)
-    assert text == "Searching the logs.\nThe upstream timed out at 01:02."
+    assert text == "Searching the logs.\n\nThe upstream timed out at 01:02."
     texts, audits = stored(services, events)
     assert texts == [text]
     assert audits == [("ops.search_logs", "ok", True)]
