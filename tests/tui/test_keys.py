@@ -286,6 +286,40 @@ async def test_the_keys_help_never_cuts_an_id(tmp_path: Path, size: tuple[int, i
         assert 'compact = "alt+k"' in " ".join(row.strip(" █▏▕") for row in screen_rows(app))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_half_a_split_terminal_shows_the_actions_and_says_the_highlighted_one_s_id(
+    tmp_path: Path, lang: Language
+) -> None:
+    """At 50x16 (half of a 100-column terminal split, few rows) the ids leave the table for
+    the line under it, and the note on rebinding leaves the screen: the actions have the room
+    (the table showed two rows, "Toggle context panel" three lines high)."""
+    app, _ = scripted_app(tmp_path / "t.db", lang=lang)
+    async with app.run_test(size=(50, 16)) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        table = app.screen.query_one(DataTable)
+        await wait_until(pilot, lambda: len(table.ordered_columns) == 2)
+        for command in COMMANDS:
+            table.move_cursor(row=table.get_row_index(command.id))
+            await pilot.pause()
+            shown = " ".join(row.strip(" █▏▕") for row in screen_rows(app))
+            assert f"[keys] {command.id} · " in shown, command.id
+            assert command.title(lang) in shown, command.id
+            assert table.rows[RowKey(command.id)].height <= len(command.keys.split(",")), command.id
+        assert 'compact = "alt+k"' not in shown
+        table.move_cursor(row=0)
+        await pilot.pause()
+        titles = [command.title(lang) for command in COMMANDS[:4]]
+        assert all(title in " ".join(screen_rows(app)) for title in titles), screen_rows(app)
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: len(table.ordered_columns) == 3)
+        table.move_cursor(row=table.get_row_index("compact"))
+        await pilot.pause()
+        shown = " ".join(row.strip(" █▏▕") for row in screen_rows(app))
+        assert "[keys] compact" not in shown
+        assert 'compact = "alt+k"' in shown
+
+
 README_NAMES = {
     # What the README's key table calls an action (and "ollama", the word an engineer types
     # for alt+g), and the action the palette finds by it.

@@ -7,7 +7,10 @@ typed behind it.
 The keys and the ids are never cut, at any width: their columns are as wide as the longest
 of each, and the descriptions between them take the rest, wrapped onto more lines where they
 need them. Where that would leave the descriptions less than :data:`ROOMY` cells (a narrow
-terminal), an action's keys stand one under the other, each whole."""
+terminal), an action's keys stand one under the other, each whole; where that leaves them less
+than :data:`CRAMPED` (half of a terminal split in two), the ids leave the table and the line
+under it names the highlighted action's. A screen too short for the note on rebinding leaves
+it out."""
 
 from __future__ import annotations
 
@@ -71,6 +74,11 @@ MIN_WHAT = 8
 ROOMY = 24
 """Descriptions narrower than this stack each action's keys (at 60 columns they had 9 cells,
 a word or two a line, three lines a row)."""
+CRAMPED = 12
+"""Descriptions narrower than this with the keys stacked leave out the ids' column (at 50
+columns, half of a split terminal, they had 8 cells: the table showed two actions)."""
+SHORT_ROWS = 20
+"""A screen with fewer rows leaves out the note on rebinding (at 16 the table had two)."""
 
 
 class KeysScreen(ModalScreen[str | None]):
@@ -93,6 +101,8 @@ class KeysScreen(ModalScreen[str | None]):
         """The descriptions' column width the table was filled with (``None``: their own)."""
         self._stacked = False
         """Whether the table was filled with each action's keys one under the other."""
+        self._ids = True
+        """Whether the table has the ids' column (else the line under it says the id)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="keys-dialog"):
@@ -117,7 +127,8 @@ class KeysScreen(ModalScreen[str | None]):
             self._handing_on = True
             self.dismiss(None)
 
-    def on_resize(self, _: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.height < SHORT_ROWS, "-short")
         self.call_after_refresh(self._fit)
 
     @cached_property
@@ -149,10 +160,10 @@ class KeysScreen(ModalScreen[str | None]):
         keys_width = max(cell_len(cell) for cell in [keys_head, *keys])
         return keys_width, max(cell_len(cell) for cell in [id_head, *(row[2] for row in rows)])
 
-    def _fill(self, what_width: int | None, stacked: bool = False) -> None:
+    def _fill(self, what_width: int | None, stacked: bool = False, ids: bool = True) -> None:
         """The table, its descriptions ``what_width`` wide (wrapped) or as wide as they are
         (``None``: before the table's width is known), each action's keys on one line or
-        ``stacked``. The highlighted row stays."""
+        ``stacked``, with the ``ids`` column or without. The highlighted row stays."""
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         headers = self._headers()
@@ -160,19 +171,17 @@ class KeysScreen(ModalScreen[str | None]):
         table.clear(columns=True)
         table.add_column(headers[0], width=keys_width)
         table.add_column(headers[1], width=what_width)
-        table.add_column(headers[2], width=id_width)
+        if ids:
+            table.add_column(headers[2], width=id_width)
         height = None if what_width is not None else 1  # wrapped: as many lines as it takes
         for keys, what, command_id, key in self._rows:
             style = "bold underline" if key == "" else ""
-            table.add_row(
-                Text(_keys_text(keys, stacked), style="bold"),
-                Text(what, style=style),
-                Text(command_id, style="dim"),
-                key=key or None,
-                height=height,
-            )
+            cells = [Text(_keys_text(keys, stacked), style="bold"), Text(what, style=style)]
+            if ids:
+                cells.append(Text(command_id, style="dim"))
+            table.add_row(*cells, key=key or None, height=height)
         table.move_cursor(row=cursor)
-        self._what_width, self._stacked = what_width, stacked
+        self._what_width, self._stacked, self._ids = what_width, stacked, ids
 
     def _fit(self) -> None:
         """Give the descriptions what the keys and the ids leave of the table's width, the
@@ -180,21 +189,31 @@ class KeysScreen(ModalScreen[str | None]):
         table = self.query_one(DataTable)
         if not table.size.width:
             return
-        padding = 2 * table.cell_padding * len(table.ordered_columns)
+        padding = 2 * table.cell_padding
         scrollbar = table.styles.scrollbar_size_vertical
         keys_width, id_width = self._widths(stacked=False)
-        room = table.content_region.width - padding - scrollbar - id_width
+        room = table.content_region.width - 3 * padding - scrollbar - id_width
         stacked = room - keys_width < ROOMY
         if stacked:
             keys_width, _ = self._widths(stacked=True)
+        ids = room - keys_width >= CRAMPED
+        if not ids:
+            room += id_width + padding
         width = max(MIN_WHAT, room - keys_width)
-        if (width, stacked) != (self._what_width, self._stacked):
-            self._fill(width, stacked)
+        if (width, stacked, ids) != (self._what_width, self._stacked, self._ids):
+            self._fill(width, stacked, ids)
+            self._say_help(table.cursor_row)
 
     @on(DataTable.RowHighlighted)
     def _explain(self, event: DataTable.RowHighlighted) -> None:
-        command = self._actions.get(event.row_key.value or "")
+        self._say_help(event.cursor_row)
+
+    def _say_help(self, row: int) -> None:
+        """What the action of ``row`` does, and its id when the table does not show it."""
+        command = self._actions.get(self._rows[row][3] or "") if row < len(self._rows) else None
         help_text = "" if command is None else command.help(self.lang)
+        if command is not None and not self._ids:
+            help_text = text("keys.help_with_id", self.lang, help=help_text, id=command.id)
         self.query_one("#keys-help", Label).update(Text(help_text))
 
     @on(DataTable.RowSelected)
