@@ -381,7 +381,7 @@ class McpTools:
                 if state.stray is not None:  # what it wrote explains the failure best
                     self._fail(state, "tool_server_not_mcp", state.stray)
                 else:
-                    self._fail(state, "tool_server_start", _failure_text(exc, stderr))
+                    self._fail(state, *_start_failure(server, exc, stderr))
                     if monotonic() - began < START_QUICK_SECONDS:  # cheap to try again
                         state.retry_at = monotonic() + START_RETRY_SECONDS
                 ready.set_result(None)
@@ -464,16 +464,38 @@ def _stderr_file() -> IO[str]:
     return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
 
 
+def _start_failure(server: McpServer, exc: BaseException, stderr: IO[str]) -> tuple[str, str]:
+    """The reason and the problem said of ``server``, which failed with ``exc`` as it started.
+    A stdio server whose connection was lost ended before it answered (a wrong argument, a
+    variable it needs): what it said last on stderr says why, or that it said nothing; the
+    transport's exception (``BrokenResourceError``) would not. One whose command is not
+    there is said so, by its command."""
+    leaf = _leaf(exc)
+    if server.command is not None:
+        if _connection_lost(exc):
+            last = _last_line(stderr)
+            return ("tool_server_ended", last) if last else ("tool_server_ended_silent", "")
+        if isinstance(leaf, FileNotFoundError):
+            return "tool_server_no_command", server.command
+    return "tool_server_start", _failure_text(exc, stderr)
+
+
 def _failure_text(exc: BaseException, stderr: IO[str]) -> str:
     leaf = _leaf(exc)
     text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+    last = _last_line(stderr)
+    return f"{text}; stderr: {last}" if last else text
+
+
+def _last_line(stderr: IO[str]) -> str:
+    """The last line the server wrote on stderr that is not blank, or ``""``."""
     with contextlib.suppress(OSError, ValueError):
         stderr.flush()
         stderr.seek(0)
         lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
         if lines:
-            text = f"{text}; stderr: {lines[-1]}"
-    return text
+            return lines[-1]
+    return ""
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -328,6 +328,45 @@ async def test_a_server_that_fails_to_start_is_reported_once_and_the_chat_works(
     assert not [e for e in second if isinstance(e, ToolServerFailed)]
 
 
+@pytest.mark.parametrize(
+    ("command", "args", "said"),
+    [
+        (
+            sys.executable,
+            ("-c", "raise SystemExit(3)"),
+            "it ended as it started, before it answered, and wrote nothing on stderr: run its "
+            "command by hand to see why.",
+        ),
+        (
+            sys.executable,
+            ("-c", "import sys; print('starting', file=sys.stderr); sys.exit('LOG_ROOT unset')"),
+            "it ended as it started, before it answered; the last it wrote on stderr: "
+            "LOG_ROOT unset.",
+        ),
+        (
+            "/nonexistent/mcp-server",
+            (),
+            "its command '/nonexistent/mcp-server' was not found (no such file, or not on the "
+            "PATH).",
+        ),
+    ],
+    ids=["silent", "stderr", "no-command"],
+)
+async def test_a_stdio_server_that_cannot_start_is_said_in_words_not_the_transport_s(
+    server: FakeOllama, with_tools: Build, command: str, args: tuple[str, ...], said: str
+) -> None:
+    """As found: ``command = "/bin/false"`` was said as "it did not start
+    (BrokenResourceError)", which tells an engineer nothing of what to mend."""
+    services = with_tools(ops("gone", command=command, args=args))
+    server.script("Still here.")
+    events = await collect(services.chat.send("alice", None, "one"))
+    (failed,) = [e for e in events if isinstance(e, ToolServerFailed)]
+    assert failed.message == (
+        f"The tool server 'gone' is not available: {said} The chat goes on without its tools."
+    )
+    assert "Error" not in failed.message
+
+
 async def test_a_server_that_failed_at_once_as_it_started_is_tried_again_quietly_later(
     server: FakeOllama, with_tools: Build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -350,7 +389,8 @@ async def test_a_server_that_failed_at_once_as_it_started_is_tried_again_quietly
         return [e.message for e in events if isinstance(e, ToolServerFailed)]
 
     (said,) = await send("one")
-    assert "it did not start" in said
+    assert "it ended as it started, before it answered" in said
+    assert said.endswith("stderr: connection refused. The chat goes on without its tools.")
     assert "ops__search_logs" not in bound_names(server, -1)
     now[0] = mcp_runtime.START_RETRY_SECONDS + 1  # still down: tried, and not said again
     assert await send("two") == []
