@@ -180,7 +180,8 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
             emit_line(text("cli.session.summarised", lang, count=message.position))
         status = stored_word("reply", message.status, lang)
         marker = "" if message.status == "complete" else f" [{status}]"
-        emit_line(f"\n[{stored_word('role', message.role, lang)}]{marker}")
+        model = f" · {message.model}" if message.model else ""
+        emit_line(f"\n[{stored_word('role', message.role, lang)}{model}]{marker}")
         for call in message.tool_calls:
             emit_line(_tool_call_line(call, lang))
         emit_line(message.content)

@@ -236,7 +236,7 @@ class ChatService:
         self, owner: str, prepared: PreparedSend, confirm: ConfirmHook | None
     ) -> AsyncGenerator[ChatEvent, None]:
         """Run the turn for a prepared send and store what comes of it."""
-        reply = StreamedReply()
+        reply = StreamedReply(model=self._gateway.model_name)
         try:
             stream = self._gateway.stream_turn(self._turn(prepared.request, confirm))
             async with aclosing(stream):  # leaving early (a cut) stops the model

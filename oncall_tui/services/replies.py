@@ -53,6 +53,8 @@ class ToolCall:
 class StreamedReply:
     """The reply as it streams in: text, tool calls and the model's usage report."""
 
+    model: str | None = None
+    """The model the request named (stored with the reply)."""
     parts: list[str] = field(default_factory=list)
     chars: int = 0
     calls: dict[str, ToolCall] = field(default_factory=dict)
@@ -84,7 +86,7 @@ class StreamedReply:
 
 def add_reply(session: Session, chat: SessionRow, reply: StreamedReply, status: str) -> MessageRow:
     """The assistant message at the session's next position, and an audit row per tool call."""
-    return _add(session, chat, reply.text, status, held_calls(reply))
+    return _add(session, chat, reply.text, status, held_calls(reply), model=reply.model)
 
 
 def held_calls(reply: StreamedReply) -> tuple[HeldCall, ...]:
@@ -123,6 +125,7 @@ def held_from(
         text=reply.text,
         held_at=utcnow().isoformat(),
         calls=held_calls(reply),
+        model=reply.model,
     )
 
 
@@ -133,9 +136,11 @@ def _add(
     status: str,
     calls: tuple[HeldCall, ...],
     created_at: datetime | None = None,
+    *,
+    model: str | None,
 ) -> MessageRow:
     messages = MessageRepository(session)
-    message = messages.add(chat, "assistant", text, status, created_at=created_at)
+    message = messages.add(chat, "assistant", text, status, created_at=created_at, model=model)
     for call in calls:
         messages.add_audit(
             chat,
@@ -173,7 +178,7 @@ def save_held_reply(session: Session, held: HeldReply) -> bool:
     messages = MessageRepository(session)
     if messages.holds(chat, "assistant", held.text, held.created_at):
         return False  # saved before, by this process or another
-    _add(session, chat, held.text, held.status, held.calls, held.created_at)
+    _add(session, chat, held.text, held.status, held.calls, held.created_at, model=held.model)
     SessionRepository(session).save(chat)
     log.info("a held reply was saved in session %s: %s", held.session_id, held.status)
     return True

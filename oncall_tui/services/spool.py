@@ -79,6 +79,8 @@ class HeldReply:
     when it is saved (with the text)."""
     calls: tuple[HeldCall, ...] = ()
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
+    model: str | None = None
+    """The model that wrote it (a spool file of an older version has no such key)."""
 
     @property
     def created_at(self) -> datetime:
@@ -108,6 +110,7 @@ class HeldReply:
             (reply.text, str),
             (reply.held_at, str),
             (reply.key, str),
+            (reply.model, str | None),
         )
         if any(not isinstance(value, kind) for value, kind in checks):
             raise ValueError("a field of the wrong type")

@@ -111,6 +111,8 @@ def _summary(transcript: SessionTranscript, zone: tzinfo | None, lang: Language)
 def _message(message: MessageView, zone: tzinfo | None, lang: Language) -> list[str]:
     role = stored_word("role", message.role, lang)
     header = f"### {message.position + 1} · {role} · {when(message.created_at, zone)}"
+    if message.model:
+        header += f" · {code_span(message.model)}"
     if message.status != "complete":
         header += f" · {stored_word('reply', message.status, lang)}"
     parts = [header]

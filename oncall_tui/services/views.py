@@ -212,6 +212,9 @@ class MessageView:
     status: str
     created_at: datetime
     tool_calls: tuple[ToolCallView, ...] = field(default=())
+    model: str | None = None
+    """The model that wrote a reply; ``None`` for a person's message, or a reply stored before
+    the app kept it."""
 
     @classmethod
     def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:
@@ -223,6 +226,7 @@ class MessageView:
             status=row.status,
             created_at=row.created_at,
             tool_calls=tool_calls,
+            model=row.model,
         )
 
     def to_json(self) -> dict[str, object]:

@@ -98,6 +98,7 @@ class MessageRepository:
         status: str = "complete",
         *,
         created_at: datetime | None = None,
+        model: str | None = None,
     ) -> MessageRow:
         row = MessageRow(
             session_id=stored_id(chat),
@@ -106,6 +107,7 @@ class MessageRepository:
             content=content,
             status=status,
             created_at=created_at or utcnow(),
+            model=model,
         )
         self._session.add(row)
         self._session.flush()

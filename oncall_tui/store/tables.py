@@ -103,6 +103,9 @@ class MessageRow(SQLModel, table=True):
     content: str
     status: str = "complete"
     created_at: datetime = Field(default_factory=utcnow)
+    model: str | None = None
+    """The model that wrote a reply, as the request named it (revision 0008); ``None`` for a
+    person's message and a reply stored before."""
 
 
 class ToolAuditRow(SQLModel, table=True):

@@ -160,6 +160,36 @@ def test_standard_output_holds_the_reply_as_stored_with_a_tool_call_between_its_
     assert shown["messages"][1]["content"] == "Let me check the time.\n\nIt is late: roll back."
 
 
+def test_each_reply_keeps_the_model_that_wrote_it_when_the_model_changes(
+    chat: RunCli, cli: RunCli, ollama: FakeOllama
+) -> None:
+    """An engineer who moved to a bigger model mid-incident exports a postmortem that says
+    which model gave each answer (it said only the model in use at the export)."""
+    ollama.script("Small model's guess.", "Big model's answer.")
+    assert chat("chat", "why 502s?").code == 0
+    later = cli("--ollama-url", ollama.url, "--model", "tuned:1b", "chat", "--session", "1", "x")
+    assert later.code == 0, later.err
+    shown = chat("sessions", "show", "1", "--json").json_object()
+    assert [(m["role"], m["model"]) for m in shown["messages"]] == [
+        ("user", None),
+        ("assistant", MODEL),
+        ("user", None),
+        ("assistant", "tuned:1b"),
+    ]
+    printed = chat("sessions", "show", "1").out
+    assert f"\n[assistant · {MODEL}]\nSmall model's guess.\n" in printed
+    assert "\n[assistant · tuned:1b]\nBig model's answer.\n" in printed
+    assert "\n[user]\nwhy 502s?\n" in printed
+    exported = chat("sessions", "export", "1").out
+    assert "### 2 · assistant · " in exported
+    assert [
+        line.rsplit(" · ", 1)[-1] for line in exported.splitlines() if "· assistant ·" in line
+    ] == [
+        f"`{MODEL}`",
+        "`tuned:1b`",
+    ]
+
+
 def test_ollama_down_is_exit_4_and_nothing_is_stored(cli: RunCli) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     for _ in range(3):

@@ -104,8 +104,10 @@ def test_markdown_gives_facts_and_every_message_with_its_local_time(
     assert "- **Messages:** 4\n" in document
     assert "- **Model (when exported):** `qwen3:8b`\n" in document
     assert "- **Memory mode:** `every_30_turns`\n" in document
+    assert [m.model for m in messages] == [None, "scripted", None, "scripted"]
     assert [h for h in headings(document) if h[0].isdigit()] == [
-        f"{m.position + 1} · {m.role} · {local(m)}" for m in messages
+        f"{m.position + 1} · {m.role} · {local(m)}" + (f" · {m.model}" if m.model else "")
+        for m in messages
     ]
     assert "Since **21:02**, see `kubectl get events`." in document  # a reply stays Markdown
     assert "```text\napi-7 crashloops: since when?\n```" in document  # user text as typed
@@ -185,7 +187,7 @@ async def test_a_reply_cut_off_inside_a_fence_is_fenced_and_marked_failed(engine
     failed = services.sessions.messages("alice", session_id)[1]
     assert failed.status == "failed"
     assert not closes_itself(failed.content)
-    assert f"2 · assistant · {local(failed)} · failed" in headings(document)
+    assert f"2 · assistant · {local(failed)} · scripted · failed" in headings(document)
     assert "*Failed: the reply broke off with an error; what had arrived is kept.*" in document
     assert f"````markdown\n{failed.content}\n````" in document
     assert headings(document)[-1].startswith("3 · assistant")  # the next header survived

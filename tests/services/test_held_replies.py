@@ -110,6 +110,8 @@ def test_a_reply_streamed_while_postgresql_stops_is_held_then_saved_once(
             ("user", "complete", "where do I start?"),
             ("assistant", "complete", ANSWER),
         ]
+        shown = json.loads(run("sessions", "show", str(session_id), "--json").out)
+        assert [m["model"] for m in shown["messages"]] == [None, "qwen3:8b"]  # kept held too
         again = run("sessions", "list")
         assert "saved now" not in again.err
         assert len(messages(run, session_id)) == 2
@@ -257,3 +259,15 @@ def test_a_held_call_keeps_whether_it_was_recovered_and_an_older_file_reads_as_n
     older = json.loads(read.to_bytes())
     del older["calls"][0]["recovered"]  # a spool file written before revision 0007
     assert HeldReply.from_document(older).calls[0].recovered is False
+
+
+def test_a_held_reply_keeps_its_model_and_an_older_file_has_none(tmp_path: Path) -> None:
+    spool = ReplySpool(tmp_path, "db")
+    spool.hold(replace(held("alice", 1), model="qwen3:8b"))
+    (read,) = ReplySpool(tmp_path, "db").pending("alice")
+    assert read.model == "qwen3:8b"
+    older = json.loads(read.to_bytes())
+    del older["model"]  # a spool file written before revision 0008
+    assert HeldReply.from_document(older).model is None
+    with pytest.raises(ValueError, match="wrong type"):
+        HeldReply.from_document({**older, "model": 8})

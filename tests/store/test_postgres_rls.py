@@ -19,6 +19,7 @@ import psycopg
 import pytest
 
 from oncall_tui import settings as settings_module
+from oncall_tui.store import schema
 from oncall_tui.store.postgres import PostgresDatabase
 from tests.conftest import CliResult, RunCli, skill_text
 from tests.fakes.ollama_server import FakeModel, FakeOllama, Reply
@@ -179,7 +180,9 @@ def test_another_engineers_psql_sees_and_changes_none_of_alices_rows(
             f"{message_id[0]}, 'c', 'load_skill', '{{}}', 'ok', 'planted', now(), 0)",
         )
         # What everyone reads stays readable, and stays the administrator's.
-        assert bob.execute(b"SELECT version_num FROM alembic_version").fetchall() == [("0007",)]
+        assert bob.execute(b"SELECT version_num FROM alembic_version").fetchall() == [
+            (schema.REVISIONS[-1],)
+        ]
         assert "team_policy" in refused(
             bob, "INSERT INTO team_policy VALUES ('allow_user_override', 'true')"
         )
