@@ -180,8 +180,11 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
             emit_line(text("cli.session.summarised", lang, count=message.position))
         status = stored_word("reply", message.status, lang)
         marker = "" if message.status == "complete" else f" [{status}]"
+        said = (
+            f"{stored_word('role', message.role, lang)} · {message.created_at:%Y-%m-%d %H:%M} UTC"
+        )
         model = f" · {message.model}" if message.model else ""
-        emit_line(f"\n[{stored_word('role', message.role, lang)}{model}]{marker}")
+        emit_line(f"\n[{said}{model}]{marker}")
         for call in message.tool_calls:
             emit_line(_tool_call_line(call, lang))
         emit_line(message.content)

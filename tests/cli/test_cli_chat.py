@@ -177,9 +177,10 @@ def test_each_reply_keeps_the_model_that_wrote_it_when_the_model_changes(
         ("assistant", "tuned:1b"),
     ]
     printed = chat("sessions", "show", "1").out
-    assert f"\n[assistant · {MODEL}]\nSmall model's guess.\n" in printed
-    assert "\n[assistant · tuned:1b]\nBig model's answer.\n" in printed
-    assert "\n[user]\nwhy 502s?\n" in printed
+    at = [m["created_at"][:16].replace("T", " ") for m in shown["messages"]]  # UTC, ISO
+    assert f"\n[user · {at[0]} UTC]\nwhy 502s?\n" in printed
+    assert f"\n[assistant · {at[1]} UTC · {MODEL}]\nSmall model's guess.\n" in printed
+    assert f"\n[assistant · {at[3]} UTC · tuned:1b]\nBig model's answer.\n" in printed
     exported = chat("sessions", "export", "1").out
     assert "### 2 · assistant · " in exported
     assert [
