@@ -4,6 +4,7 @@ is said, and choosing manual mode (which compacts) asks first."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from textual.pilot import Pilot
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError
+from oncall_tui.store import sqlite
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import MainScreen
@@ -77,6 +79,36 @@ async def test_f9_says_it_is_compacting_then_shows_the_divider(tmp_path: Path) -
         assert "Compacting" in status(screen)
         await wait_until(pilot, lambda: log.boundary == 6)
         assert "Memory compacted" in status(screen)
+
+
+async def test_a_summary_the_database_did_not_take_is_said_lost_beside_the_database_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As found with PostgreSQL stopped during f9: the line said only "Cannot open the
+    database", and went once the database was back, leaving no word that the compaction was
+    lost. (Here another writer holds SQLite's lock as the summary is stored.)"""
+    monkeypatch.setattr(sqlite, "BUSY_TIMEOUT_MS", 20)  # the rules, on a faster clock
+    slow = Turn(text="Goal: fix api-7. Found OOM.", chunk_size=3, delay_per_chunk=0.05)
+    app, model = scripted_app(tmp_path / "t.db", [slow])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id, log = await ready_to_compact(pilot)
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: len(model.calls) == 1)  # it read the session
+        writer = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+        try:
+            writer.execute("BEGIN IMMEDIATE")
+            await wait_until(pilot, lambda: "stayed busy" in status(screen))
+            await app.workers.wait_for_complete()
+        finally:
+            writer.close()
+        said = status(screen)
+        assert said.endswith(
+            "The compaction was not stored: the summary and the history are as they were "
+            "(compact again once it answers)."
+        )
+        stored = app.services.memory.state("alice", session_id)
+        assert (stored.compacted_message_count, stored.memory_summary) == (0, None)
+        assert log.boundary is None
 
 
 async def test_esc_stops_a_compaction_and_the_session_is_as_it_was(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ class SessionMemory:
         panel = self._panel
 
         async def run() -> None:  # the function: a worker cancelled unstarted leaves no coroutine
-            await self._run(panel, session_id, call, done)
+            await self._run(panel, session_id, call, done, summarising=working is None)
 
         self._work = panel.run_worker(run, group="memory", exit_on_error=False)
         self._summarising = self._work if working is None else None
@@ -153,12 +153,19 @@ class SessionMemory:
         session_id: int,
         call: Callable[[int], Awaitable[MemoryState]],
         done: str,
+        *,
+        summarising: bool,
     ) -> None:
         try:
             await call(session_id)
         except OncallError as error:
-            if session_id == self._status.open_session or error.code.startswith("DATABASE"):
-                self._status.show_error(error)
+            database = error.code.startswith("DATABASE")
+            if session_id == self._status.open_session or database:
+                # a summary the database did not take is lost: said, since the line that says
+                # the database is away goes once it is back
+                lost = database and summarising
+                also = t("memory.summary_not_stored", ui_lang(node)) if lost else ""
+                self._status.show_error(error, also=also)
             else:  # another session is open now: its status line is not for this one
                 message = error.message(ui_lang(node))
                 self._status.say_about(session_id, message, error=True)

@@ -88,14 +88,14 @@ class StatusLine(PlainText):
         else:
             self.show_error(error)
 
-    def show_error(self, error: OncallError) -> None:
-        """The error; a database that is away says too that the answers it did not take are
-        kept (this line is the one place sure to be seen)."""
+    def show_error(self, error: OncallError, *, also: str = "") -> None:
+        """The error, then ``also`` (what it undid); a database that is away says too that the
+        answers it did not take are kept (this line is the one place sure to be seen)."""
         lang = ui_lang(self)
         if error.reason == "nothing_to_retry":  # a key pressed, not an argument given
             self.say(t("status.nothing_to_retry", lang))
             return
-        message = error.message(lang)
+        message = joined(lang, error.message(lang), also) if also else error.message(lang)
         database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
         if database:
             # A database that cannot be written (a full disk, a read-only file, another
