@@ -21,7 +21,6 @@ import itertools
 import time
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.style import Style
@@ -82,11 +81,12 @@ class ChatLog(ScrollView, can_focus=True):
     class EarlierRequested(Message):
         """The user asked for the page before the oldest message shown."""
 
-    @dataclass
     class EmptyChanged(Message):
         """The log has come to show no message at all, or its first one."""
 
-        empty: bool
+        def __init__(self, empty: bool) -> None:
+            super().__init__()
+            self.empty = empty
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

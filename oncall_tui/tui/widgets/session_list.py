@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -40,13 +39,15 @@ class SessionList(Vertical):
     current: reactive[int | None] = reactive(None)
     """The open session, highlighted in the list."""
 
-    @dataclass
     class Opened(Message):
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
-    @dataclass
     class DeleteRequested(Message):
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
