@@ -26,6 +26,7 @@ from oncall_tui.cli.output import (
     emit_table,
     emit_text,
     exit_status,
+    utc_minute,
 )
 from oncall_tui.core.events import (
     ChatEvent,
@@ -143,7 +144,7 @@ def sessions_list(ctx: Services, args: argparse.Namespace) -> int:
     rows = [
         (
             s.id,
-            s.updated_at.strftime("%Y-%m-%d %H:%M"),
+            utc_minute(s.updated_at),
             s.message_count,
             s.memory_mode.value,
             one_line(shown_title(s, lang), 50),
@@ -180,9 +181,7 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
             emit_line(text("cli.session.summarised", lang, count=message.position))
         status = stored_word("reply", message.status, lang)
         marker = "" if message.status == "complete" else f" [{status}]"
-        said = (
-            f"{stored_word('role', message.role, lang)} · {message.created_at:%Y-%m-%d %H:%M} UTC"
-        )
+        said = f"{stored_word('role', message.role, lang)} · {utc_minute(message.created_at)} UTC"
         model = f" · {message.model}" if message.model else ""
         emit_line(f"\n[{said}{model}]{marker}")
         for call in message.tool_calls:
@@ -277,7 +276,8 @@ def _print_memory(state: MemoryState, lang: Language) -> None:
     if state.memory_summary:
         truncated = state.memory_summary_status == "truncated"
         key = "cli.memory.summary_cut" if truncated else "cli.memory.summary"
-        emit_line(text(key, lang, at=f"{state.last_compacted_at:%Y-%m-%d %H:%M}"))
+        at = state.last_compacted_at  # a summary has its time; a row written by hand may not
+        emit_line(text(key, lang, at=utc_minute(at) if at is not None else "?"))
         emit_line(state.memory_summary)
     else:
         emit_line(text("cli.memory.no_summary", lang))

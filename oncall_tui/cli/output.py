@@ -22,12 +22,15 @@ import os
 import sys
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.redaction import redact, redact_tree
 from oncall_tui.texts import text
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -58,6 +61,11 @@ def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     before it with the global options (absent here, it leaves theirs as it is)."""
     parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
     return parser
+
+
+def utc_minute(moment: datetime) -> str:
+    """A stored time (UTC) as the CLI prints it, to the minute: ``2026-11-30 02:51``."""
+    return f"{moment:%Y-%m-%d %H:%M}"
 
 
 def emit_json(document: object, stream: TextIO | None = None) -> None:

@@ -10,7 +10,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import EXIT_OK, add_json_flag, emit_json, emit_line, emit_table
+from oncall_tui.cli.output import (
+    EXIT_OK,
+    add_json_flag,
+    emit_json,
+    emit_line,
+    emit_table,
+    utc_minute,
+)
 from oncall_tui.core.text import one_line
 from oncall_tui.texts import stored_word, text
 
@@ -44,7 +51,7 @@ def search_messages(ctx: Services, args: argparse.Namespace) -> int:
     rows = [
         (
             hit.session_id,
-            hit.created_at.strftime("%Y-%m-%d %H:%M"),
+            utc_minute(hit.created_at),
             stored_word("role", hit.role or "title", lang),
             one_line(hit.session_title, 30),
             hit.snippet,

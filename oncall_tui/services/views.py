@@ -12,13 +12,15 @@ import json
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
     from oncall_tui.store.tables import MessageRow, PromptRow, SessionRow, SkillRow, ToolAuditRow
 
 
@@ -31,7 +33,9 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat()
 
 
-def json_fields(view: Any, *extra: str, leave_out: tuple[str, ...] = ()) -> dict[str, object]:
+def json_fields(
+    view: DataclassInstance, *extra: str, leave_out: tuple[str, ...] = ()
+) -> dict[str, object]:
     """``view``'s fields by name (but those in ``leave_out``), then the properties ``extra``
     names, as JSON holds them: a time in ISO 8601 (:func:`iso`), a mode by its value, a view by
     its own ``to_json``, a tuple as a list."""

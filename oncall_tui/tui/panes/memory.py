@@ -141,11 +141,13 @@ class SessionMemory:
         self._status.say(compacting_status(None, lang, stop_keys) if working is None else working)
         panel = self._panel
 
+        summarising = working is None
+
         async def run() -> None:  # the function: a worker cancelled unstarted leaves no coroutine
-            await self._run(panel, session_id, call, done, summarising=working is None)
+            await self._run(panel, session_id, call, done, summarising=summarising)
 
         self._work = panel.run_worker(run, group="memory", exit_on_error=False)
-        self._summarising = self._work if working is None else None
+        self._summarising = self._work if summarising else None
 
     async def _run(
         self,

@@ -202,15 +202,16 @@ class KeysScreen(ModalScreen[str | None]):
         width = max(MIN_WHAT, room - keys_width)
         if (width, stacked, ids) != (self._what_width, self._stacked, self._ids):
             self._fill(width, stacked, ids)
-            self._say_help(table.cursor_row)
+            self._say_help(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
 
     @on(DataTable.RowHighlighted)
     def _explain(self, event: DataTable.RowHighlighted) -> None:
-        self._say_help(event.cursor_row)
+        self._say_help(event.row_key.value)
 
-    def _say_help(self, row: int) -> None:
-        """What the action of ``row`` does, and its id when the table does not show it."""
-        command = self._actions.get(self._rows[row][3] or "") if row < len(self._rows) else None
+    def _say_help(self, row_key: str | None) -> None:
+        """What the action of the row ``row_key`` does, and its id when the table does not
+        show it."""
+        command = self._actions.get(row_key or "")
         help_text = "" if command is None else command.help(self.lang)
         if command is not None and not self._ids:
             help_text = text("keys.help_with_id", self.lang, help=help_text, id=command.id)
