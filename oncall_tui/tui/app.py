@@ -281,6 +281,7 @@ class OncallApp(KeyOrderApp):
                 self.notify(
                     terminal_safe(t("models.chatting", self.lang, model=model)), markup=False
                 )
+                self.main.chat.follow_model(model)
                 self.main.server_check.check()
                 self.main.refresh_context()
 

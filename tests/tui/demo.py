@@ -74,8 +74,8 @@ INCIDENT: list[tuple[str, Turn | list[Turn]]] = [
 
 
 def _services(db_path: Path, turns: list[TurnLike]) -> Services:
-    model = ScriptedChatModel(turns)
-    return Services(Settings(db_path=db_path, user="alice"), StaticGateway(model, DEMO_WINDOW))
+    model, settings = ScriptedChatModel(turns), Settings(db_path=db_path, user="alice")
+    return Services(settings, StaticGateway(model, DEMO_WINDOW, settings.model))
 
 
 async def _chat(services: Services, session_id: int | None, text: str) -> int:
@@ -141,7 +141,8 @@ def demo_app(
 ) -> OncallApp:
     model = ScriptedChatModel(turns or [])
     settings = Settings(db_path=db_path, user="alice", lang=lang)
-    return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW))
+    # the demo's replies are by the model in use: their headers name none
+    return build_app(settings, gateway=StaticGateway(model, DEMO_WINDOW, settings.model))
 
 
 class GaugeApp(App[None]):

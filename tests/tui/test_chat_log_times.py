@@ -164,8 +164,9 @@ async def test_a_sent_message_and_its_reply_show_the_time_and_copy_with_it(
         ]
         assert texts(lines_of(log, reply))[0] == "assistant · 00:20"
         log.focus()
-        await pilot.press("c")  # the newest message is selected
-        assert app.clipboard == "[2026-11-30 00:20] assistant\nRoll back 1.42.0."
+        await pilot.press("c")  # the newest message is selected: copied with its model
+        model = app.services.settings.model
+        assert app.clipboard == f"[2026-11-30 00:20] assistant · {model}\nRoll back 1.42.0."
 
 
 def test_the_summary_is_dated_in_local_time_as_the_messages_around_it(kolkata: None) -> None:

@@ -409,3 +409,48 @@ async def test_esc_and_a_word_typed_at_once_close_the_picker_and_the_word_is_the
         request = server.chat_requests[-1]
         assert (request["model"], request["messages"][-1]["content"]) == ("qwen3:8b", "tiny pods?")
         assert app.services.settings.model == "qwen3:8b"
+
+
+async def test_replies_by_another_model_than_the_one_in_use_name_it(
+    server: FakeOllama, tmp_path: Path
+) -> None:
+    """An engineer moved to a bigger model mid-incident: which answers came from the small
+    one is said in their headers (and kept when the session is reopened), the one in use
+    names none, and a copied reply names its model whichever it is."""
+    from oncall_tui.tui.chat_log import ChatLog
+
+    server.script("Roll back 1.42.0.", "The pool is at 100/100.")
+    app = app_on(server.url, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.screen.query_one(ChatLog)
+        await pilot.press(*"p99 up", "enter")
+        await wait_until(pilot, lambda: [m.status for m in log.messages] == ["complete"] * 2)
+        first = log.messages[1]
+        assert (first.model, first.names_model) == ("qwen3:8b", False)
+        assert "qwen3" not in first.header
+
+        await open_picker(app, pilot)
+        await pilot.press("down", "down", "down", "enter")  # gemma:2b
+        await wait_until(pilot, lambda: first.names_model)
+        assert first.header.endswith(" · qwen3:8b")
+        await wait_until(pilot, lambda: any(" · qwen3:8b" in row for row in rows(app)))
+
+        await pilot.press(*"db?", "enter")
+        await wait_until(pilot, lambda: [m.status for m in log.messages] == ["complete"] * 4)
+        second = log.messages[3]
+        assert (second.model, second.names_model) == ("gemma:2b", False)
+        log.focus()
+        await pilot.press("c")  # the newest reply, by the model in use, is copied with it
+        assert app.clipboard.split("\n")[0].endswith("assistant · gemma:2b")
+
+    app = app_on(server.url, tmp_path, model="gemma:2b")
+    async with app.run_test(size=(100, 30)) as pilot:
+        log = app.screen.query_one(ChatLog)
+        await pilot.press("alt+l", "enter")  # the session, reopened
+        await wait_until(pilot, lambda: len(log.messages) == 4)
+        assert [m.names_model for m in log.messages] == [False, True, False, False]
+        await open_picker(app, pilot)
+        await pilot.press("up", "up", "up", "enter")  # back to qwen3:8b
+        await wait_until(pilot, lambda: log.messages[3].names_model)
+        assert not log.messages[1].names_model
+        assert log.messages[3].header.endswith(" · gemma:2b")

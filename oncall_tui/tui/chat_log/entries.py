@@ -113,6 +113,7 @@ def page_entries(
                 position=message.position,
                 tool_calls=message.tool_calls,
                 created_at=message.created_at,
+                model=message.model,
                 clock=clock,
                 lang=lang,
             )

@@ -126,10 +126,13 @@ class ChatLog(ScrollView, can_focus=True):
         self._wait_timer: Timer | None = None
         """Counts the seconds a reply has had nothing to show, in its header."""
         self.clock: Clock = local_now
+        """Now: the time of a message created here, and the day headers compare with."""
+        self.model_in_use: str | None = None
+        """The model replies are written by now: a new reply's, and the one the headers of
+        replies by another name theirs against (:meth:`follow_model`)."""
         self.empty = True
         """Whether no message is shown, nor any earlier one offered (then it takes no focus)."""
         self.can_focus = False
-        """Now: the time of a message created here, and the day headers compare with."""
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -175,14 +178,30 @@ class ChatLog(ScrollView, can_focus=True):
 
     def add_exchange(self, question: str) -> MessageBlock:
         """The user's message and the reply about to stream."""
-        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
+        reply = self._new_reply()
         self._append([MessageBlock("user", question, clock=self.clock, lang=self.lang), reply])
         return self._count_wait(reply)
 
     def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
-        reply = MessageBlock("assistant", "", status="streaming", clock=self.clock, lang=self.lang)
-        return self._count_wait(self._append([reply]))
+        return self._count_wait(self._append([self._new_reply()]))
+
+    def _new_reply(self) -> MessageBlock:
+        return MessageBlock(
+            "assistant",
+            "",
+            status="streaming",
+            model=self.model_in_use,
+            clock=self.clock,
+            lang=self.lang,
+        )
+
+    def follow_model(self, model: str) -> None:
+        """Replies are written by ``model`` from now on: those by another say which wrote
+        them, in their headers."""
+        self.model_in_use = model
+        for block in self.messages:
+            block.follow_model(model)
 
     def _count_wait(self, reply: MessageBlock) -> MessageBlock:
         """Count, in ``reply``'s header, each second it has nothing new to show (a tick a second
@@ -234,6 +253,7 @@ class ChatLog(ScrollView, can_focus=True):
     def _insert(self, index: int, entries: Sequence[Entry]) -> None:
         for entry in entries:
             if isinstance(entry, MessageBlock):
+                entry.model_in_use = self.model_in_use
                 entry.listener = self._message_changed
         self.entries[index:index] = entries
         empty = self.earlier == 0 and not any(isinstance(e, MessageBlock) for e in self.entries)

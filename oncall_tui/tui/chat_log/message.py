@@ -1,7 +1,8 @@
 """One message of the chat log: a plain model of its state and of its lines.
 
 A message is not a widget, and knows no widget. The chat log draws every message of its page
-from the lines each keeps: the header (who, any status, when) and tool lines, drawn again only
+from the lines each keeps: the header (who, any status, when, and the model of a reply written
+by another than the one in use) and tool lines, drawn again only
 when they change, and the text: a reply's as :class:`MarkdownLines`, the user's verbatim, as
 :class:`PlainLines`. Streamed text waits in the message until the log flushes it: the
 paragraphs it completes become a finished segment, rendered once, and the paragraph being
@@ -23,6 +24,7 @@ from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
+from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
@@ -129,6 +131,7 @@ class MessageBlock:
         position: int | None = None,
         tool_calls: Sequence[ToolCallView] = (),
         created_at: datetime | None = None,
+        model: str | None = None,
         clock: Clock = local_now,
         lang: Language,
     ) -> None:
@@ -138,6 +141,11 @@ class MessageBlock:
         self.content = content
         self.status = status
         self.position = position
+        self.model = model
+        """The model that wrote a reply (``None``: a person's message, or a reply stored before
+        replies kept their model)."""
+        self.model_in_use: str | None = None
+        """The model replies are written by now (the log's): a reply by another names its own."""
         self.clock = clock
         """Now: the day the header's time is compared with."""
         self.created_at = clock() if created_at is None else created_at
@@ -209,13 +217,35 @@ class MessageBlock:
     @property
     def header(self) -> str:
         """The first line: who, then when (``you · 14:03``, ``assistant · ✗ failed · 14:03``),
-        for the incident's timeline. Today is the clock's day when the header is drawn."""
-        return f"{self.who} · {short_time(self.created_at, self.clock(), self.lang)}"
+        for the incident's timeline, then the model of a reply another than the one in use
+        wrote (``assistant · 14:03 · qwen3:32b``). Today is the clock's day when it is drawn."""
+        header = f"{self.who} · {short_time(self.created_at, self.clock(), self.lang)}"
+        return f"{header} · {self._model}" if self.names_model else header
+
+    @property
+    def names_model(self) -> bool:
+        """Whether the header names the model: a reply's written by another than the one in
+        use (one the engineer moved away from mid-incident)."""
+        model, in_use = self.model, self.model_in_use
+        return bool(model and in_use and not same_model(model, in_use))
+
+    def follow_model(self, model: str) -> None:
+        """``model`` is the one in use now: the header names this reply's if it is another."""
+        named = self.names_model
+        self.model_in_use = model
+        if self.names_model != named:
+            self._changed(head=True)
+
+    @property
+    def _model(self) -> str:
+        return terminal_safe(self.model or "")
 
     def copy_text(self) -> str:
-        """The message as copied: when (in full) and who on a first line, then the text as
-        stored, so that pasted in an incident's timeline it keeps when it was said."""
-        return f"[{full_time(self.created_at)}] {self.who}\n{self.content}"
+        """The message as copied: when (in full), who and a reply's model on a first line,
+        then the text as stored, so that pasted in an incident's timeline it keeps when it
+        was said, and by which model."""
+        model = f" · {self._model}" if self.model else ""
+        return f"[{full_time(self.created_at)}] {self.who}{model}\n{self.content}"
 
     @property
     def ended(self) -> bool:

@@ -104,7 +104,9 @@ class ChatPane(Vertical):
         keymap = dict(self._services.settings.keymap)
         examples = skills_examples_path()
         yield Welcome(examples, keymap, reading_sessions=True, id="welcome")
-        yield ChatLog(id="chat-log")
+        log = ChatLog(id="chat-log")
+        log.model_in_use = self._services.settings.model
+        yield log
         yield self.status
         yield self._composer
 
@@ -233,6 +235,10 @@ class ChatPane(Vertical):
     @on(TextArea.Changed, "Composer")
     def _composer_changed(self) -> None:
         self.draft.changed()
+
+    def follow_model(self, model: str) -> None:
+        """Replies are written by ``model`` from now on (the picker's choice)."""
+        self.query_one(ChatLog).follow_model(model)
 
     # -- a session's messages ---------------------------------------------------------------
 
