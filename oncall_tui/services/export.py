@@ -19,6 +19,7 @@ import errno
 import json
 import logging
 import os
+import re
 import stat
 from collections.abc import Callable
 from datetime import datetime, tzinfo
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 ExportFormat = Literal["md", "json"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
+TITLE_CHARS = 40
+"""At most this much of a session's title goes into the name an export is offered."""
 
 
 def format_for(path: Path) -> ExportFormat:
@@ -140,12 +143,27 @@ class ExportService:
         return target if target.exists() else None
 
     def default_filename(self, owner: str, session_id: int, fmt: ExportFormat) -> str:
-        """e.g. 'oncall-session-12-2026-12-01-2130.md' (safe characters only): the session's
-        id and the local time of the export, to the minute."""
+        """e.g. 'oncall-session-12-inc-4211-checkout-5xx-2026-12-01-2130.md' (safe characters
+        only): the session's id, its title's words (:func:`title_words`) and the local time of
+        the export, to the minute, so that a postmortem's exports tell which incident is which."""
         _check_format(fmt)
-        self._sessions.get(owner, session_id)  # the owner's, or NOT_FOUND
+        session = self._sessions.get(owner, session_id)  # the owner's, or NOT_FOUND
         now = self._clock().astimezone(self._zone)
-        return f"oncall-session-{session_id}-{now:%Y-%m-%d-%H%M}.{fmt}"
+        words = title_words(session.title)
+        return f"oncall-session-{session_id}-{words}{'-' if words else ''}{now:%Y-%m-%d-%H%M}.{fmt}"
+
+
+def title_words(title: str, limit: int = TITLE_CHARS) -> str:
+    """The title's ASCII letters and digits, lower case, a ``-`` between words: whole words
+    up to ``limit`` characters (a first word longer than that, cut), ``""`` when none (a
+    Chinese title)."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    kept = words[0][:limit] if words else ""
+    for word in words[1:]:
+        if len(kept) + 1 + len(word) > limit:
+            break
+        kept = f"{kept}-{word}"
+    return kept
 
 
 def _check_format(fmt: str) -> None:

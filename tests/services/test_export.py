@@ -21,7 +21,7 @@ from oncall_tui.core.events import TokenDelta, UserMessageStored
 from oncall_tui.errors import OncallError
 from oncall_tui.services import chat as chat_service
 from oncall_tui.services.container import Services
-from oncall_tui.services.export import ExportService
+from oncall_tui.services.export import TITLE_CHARS, ExportService, title_words
 from oncall_tui.services.transcript_markdown import closes_itself, fenced
 from oncall_tui.services.views import MessageView
 from tests.cli.test_readme_contract import documented
@@ -451,15 +451,43 @@ def test_a_write_that_fails_midway_leaves_no_temporary_file_and_the_old_file_as_
     assert target.read_text() == "yesterday's export"
 
 
-def test_the_default_file_name_has_the_id_and_the_local_time_only(
+def test_the_default_file_name_has_the_id_the_title_s_words_and_the_local_time(
     chatted: tuple[Services, int],
 ) -> None:
+    """Three exports of a night's incidents are told apart by their names; a title with no
+    ASCII word (Chinese) leaves only the id and the time, and nothing unsafe gets in."""
     services, session_id = chatted
     export = exporter(services)
     name = export.default_filename("alice", session_id, "md")
-    assert name == f"oncall-session-{session_id}-2026-12-01-2130.md"
-    assert export.default_filename("alice", session_id, "json").endswith("-2130.json")
-    assert re.fullmatch(r"[a-z0-9.-]+", name)
+    assert name == f"oncall-session-{session_id}-api-7-crashloops-since-when-2026-12-01-2130.md"
+    assert export.default_filename("alice", session_id, "json").endswith(
+        "when-2026-12-01-2130.json"
+    )
+    for title, words in [
+        ("INC-4211: checkout 5xx / ../../etc", "inc-4211-checkout-5xx-etc"),
+        ("支付服务 5xx 告警", "5xx"),
+        ("数据库慢查询", ""),
+    ]:
+        services.sessions.rename("alice", session_id, title)
+        name = export.default_filename("alice", session_id, "md")
+        assert (
+            name == f"oncall-session-{session_id}-{words}{'-' if words else ''}2026-12-01-2130.md"
+        )
+        assert re.fullmatch(r"[a-z0-9.-]+", name)
+
+
+@pytest.mark.parametrize(
+    ("title", "words"),
+    [
+        ("a" * 38 + " b", "a" * 38 + "-b"),  # 40 characters: at the bound, whole
+        ("a" * 38 + " bc", "a" * 38),  # 41: the word that passes it is left out
+        ("x" * 41, "x" * 40),  # one word longer than the bound is cut
+        ("   ", ""),
+    ],
+)
+def test_a_title_gives_its_words_up_to_forty_characters(title: str, words: str) -> None:
+    assert title_words(title) == words
+    assert len(title_words(title)) <= TITLE_CHARS == 40
 
 
 def test_another_owners_session_answers_as_a_missing_one(
