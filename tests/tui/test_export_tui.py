@@ -20,6 +20,7 @@ from tests.tui.harness import (
     keys_in_one_read,
     notifications,
     question_read,
+    screen_rows,
     scripted_app,
     seed_session,
     wait_until,
@@ -56,6 +57,27 @@ async def export_dialog_for(
     screen = await open_seeded(pilot, pairs)
     (await export_dialog(pilot, key)).value = str(path)
     return screen
+
+
+async def test_a_path_longer_than_its_field_shows_its_end_where_the_cursor_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns the offered path is wider than its field: what is in sight is its end
+    (the file's name and extension, where typing goes), not the directory it starts with."""
+    deep = tmp_path / "incidents" / "2026" / "december"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_seeded(pilot, 1, title="INC-4211 checkout 5xx")
+        field = await export_dialog(pilot)
+        assert len(field.value) > field.content_size.width
+        await pilot.pause()
+        await wait_until(pilot, lambda: any("5xx-" in row for row in screen_rows(app)))
+        shown = next(row for row in screen_rows(app) if "5xx-" in row)
+        assert ".md" in shown
+        assert "/incidents/" not in shown
+        assert field.cursor_position == len(field.value)
 
 
 async def test_ctrl_s_offers_a_path_here_and_writes_the_markdown_there(

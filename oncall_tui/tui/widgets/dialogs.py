@@ -365,6 +365,18 @@ class TextDialog(ModalScreen[str | None]):
             yield error
             yield Static(t("dialog.text.keys", self.lang), classes="dialog--keys", markup=False)
 
+    def on_mount(self) -> None:
+        if not self._replace:  # a path: its end in sight, where the cursor is (the extension)
+            self.call_after_refresh(self._show_the_end)
+
+    def _show_the_end(self) -> None:
+        """Textual's field shows a first value from its start, whatever its cursor; moving the
+        cursor scrolls it there."""
+        field = self.query_one(InOrderInput)
+        if field.cursor_position == len(field.value):
+            field.action_home()
+            field.action_end()
+
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
