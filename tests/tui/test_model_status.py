@@ -13,8 +13,10 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import OllamaStatus
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.status_line import StatusLine
 from tests.fakes.chat_model import ScriptedChatModel, Turn
 from tests.fakes.gateway import StaticGateway
+from tests.fakes.ollama_server import FakeModel, FakeOllama
 from tests.tui.harness import wait_until
 
 SIZE = (120, 36)
@@ -85,3 +87,55 @@ async def test_the_first_enter_after_ollama_is_back_sends(tmp_path: Path) -> Non
         await pilot.press("enter")  # the panel's last word was "down": the service decides
         await wait_until(pilot, lambda: not screen.sending and len(model.calls) == 1)
         assert app.query_one(Composer).text == ""
+
+
+async def test_a_send_refused_for_a_missing_model_says_which_keys_pick_another(
+    tmp_path: Path,
+) -> None:
+    """The model was there at the start and removed since (`ollama rm`, another engineer on
+    the shared box): the refused send says so with the keys of the picker, as the start-up
+    check does, and the question waits in the composer."""
+    with FakeOllama() as server:
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="tiny:2k"
+        )
+        app = build_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            await wait_until(pilot, lambda: screen.server_check.state.usable is True)
+            del server.models["tiny:2k"]
+            app.query_one(Composer).text = "why is checkout slow"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "ollama pull tiny:2k" in status(screen))
+            assert status(screen).endswith(
+                "Your message is stored; retry answers it again. "
+                "(f5 / alt+m picks an installed model, ctrl+r retries)"
+            )
+            assert app.query_one(Composer).text == ""  # stored: ctrl+r answers it
+
+            server.models["tiny:2k"] = FakeModel("tiny:2k")
+            server.script("The pool is exhausted.")
+            await pilot.press("ctrl+r")
+            await wait_until(pilot, lambda: "picks an installed" not in status(screen))
+
+
+async def test_a_send_refused_before_it_stores_says_which_keys_pick_another(
+    tmp_path: Path,
+) -> None:
+    """The server says the model is missing as the send asks first: nothing is stored, the
+    question stays in the composer, and the line names the picker's keys whatever it said
+    before."""
+    gateway = Missing(ScriptedChatModel(), 8192)
+    app = build_app(Settings(db_path=tmp_path / "t.db", user="alice"), gateway=gateway)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await wait_until(pilot, lambda: "picks an installed" in status(screen))
+        screen.query_one("#status", StatusLine).say("")
+        app.query_one(Composer).text = "why is checkout slow"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "ollama pull" in status(screen))
+        assert status(screen).endswith("(f5 / alt+m picks an installed model)")
+        assert app.query_one(Composer).text == "why is checkout slow"
+        assert app.services.sessions.list_sessions("alice") == []

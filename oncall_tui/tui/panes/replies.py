@@ -163,7 +163,12 @@ class Replies:
     def _failed(self, event: ReplyFailed) -> None:
         """The message is stored (it is in the log): it is not given back to the composer,
         where Enter would store it a second time."""
-        retry = t("send.retry_hint", self._lang, retry=keys_to_say("retry", self._keymap))
+        keys = keys_to_say("retry", self._keymap)
+        if event.code == "MODEL_NOT_FOUND":  # pulled meanwhile, or another picked: then retry
+            models = keys_to_say("models", self._keymap)
+            retry = t("send.pick_or_retry_hint", self._lang, models=models, retry=keys)
+        else:
+            retry = t("send.retry_hint", self._lang, retry=keys)
         message = joined(self._lang, event.message, retry)
         self._status.say(message, error=True)
         if self._reply is not None:

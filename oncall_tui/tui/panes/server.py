@@ -18,7 +18,6 @@ from textual.worker import Worker
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
-from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
@@ -98,8 +97,7 @@ class ServerCheck:
             said_already = before.model_missing and before.model == self.state.model
             if missing and not said_already:  # said once: asked again, it stays said
                 error = services.model_not_found()
-                hint = t("panel.missing_model_hint", lang, keys=keys_here(self._panel, "models"))
-                said = f"{error.message(lang)} ({hint})"
+                said = self._status.with_picker_keys(error.code, error.message(lang))
                 if before.reachable is None:  # the first check, at start: beside what is said
                     self._status.say_also(said, error=True)
                 else:

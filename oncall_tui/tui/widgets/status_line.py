@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, joined, note
 from oncall_tui.texts import text as t
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -95,7 +96,8 @@ class StatusLine(PlainText):
         if error.reason == "nothing_to_retry":  # a key pressed, not an argument given
             self.say(t("status.nothing_to_retry", lang))
             return
-        message = joined(lang, error.message(lang), also) if also else error.message(lang)
+        said = self.with_picker_keys(error.code, error.message(lang))
+        message = joined(lang, said, also) if also else said
         database = error.code in ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
         if database:
             # A database that cannot be written (a full disk, a read-only file, another
@@ -111,6 +113,15 @@ class StatusLine(PlainText):
         self.say(message, error=True, app_wide=database or gone)
         if error.code in SERVER_AWAY_CODES:
             self.server_away()
+
+    def with_picker_keys(self, code: str, message: str) -> str:
+        """An error's ``message``; a model the server does not have (``code``) says which keys
+        pick one it has, as bound: found by the server's check, by a send before it stored the
+        question, or by the model call after."""
+        if code != "MODEL_NOT_FOUND":
+            return message
+        hint = t("panel.missing_model_hint", ui_lang(self), keys=keys_here(self, "models"))
+        return f"{message} ({hint})"
 
     def show_fault(self, exc: Exception) -> None:
         """Something no catalog entry names (a bug): said of the app; it goes on."""
