@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import replace
@@ -71,7 +72,20 @@ MAX_REPLY_CHARS = 200_000
 the database, and every later request, with one answer."""
 
 
+TERMINAL_CODES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, bold, cursor moves (ESC [ 1;31 m)
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: a window title, a hyperlink
+    r"|\x1b[@-Z\\-_]"  # the other two-character escapes (ESC M, ESC c)
+)
+"""The escape sequences a terminal acts on, whole: what a coloured log carries around its
+words (``kubectl logs`` of an app that forces colour, ``grep --color=always``)."""
+
+
 def validate_message(text: str) -> str:
+    """The message as stored and sent: without the terminal's escape sequences a piped or
+    pasted log carried (the model would read them as words, and they take its context), at
+    most :data:`MAX_MESSAGE_CHARS` characters; one that is only whitespace is refused."""
+    text = TERMINAL_CODES.sub("", text)
     if not text.strip():
         raise OncallError("VALIDATION_INVALID_ARGUMENT", "message_empty")
     return at_most(text, MAX_MESSAGE_CHARS, "message_too_long")
@@ -114,7 +128,7 @@ class ChatService:
         reported as events. ``confirm`` is asked before each call of a tool the settings mark
         ``confirm``; without it such calls are refused ("not allowed in this run").
         """
-        validate_message(text)
+        text = validate_message(text)
         prepare = partial(self._memory.prepare_message, owner, session_id, text)
         run = self._run(owner, prepare, stored_text=text, confirm=confirm)
         async with aclosing(run) as events:

@@ -79,6 +79,18 @@ def test_a_piped_log_follows_the_question_a_blank_line_apart(
     assert titles == ["why is it failing?"]  # the question names the session
 
 
+def test_a_log_piped_in_colour_is_sent_without_its_colour_codes(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None]
+) -> None:
+    """``kubectl logs`` of an app that forces colour, piped in: the model gets the words."""
+    pipe_in(b"\x1b[31m02:51 ERROR\x1b[0m checkout-api upstream 502\n")
+    result = chat("chat", "why?", "-")
+    assert result.code == 0, result.err
+    assert sent(ollama) == "why?\n\n02:51 ERROR checkout-api upstream 502"
+    (shown,) = chat("sessions", "show", "1", "--json").json_object()["messages"][:1]
+    assert "\x1b" not in shown["content"]
+
+
 def test_a_file_on_stdin_is_read_and_dev_null_is_not(
     chat: RunCli, ollama: FakeOllama, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -264,6 +264,48 @@ async def test_message_length_bounds(engine: Engine) -> None:
     assert len(services.sessions.list_sessions("alice")) == 1
 
 
+COLOURED = "\x1b[31mERROR\x1b[0m 02:14 db-3 timeout\n\x1b[1;33mWARN\x1b[0m pool 10/10"
+"""Two lines of a log an app wrote in colour (SGR sequences around its levels)."""
+
+
+async def test_a_coloured_log_is_stored_and_sent_without_its_escape_sequences(
+    engine: Engine,
+) -> None:
+    """The colour codes of a piped or pasted log are the terminal's, not the log's words: the
+    model would read ``[31m`` and ``[0m`` as text, at a few tokens each. A lone ESC that
+    starts no sequence is left as written."""
+    model = ScriptedChatModel(["ok", "ok"])
+    services = engine(model)
+    events = await collect(services.chat.send("alice", None, COLOURED + "\nwhy? \x1b end"))
+    stored = events[0]
+    assert isinstance(stored, UserMessageStored)
+    clean = "ERROR 02:14 db-3 timeout\nWARN pool 10/10\nwhy? \x1b end"
+    assert stored.content == clean
+    assert model.calls[0][-1].content == clean
+    message = services.sessions.messages("alice", stored.session_id)[0]
+    assert message.content == clean
+    # a title, a cursor move, a hyperlink (OSC 8) and a window title (OSC 0) go too
+    marked = "\x1b]0;prod\x07\x1b]8;;https://grafana\x1b\\dash\x1b]8;;\x1b\\ \x1b[2K\x1bMup"
+    events = await collect(services.chat.send("alice", stored.session_id, marked))
+    assert isinstance(events[0], UserMessageStored)
+    assert events[0].content == "dash up"
+
+
+async def test_the_message_limits_count_what_is_left_once_the_colours_go(engine: Engine) -> None:
+    services = engine(ScriptedChatModel(["ok"]), window=1_000_000)
+    red, reset = "\x1b[31m", "\x1b[0m"
+    events = await collect(services.chat.send("alice", None, red + "x" * MAX_MESSAGE_CHARS + reset))
+    assert isinstance(events[-1], ReplyDone)  # at the limit once the codes go
+    for bad, reason in [
+        (red + "x" * (MAX_MESSAGE_CHARS + 1) + reset, "message_too_long"),
+        (f"{red} \n{reset}", "message_empty"),  # nothing but colours and whitespace
+    ]:
+        with pytest.raises(OncallError) as caught:
+            await collect(services.chat.send("alice", None, bad))
+        assert caught.value.reason == reason
+    assert len(services.sessions.list_sessions("alice")) == 1
+
+
 async def test_a_session_deleted_while_its_answer_comes_is_said_so(engine: Engine) -> None:
     """Deleted in another window (or with the CLI) while the answer streamed: the error said
     "No session '1' found", a session the user had not asked for."""
