@@ -24,7 +24,6 @@ from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
-from oncall_tui.core.model_names import same_model
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
@@ -227,7 +226,11 @@ class MessageBlock:
         """Whether the header names the model: a reply's written by another than the one in
         use (one the engineer moved away from mid-incident)."""
         model, in_use = self.model, self.model_in_use
-        return bool(model and in_use and not same_model(model, in_use))
+        if not model or not in_use or model == in_use:
+            return False
+        from oncall_tui.core.model_names import same_model  # rarely needed: off the start-up path
+
+        return not same_model(model, in_use)
 
     def follow_model(self, model: str) -> None:
         """``model`` is the one in use now: the header names this reply's if it is another."""
