@@ -12,6 +12,7 @@ from textual.widget import Widget
 
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.panes.layout import SESSIONS_FOLD
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
@@ -21,7 +22,7 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.ollama_server import FakeOllama
 from tests.terminal import Terminal, wait_for
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import screen_rows, scripted_app, seed_session, wait_until
 
 
 def main(app: OncallApp) -> MainScreen:
@@ -176,7 +177,7 @@ async def test_focus_in_the_prompt_editor_and_skill_library_is_a_heavy_border(
             await wait_until(pilot, lambda: app.screen is app.screen_stack[0])
 
 
-@pytest.mark.parametrize("width", [60, 80, 100, 119])
+@pytest.mark.parametrize("width", [60, 69, 70, 80, 100, 119])
 async def test_below_120_columns_the_chat_keeps_three_fifths_of_the_width(
     tmp_path: Path, width: int
 ) -> None:
@@ -187,7 +188,8 @@ async def test_below_120_columns_the_chat_keeps_three_fifths_of_the_width(
         await pilot.pause()
         centre = screen.query_one("#centre")
         assert centre.region.width >= 0.6 * width, (centre.region.width, width)
-        assert screen.query_one(SessionList).display  # still there, narrower
+        # still there, narrower; below 70 columns folded away, the chat the whole width
+        assert screen.query_one(SessionList).display == (width >= SESSIONS_FOLD)
         assert not screen.query_one(ContextPanel).display  # folded: opens over the chat
 
 
@@ -212,7 +214,7 @@ async def test_the_sessions_pane_hides_with_alt_1_and_stays_hidden_until_asked(
     tmp_path: Path,
 ) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         screen = main(app)
         sessions = screen.query_one(SessionList)
         centre = screen.query_one("#centre")
@@ -220,10 +222,11 @@ async def test_the_sessions_pane_hides_with_alt_1_and_stays_hidden_until_asked(
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: not sessions.display)
         await pilot.pause()
-        assert centre.region.width == 60  # the chat takes its width
-        await pilot.resize_terminal(130, 36)
-        await pilot.pause()
-        assert not sessions.display
+        assert centre.region.width == 80  # the chat takes its width
+        for width in (60, 130):  # folded by the width, or wide enough for it: as it was hidden
+            await pilot.resize_terminal(width, 36)
+            await pilot.pause()
+            assert not sessions.display
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: sessions.display)
         await pilot.press("alt+1")
@@ -231,6 +234,36 @@ async def test_the_sessions_pane_hides_with_alt_1_and_stays_hidden_until_asked(
         await pilot.press("alt+l")  # filtering the sessions shows them
         await wait_until(pilot, lambda: sessions.display)
         assert getattr(app.focused, "id", None) == "session-filter"
+
+
+async def test_in_half_a_split_terminal_the_sessions_fold_away_until_alt_1_shows_them(
+    tmp_path: Path,
+) -> None:
+    """At 60 columns (a 120-column terminal split in two) the chat has the whole width; the
+    key bar says alt+1. Shown with it, the pane stays through resizes; left to the width, it
+    comes back at 70 columns and folds again below."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = main(app)
+        sessions = screen.query_one(SessionList)
+        centre = screen.query_one("#centre")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not sessions.display
+        assert centre.region.width == 60
+        assert "alt+1 Sessions" in screen_rows(app)[-1]
+        for width, shown in ((70, True), (69, False), (100, True), (60, False)):
+            await pilot.resize_terminal(width, 20)
+            await pilot.pause()
+            assert sessions.display == shown, width
+        await pilot.press("alt+1")
+        await wait_until(pilot, lambda: sessions.display)
+        await pilot.pause()
+        assert centre.region.width == 60 - sessions.region.width
+        for width in (50, 130, 60):
+            await pilot.resize_terminal(width, 20)
+            await pilot.pause()
+            assert sessions.display, width
 
 
 async def test_hiding_the_pane_that_has_the_focus_gives_it_to_the_composer(
