@@ -1,13 +1,13 @@
 """One message of the chat log: a plain model of its state and of its lines.
 
 A message is not a widget, and knows no widget. The chat log draws every message of its page
-from the lines each keeps: the header (who, any status, when, and the model of a reply written
-by another than the one in use) and tool lines, drawn again only
-when they change, and the text: a reply's as :class:`MarkdownLines`, the user's verbatim, as
-:class:`PlainLines`. Streamed text waits in the message until the log flushes it: the
-paragraphs it completes become a finished segment, rendered once, and the paragraph being
-written is the tail, rendered again at each flush. The message remembers from which of
-its rows its lines changed, and tells its listener (the log) that it has something to draw.
+from the lines each keeps: the header (who, any status, when, and the model of a reply another
+than the one in use wrote) and tool lines, drawn again only when they change, and the text: a
+reply's as :class:`MarkdownLines`, the user's verbatim, as :class:`PlainLines`. Streamed text
+waits in the message until the log flushes it: the paragraphs it completes become a finished
+segment, rendered once, and the paragraph being written is the tail, rendered again at each
+flush. The message remembers from which of its rows its lines changed, and tells its listener
+(the log) that it has something to draw.
 """
 
 from __future__ import annotations

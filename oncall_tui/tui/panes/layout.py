@@ -41,6 +41,7 @@ class PaneLayout:
         """The user showed (``True``) or hid the sessions pane with alt+1: kept through
         resizes; ``None``, it follows the width."""
         self._sessions_folded: bool | None = None
+        """Whether the width was below :data:`SESSIONS_FOLD` at the last fit."""
 
     def fit(self, width: int) -> None:
         """Wide, the panel is a column of its own unless the user hid it; narrow, it is folded
