@@ -259,15 +259,20 @@ async def test_chinese_text_is_kept_as_written(engine: Engine, tmp_path: Path) -
 async def test_control_characters_are_visible_in_markdown_and_exact_in_json(
     engine: Engine,
 ) -> None:
-    services = engine(ScriptedChatModel(["ok"]))
-    stored = (await collect(services.chat.send("alice", None, "red \x1b[31mtext\x1b[0m")))[0]
+    """A model's reply keeps what it wrote (a user's message loses whole escape sequences as
+    it is sent: ``test_chat.py``); a control character on its own stays in either."""
+    services = engine(ScriptedChatModel(["red \x1b[31mtext\x1b[0m"]))
+    stored = (await collect(services.chat.send("alice", None, "ding\x07 \x1b alone")))[0]
     assert isinstance(stored, UserMessageStored)
     export = exporter(services)
     document = export.render("alice", stored.session_id, "md")
     assert "\x1b" not in document
+    assert "\x07" not in document
+    assert "ding␇ ␛ alone" in document
     assert "red ␛[31mtext␛[0m" in document
     shown = json.loads(export.render("alice", stored.session_id, "json"))
-    assert shown["messages"][0]["content"] == "red \x1b[31mtext\x1b[0m"
+    contents = [message["content"] for message in shown["messages"]]
+    assert contents == ["ding\x07 \x1b alone", "red \x1b[31mtext\x1b[0m"]
 
 
 def test_a_fence_is_longer_than_any_backtick_run_inside() -> None:
