@@ -15,6 +15,7 @@ from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.panes import chat as chat_pane
 from oncall_tui.tui.panes import server as server_pane
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -204,6 +205,11 @@ async def test_the_welcome_speaks_chinese_and_never_cuts_the_examples_path(
         welcome = app.screen.query_one(Welcome)
         title = "从这里开始" if lang == "zh" else "where to start"
         await wait_until(pilot, lambda: title in shown(welcome))
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        # the server's line ends in "…" while it is asked ("Asking Ollama whether it is ready…")
+        await wait_until(pilot, lambda: screen.server_check.state.reachable is not None)
+        await pilot.pause()
         lines = shown(welcome).splitlines()
         assert str(examples) in "".join(line.strip() for line in lines)
         assert not [line for line in lines if line.rstrip().endswith("…")]
