@@ -93,8 +93,8 @@ async def test_a_send_refused_for_a_missing_model_says_which_keys_pick_another(
     tmp_path: Path,
 ) -> None:
     """The model was there at the start and removed since (`ollama rm`, another engineer on
-    the shared box): the refused send says so with the keys of the picker, as the start-up
-    check does, and the question waits in the composer."""
+    the shared box): the failed reply says so with the keys of the picker, as the start-up
+    check does; the question is stored, and ctrl+r answers it once the model is back."""
     with FakeOllama() as server:
         settings = Settings(
             db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="tiny:2k"
@@ -118,6 +118,14 @@ async def test_a_send_refused_for_a_missing_model_says_which_keys_pick_another(
             server.script("The pool is exhausted.")
             await pilot.press("ctrl+r")
             await wait_until(pilot, lambda: "picks an installed" not in status(screen))
+            await app.workers.wait_for_complete()
+            (session,) = app.services.sessions.list_sessions("alice")
+            replies = app.services.sessions.messages("alice", session.id)
+            # the failed call wrote nothing: no reply of it is stored, the retry's is
+            assert [(m.role, m.status) for m in replies] == [
+                ("user", "complete"),
+                ("assistant", "complete"),
+            ]
 
 
 async def test_a_send_refused_before_it_stores_says_which_keys_pick_another(
