@@ -95,9 +95,10 @@ async def test_the_title_names_the_server_and_the_current_model_whole_on_a_narro
     app = app_on(server.url, tmp_path)
     async with app.run_test(size=(60, 20)) as pilot:
         await open_picker(app, pilot)
-        shown = rows(app)  # what the terminal shows, the dialog's edges stripped
+        shown = rows(app)  # what the terminal shows; the dialog's, between its edges
         at = next(i for i, row in enumerate(shown) if "Models on" in row)
-        title = " ".join(row.strip(" █▏").strip() for row in shown[at : at + 2])
+        inside = [row[row.index("█") + 1 : row.rindex("█")] for row in shown[at : at + 2]]
+        title = " ".join(row.strip() for row in inside)
         assert title == f"Models on {server.url} (current: qwen3:8b)", shown
 
 
