@@ -184,9 +184,15 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         said = f"{stored_word('role', message.role, lang)} · {utc_minute(message.created_at)} UTC"
         model = f" · {message.model}" if message.model else ""
         emit_line(f"\n[{said}{model}]{marker}")
-        for call in message.tool_calls:
-            emit_line(_tool_call_line(call, lang))
-        emit_line(message.content)
+        if any(call.text_at is not None for call in message.tool_calls):
+            for part in message.in_order():  # each call between the words around it
+                emit_line(
+                    part.strip("\n") if isinstance(part, str) else _tool_call_line(part, lang)
+                )
+        else:  # as stored before calls kept their places: the calls, then the text
+            for call in message.tool_calls:
+                emit_line(_tool_call_line(call, lang))
+            emit_line(message.content)
     emit_line()
     _print_memory(memory, lang)
     return EXIT_OK

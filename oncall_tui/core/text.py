@@ -9,6 +9,8 @@ output does not need to (JSON escapes control characters itself).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 NEW_SESSION = "New session"
 """How a session without a title is listed, by the CLI and the TUI."""
 
@@ -52,3 +54,17 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is None or len(flat) <= limit:
         return flat
     return flat[: limit - 1].rstrip() + "…"
+
+
+def cut_at(text: str, places: Sequence[int]) -> list[str]:
+    """``text`` cut at each of ``places`` (ascending; each held within the text and at or after
+    the one before): one piece more than places, which joined give ``text`` back. Where in a
+    reply each of its tool calls was made, the pieces are the text between them."""
+    pieces: list[str] = []
+    start = 0
+    for place in places:
+        at = min(max(place, start), len(text))
+        pieces.append(text[start:at])
+        start = at
+    pieces.append(text[start:])
+    return pieces

@@ -32,6 +32,8 @@ class ToolCall:
     started: ToolStarted
     started_at: datetime
     clock: float
+    text_at: int
+    """Characters of the reply's text written before the call: where it was made."""
     finished: ToolFinished | None = None
 
     @property
@@ -79,7 +81,7 @@ class StreamedReply:
             self.parts.append(event.text)
             self.chars += len(event.text)
         elif isinstance(event, ToolStarted):
-            self.calls[event.call_id] = ToolCall(event, utcnow(), time.monotonic())
+            self.calls[event.call_id] = ToolCall(event, utcnow(), time.monotonic(), self.chars)
         elif event.call_id in self.calls:
             self.calls[event.call_id].finished = event
 
@@ -101,6 +103,7 @@ def held_calls(reply: StreamedReply) -> tuple[HeldCall, ...]:
             started_at=call.started_at.isoformat(),
             duration_ms=call.duration_ms,
             recovered=call.started.recovered,
+            text_at=call.text_at,
         )
         for call in reply.calls.values()
     )
@@ -156,6 +159,7 @@ def _add(
                 started_at=datetime.fromisoformat(call.started_at),
                 duration_ms=call.duration_ms,
                 recovered=call.recovered,
+                text_at=call.text_at,
             ),
         )
     return message

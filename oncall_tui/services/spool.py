@@ -61,6 +61,8 @@ class HeldCall:
     duration_ms: int
     recovered: bool = False
     """The model wrote the call as text (a spool file of an older version has no such key)."""
+    text_at: int | None = None
+    """Characters of the reply's text before the call (an older spool file has no such key)."""
 
 
 @dataclass(frozen=True, slots=True)

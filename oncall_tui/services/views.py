@@ -15,7 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.core.text import NEW_SESSION
+from oncall_tui.core.text import NEW_SESSION, cut_at
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
@@ -186,6 +186,9 @@ class ToolCallView:
     duration_ms: int
     recovered: bool = False
     """The model wrote the call as text; it was read from its reply."""
+    text_at: int | None = None
+    """Characters of the reply's text written before the call; ``None`` for a call stored
+    before replies kept where their calls were made."""
 
     @classmethod
     def of(cls, row: ToolAuditRow) -> ToolCallView:
@@ -201,6 +204,7 @@ class ToolCallView:
             summary=row.summary,
             duration_ms=row.duration_ms,
             recovered=row.recovered,
+            text_at=row.text_at,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -219,6 +223,21 @@ class MessageView:
     model: str | None = None
     """The model that wrote a reply; ``None`` for a person's message, or a reply stored before
     the app kept it."""
+
+    def in_order(self) -> list[str | ToolCallView]:
+        """The text and the tool calls in the order they came: calls stored without their
+        place first (as before revision 0009), then the text cut where each other call was
+        made, the call after its piece (empty pieces left out)."""
+        placed = sorted(
+            (call for call in self.tool_calls if call.text_at is not None),
+            key=lambda call: call.text_at or 0,
+        )
+        order: list[str | ToolCallView] = [c for c in self.tool_calls if c.text_at is None]
+        pieces = cut_at(self.content, [call.text_at or 0 for call in placed])
+        for piece, call in zip(pieces, [*placed, None], strict=True):
+            order += [piece] if piece else []
+            order += [call] if call is not None else []
+        return order
 
     @classmethod
     def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:

@@ -22,7 +22,7 @@ from sqlalchemy import Connection, text
 
 from oncall_tui.errors import OncallError
 
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009")
 """Every revision, oldest first; a test keeps this and the migrations directory in step."""
 LATEST_VERSION = len(REVISIONS)
 MIGRATIONS = Path(__file__).with_name("migrations")

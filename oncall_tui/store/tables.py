@@ -124,6 +124,9 @@ class ToolAuditRow(SQLModel, table=True):
     duration_ms: int
     recovered: bool = False
     """The model wrote the call as text; it was read from its reply (revision 0007)."""
+    text_at: int | None = None
+    """Characters of the reply's text written before the call (revision 0009): where it was
+    made. ``None`` for a call stored before."""
 
 
 class TeamPolicyRow(SQLModel, table=True):

@@ -261,6 +261,19 @@ def test_a_held_call_keeps_whether_it_was_recovered_and_an_older_file_reads_as_n
     assert HeldReply.from_document(older).calls[0].recovered is False
 
 
+def test_a_held_call_keeps_where_it_was_made_and_an_older_file_has_no_place(
+    tmp_path: Path,
+) -> None:
+    call = HeldCall("c1", "logs.search_logs", "{}", "ok", "3 lines", "2026-12-04", 5, text_at=13)
+    spool = ReplySpool(tmp_path, "db")
+    spool.hold(replace(held("alice", 1), calls=(call,)))
+    (read,) = ReplySpool(tmp_path, "db").pending("alice")
+    assert read.calls[0].text_at == 13
+    older = json.loads(read.to_bytes())
+    del older["calls"][0]["text_at"]  # a spool file written before revision 0009
+    assert HeldReply.from_document(older).calls[0].text_at is None
+
+
 def test_a_held_reply_keeps_its_model_and_an_older_file_has_none(tmp_path: Path) -> None:
     spool = ReplySpool(tmp_path, "db")
     spool.hold(replace(held("alice", 1), model="qwen3:8b"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -377,6 +378,67 @@ async def test_tool_calls_are_one_line_each_and_enter_or_a_click_shows_their_arg
         await pilot.pause()
         assert shown()[1].startswith("▶")
         assert '"name"' not in "\n".join(shown())
+
+
+PLACED_TEXT = "Let me search the logs.\n\nThe pool is exhausted: raise it to 40."
+PLACED = [  # both made after the first sentence (23 characters), in one model call
+    ToolCallView("c1", "logs.search_logs", {"pattern": "pool"}, "ok", "12 matches", 5, text_at=23),
+    ToolCallView("c2", "get_current_time", {}, "ok", "03:12", 1, text_at=23),
+]
+PLACED_ROWS = [
+    "assistant · 14:03",
+    "Let me search the logs.",
+    "▶ ⚙ logs.search_logs → 12 matches",
+    "▶ ⚙ get_current_time → 03:12",
+    "The pool is exhausted: raise it to 40.",
+]
+
+
+async def test_a_tool_call_is_drawn_where_the_reply_made_it_streamed_and_reopened() -> None:
+    """A reply's calls stand between the words around them, as the model made them: the
+    reason written before, the answer after; reopened, the same. A call stored before calls
+    kept their places stays under the header."""
+    app = LogApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        log.show_page(page(("user", "pool?")), earlier=0, boundary=0)
+        streaming = log.add_reply()
+        streaming.append("Let me search the logs.")
+        for call in PLACED:
+            streaming.add_tool(call.call_id, call.name, call.arguments)
+            streaming.finish_tool(call.call_id, call.summary, call.status)
+        streaming.append("\n\nThe pool is exhausted: raise it to 40.")
+        streaming.finish("complete")
+        await wait_until(pilot, lambda: streaming.status == "complete")
+        await pilot.pause()
+        assert texts(lines_of(log, streaming)) == PLACED_ROWS
+        assert streaming.content == PLACED_TEXT
+        assert [tool.at for tool in streaming.tools] == [23, 23]
+
+        log.show_page(page(("assistant", PLACED_TEXT), tools=PLACED), earlier=0, boundary=0)
+        await pilot.pause()
+        (reopened,) = log.messages
+        assert texts(lines_of(log, reopened)) == PLACED_ROWS
+        log.focus()
+        await pilot.click(log, offset=(GUTTER + 2, 3))  # the second call, below the text
+        await pilot.pause()
+        shown = texts(lines_of(log, reopened))
+        assert shown[2].startswith("▼ ⚙ logs.search_logs")
+        assert shown[3:6] == ["    arguments: {", '      "pattern": "pool"', "    }"]
+        assert shown[-1] == PLACED_ROWS[-1]
+
+        older = [replace(call, text_at=None) for call in PLACED]
+        log.show_page(page(("assistant", PLACED_TEXT), tools=older), earlier=0, boundary=0)
+        await pilot.pause()
+        (stored_before,) = log.messages
+        assert texts(lines_of(log, stored_before)) == [
+            "assistant · 14:03",
+            "▶ ⚙ logs.search_logs → 12 matches",
+            "▶ ⚙ get_current_time → 03:12",
+            "Let me search the logs.",
+            "",
+            "The pool is exhausted: raise it to 40.",
+        ]
 
 
 async def test_enter_on_a_message_without_tool_calls_is_left_alone() -> None:

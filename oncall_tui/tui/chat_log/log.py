@@ -503,6 +503,6 @@ class ChatLog(ScrollView, can_focus=True):
         elif isinstance(entry, MessageBlock):
             self.focus()
             self._move_to(index)
-            head = entry.head_lines(text_width(self._width), self.styles_of_lines.palette)
-            if 1 <= y - self._starts[index] < len(head):  # a tool line
+            width, palette = text_width(self._width), self.styles_of_lines.palette
+            if entry.is_tool_row(self.app, width, palette, y - self._starts[index]):
                 entry.toggle_tools()

@@ -13,7 +13,7 @@ flush. The message remembers from which of its rows its lines changed, and tells
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -24,7 +24,7 @@ from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
-from oncall_tui.core.text import terminal_safe
+from oncall_tui.core.text import cut_at, terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
@@ -103,6 +103,10 @@ class ToolCallLine:
     arguments: dict[str, object]
     summary: str = ""
     status: str = "running"
+    at: int | None = None
+    """Characters of the reply's text before the call: it is drawn there, between the words
+    around it. ``None`` (a call stored before replies kept their calls' places): under the
+    header."""
 
     @property
     def title(self) -> str:
@@ -115,7 +119,11 @@ class ToolCallLine:
     @classmethod
     def of(cls, call: ToolCallView) -> ToolCallLine:
         name, summary = terminal_safe(call.name), terminal_safe(call.summary)
-        return cls(call.call_id, name, dict(call.arguments), summary, call.status)
+        return cls(call.call_id, name, dict(call.arguments), summary, call.status, call.text_at)
+
+
+def _place(tool: ToolCallLine) -> int:
+    return tool.at or 0
 
 
 class MessageBlock:
@@ -156,10 +164,14 @@ class MessageBlock:
         # ``content`` is the message as stored (copied as it is); what is drawn is made
         # terminal-safe as it enters, here (and in PlainLines) and in ``append``.
         self.body: MarkdownLines | PlainLines
+        """The text being written (a reply's after its last tool call), or the whole message."""
+        self._above: list[MarkdownLines | ToolCallLine] = []
+        """A reply's text and tool calls before ``body``, in the order they came."""
         if role == "user":  # as typed: a pasted log's lines, a ``#`` in it, stay as they are
             self.body = PlainLines(content)
         else:
-            segments = split_segments(terminal_safe(content))
+            rest = self._place_tools(terminal_safe(content))
+            segments = split_segments(rest)
             tail = segments.pop() if status == "streaming" else ""
             self.body = MarkdownLines(segments, tail=tail)
         self.listener: Callable[[MessageBlock], None] | None = None
@@ -173,6 +185,16 @@ class MessageBlock:
         """The status a reply that has ended takes once its waiting text is drawn."""
         self._changed_from: int | None = None
         """The first row whose line changed since the log last asked."""
+
+    def _place_tools(self, text: str) -> str:
+        """Put the text before each placed tool call above it, and the call under its piece
+        (``terminal_safe`` keeps the length, so the stored places hold); the text after the
+        last call is returned."""
+        placed = sorted((tool for tool in self.tools if tool.at is not None), key=_place)
+        pieces = cut_at(text, [_place(tool) for tool in placed])
+        for piece, tool in zip(pieces, placed, strict=False):
+            self._above += [MarkdownLines(split_segments(piece)), tool] if piece else [tool]
+        return pieces[-1]
 
     @property
     def who(self) -> str:
@@ -272,26 +294,64 @@ class MessageBlock:
             "failed": palette.header_failed,
         }
         lines = [text_line(self.header, header.get(self.status, palette.header), width)]
-        marker = "▼" if self.tools_open else "▶"
         for tool in self.tools:
-            style = palette.tool_failed if tool.status in ("error", "withheld") else palette.tool
-            lines.append(text_line(f"{marker} {tool.title}", style, width))
-            if self.tools_open:
-                lines += [
-                    text_line(f"    {line}", palette.tool_detail, width) for line in tool.detail()
-                ]
+            if tool.at is None:
+                lines += self._tool_lines(tool, width, palette)
         self._head, self._head_key = lines, (width, palette.generation)
         return lines
 
+    def _tool_lines(self, tool: ToolCallLine, width: int, palette: Palette) -> list[Strip]:
+        """A tool call's line, and its arguments' when the message's tool details are open."""
+        marker = "▼" if self.tools_open else "▶"
+        style = palette.tool_failed if tool.status in ("error", "withheld") else palette.tool
+        lines = [text_line(f"{marker} {tool.title}", style, width)]
+        if self.tools_open:
+            detail = palette.tool_detail
+            lines += [text_line(f"    {line}", detail, width) for line in tool.detail()]
+        return lines
+
+    def _tool_rows(self, tool: ToolCallLine) -> int:
+        return 1 + (len(tool.detail()) if self.tools_open else 0)
+
+    def _parts(
+        self, app: App[object], width: int
+    ) -> Iterator[tuple[MarkdownLines | PlainLines | ToolCallLine, int]]:
+        """The parts under the head, each with its height at ``width``: the text and tool
+        calls above the text being written, then that text."""
+        for part in self._above:
+            rows = part.line_count(app, width) if isinstance(part, MarkdownLines) else None
+            yield part, self._tool_rows(part) if isinstance(part, ToolCallLine) else rows or 0
+        yield self.body, self.body.line_count(app, width)
+
     def line_count(self, app: App[object], width: int, palette: Palette) -> int:
-        return len(self.head_lines(width, palette)) + self.body.line_count(app, width)
+        rows = sum(height for _, height in self._parts(app, width))
+        return len(self.head_lines(width, palette)) + rows
 
     def line(self, app: App[object], width: int, palette: Palette, row: int) -> Strip:
         """Line ``row`` of the message at ``width`` cells."""
         head = self.head_lines(width, palette)
         if row < len(head):
             return head[row]
-        return self.body.line(app, width, row - len(head)) or Strip.blank(width)
+        row -= len(head)
+        for part, height in self._parts(app, width):
+            if row < height:
+                if isinstance(part, ToolCallLine):
+                    return self._tool_lines(part, width, palette)[row]
+                return part.line(app, width, row) or Strip.blank(width)
+            row -= height
+        return Strip.blank(width)
+
+    def is_tool_row(self, app: App[object], width: int, palette: Palette, row: int) -> bool:
+        """Whether line ``row`` belongs to a tool call (a click there opens the details)."""
+        head = self.head_lines(width, palette)
+        if row < len(head):
+            return row >= 1
+        row -= len(head)
+        for part, height in self._parts(app, width):
+            if row < height:
+                return isinstance(part, ToolCallLine)
+            row -= height
+        return False
 
     def take_changes(self) -> int | None:
         """The first row whose line changed since the last call, if any."""
@@ -309,8 +369,13 @@ class MessageBlock:
 
     @property
     def _tail_row(self) -> int:
-        """The row the tail starts at (everything added later comes after it)."""
-        return len(self._head) + self.body.finished_height
+        """The row the tail starts at (everything added later comes after it), from the heights
+        last drawn (a part not drawn yet counts none: more is drawn again, never less)."""
+        above = sum(
+            self._tool_rows(part) if isinstance(part, ToolCallLine) else part.finished_height
+            for part in self._above
+        )
+        return len(self._head) + above + self.body.finished_height
 
     def _mark(self, first: int) -> None:
         self._changed_from = first if self._changed_from is None else min(self._changed_from, first)
@@ -322,8 +387,19 @@ class MessageBlock:
         self._changed(head=True)
 
     def add_tool(self, call_id: str, name: str, arguments: dict[str, object]) -> None:
+        """A call the reply makes, drawn after the text written so far; the text after it is
+        written under it."""
         self._arrived()
-        self.tools.append(ToolCallLine(call_id, terminal_safe(name), arguments))
+        tool = ToolCallLine(call_id, terminal_safe(name), arguments, at=len(self.content))
+        self.tools.append(tool)
+        body = self.body
+        if isinstance(body, MarkdownLines):
+            text = body.tail + "".join(self._pending)
+            self._pending.clear()
+            body.add([text])
+            body.set_tail("")
+            self._above += [body, tool] if body.text else [tool]
+            self.body = MarkdownLines()
         self._changed(head=True)
 
     def finish_tool(self, call_id: str, summary: str, status: str) -> None:
