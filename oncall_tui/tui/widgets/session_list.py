@@ -13,7 +13,6 @@ from textual.reactive import reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from oncall_tui.core.search import query_terms
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
@@ -146,7 +145,7 @@ class SessionList(Vertical):
         if not self.is_mounted:
             return
         needle = self.query_one("#session-filter", Input).value.strip()
-        terms = [term.lower() for term in query_terms(needle)]  # as the search reads them
+        terms = _filter_terms(needle) if needle else []
         options = self.query_one(OptionList)
         current = None if self.current is None else str(self.current)
         untitled = t("sessions.new", self.lang)
@@ -173,3 +172,11 @@ class SessionList(Vertical):
         for index, (key, _) in enumerate(shown):
             if key == current:
                 options.highlighted = index
+
+
+def _filter_terms(needle: str) -> list[str]:
+    """The filter's terms as the search reads them, in lower case; the search's rules load with
+    the first filter typed, off the start-up path (two dataclasses and a pattern, 1.8 ms)."""
+    from oncall_tui.core.search import query_terms
+
+    return [term.lower() for term in query_terms(needle)]
