@@ -32,7 +32,7 @@ from oncall_tui.llm.tokens import estimate_tokens, message_tokens
 from oncall_tui.llm.tools import build_tools
 from oncall_tui.llm.turn import Turn as AgentTurn
 from oncall_tui.texts import text
-from oncall_tui.tui.chat_log.message import tool_title
+from oncall_tui.tui.chat_log.tool_calls import tool_title
 from tests.fakes import ScriptedChatModel, Turn
 from tests.llm.helpers import SYSTEM, collect, request_tokens, window_with_limit
 

@@ -14,7 +14,8 @@ from textual.strip import Strip
 
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
-from oncall_tui.tui.chat_log.message import MessageBlock, Palette, text_line
+from oncall_tui.tui.chat_log.lines import Palette, text_line
+from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock
 from oncall_tui.tui.line_breaks import broken
 

@@ -12,24 +12,26 @@ flush. The message remembers from which of its rows its lines changed, and tells
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
-from rich.segment import Segment
-from rich.style import Style
 from textual.app import App
 from textual.strip import Strip
 
 from oncall_tui.core.text import cut_at, terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log.lines import Palette, text_line
 from oncall_tui.tui.chat_log.markdown import MarkdownLines, split_point, split_segments
 from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.times import Clock, full_time, local_now, short_time
+from oncall_tui.tui.chat_log.tool_calls import (
+    ToolCallLine,
+    place,
+    tool_call_lines,
+    tool_call_rows,
+)
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import ToolCallView
@@ -57,73 +59,6 @@ STATUS_WORDS = {
     "truncated": "log.status.truncated",
 }
 """The catalog's words for the marks above (the symbol stays)."""
-
-
-def tool_title(name: str, summary: str, status: str) -> str:
-    marks = {
-        "ok": "→",
-        "error": "✗",
-        "withheld": "✗",
-        "cut": "✂",  # the model got the result's beginning and a note of what was left out
-        "interrupted": "⏸",
-        "running": "…",
-    }
-    mark = marks.get(status, "→")
-    return f"⚙ {name} {mark} {summary}".rstrip()
-
-
-def text_line(text: str, style: Style, width: int) -> Strip:
-    """One line of plain text in ``style``, cut with an ellipsis to ``width`` cells."""
-    if cell_len(text) > width:
-        text = Strip([Segment(text)]).crop(0, max(width - 1, 0)).text + "…"
-    return Strip([Segment(text, style)]).adjust_cell_length(width)
-
-
-@dataclass(frozen=True)
-class Palette:
-    """The styles of a message's own lines, from the log's component classes."""
-
-    generation: int
-    """Changes whenever the styles do: lines drawn with an older palette are drawn again."""
-    header: Style
-    header_interrupted: Style
-    header_failed: Style
-    tool: Style
-    tool_failed: Style
-    tool_detail: Style
-
-
-@dataclass
-class ToolCallLine:
-    """One tool call of a message: a single line (name and one-line result); the arguments are
-    shown below it when the message's tool details are open."""
-
-    call_id: str
-    name: str
-    arguments: dict[str, object]
-    summary: str = ""
-    status: str = "running"
-    at: int | None = None
-    """Characters of the reply's text before the call: it is drawn there, between the words
-    around it. ``None`` (a call stored before replies kept their calls' places): under the
-    header."""
-
-    @property
-    def title(self) -> str:
-        return tool_title(self.name, self.summary, self.status)
-
-    def detail(self) -> list[str]:
-        shown = json.dumps(self.arguments, ensure_ascii=False, indent=2) if self.arguments else "{}"
-        return terminal_safe(f"arguments: {shown}").splitlines()  # JSON leaves C1 controls
-
-    @classmethod
-    def of(cls, call: ToolCallView) -> ToolCallLine:
-        name, summary = terminal_safe(call.name), terminal_safe(call.summary)
-        return cls(call.call_id, name, dict(call.arguments), summary, call.status, call.text_at)
-
-
-def _place(tool: ToolCallLine) -> int:
-    return tool.at or 0
 
 
 class MessageBlock:
@@ -190,8 +125,8 @@ class MessageBlock:
         """Put the text before each placed tool call above it, and the call under its piece
         (``terminal_safe`` keeps the length, so the stored places hold); the text after the
         last call is returned."""
-        placed = sorted((tool for tool in self.tools if tool.at is not None), key=_place)
-        pieces = cut_at(text, [_place(tool) for tool in placed])
+        placed = sorted((tool for tool in self.tools if tool.at is not None), key=place)
+        pieces = cut_at(text, [place(tool) for tool in placed])
         for piece, tool in zip(pieces, placed, strict=False):
             self._above += [MarkdownLines(split_segments(piece)), tool] if piece else [tool]
         return pieces[-1]
@@ -301,17 +236,10 @@ class MessageBlock:
         return lines
 
     def _tool_lines(self, tool: ToolCallLine, width: int, palette: Palette) -> list[Strip]:
-        """A tool call's line, and its arguments' when the message's tool details are open."""
-        marker = "▼" if self.tools_open else "▶"
-        style = palette.tool_failed if tool.status in ("error", "withheld") else palette.tool
-        lines = [text_line(f"{marker} {tool.title}", style, width)]
-        if self.tools_open:
-            detail = palette.tool_detail
-            lines += [text_line(f"    {line}", detail, width) for line in tool.detail()]
-        return lines
+        return tool_call_lines(tool, width, palette, opened=self.tools_open)
 
     def _tool_rows(self, tool: ToolCallLine) -> int:
-        return 1 + (len(tool.detail()) if self.tools_open else 0)
+        return tool_call_rows(tool, opened=self.tools_open)
 
     def _parts(
         self, app: App[object], width: int
