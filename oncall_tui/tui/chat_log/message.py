@@ -247,8 +247,10 @@ class MessageBlock:
         """The parts under the head, each with its height at ``width``: the text and tool
         calls above the text being written, then that text."""
         for part in self._above:
-            rows = part.line_count(app, width) if isinstance(part, MarkdownLines) else None
-            yield part, self._tool_rows(part) if isinstance(part, ToolCallLine) else rows or 0
+            if isinstance(part, ToolCallLine):
+                yield part, self._tool_rows(part)
+            else:
+                yield part, part.line_count(app, width)
         yield self.body, self.body.line_count(app, width)
 
     def line_count(self, app: App[object], width: int, palette: Palette) -> int:
