@@ -9,10 +9,13 @@ output does not need to (JSON escapes control characters itself).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 NEW_SESSION = "New session"
 """How a session without a title is listed, by the CLI and the TUI."""
+
+T = TypeVar("T")
 
 REPLACEMENT = "\ufffd"
 """What a C1 control character or a lone surrogate becomes."""
@@ -56,15 +59,17 @@ def one_line(text: str, limit: int | None = None) -> str:
     return flat[: limit - 1].rstrip() + "…"
 
 
-def cut_at(text: str, places: Sequence[int]) -> list[str]:
-    """``text`` cut at each of ``places`` (ascending; each held within the text and at or after
-    the one before): one piece more than places, which joined give ``text`` back. Where in a
-    reply each of its tool calls was made, the pieces are the text between them."""
-    pieces: list[str] = []
+def in_text_order(text: str, calls: Sequence[T], place: Callable[[T], int | None]) -> list[str | T]:
+    """A reply's ``text`` and its ``calls`` in the order they came: the calls without a place
+    first (stored before calls kept theirs), then the text cut at each other call's place (the
+    characters written before it), the call after its piece; empty pieces are left out."""
+    placed = sorted(
+        (call for call in calls if place(call) is not None), key=lambda c: place(c) or 0
+    )
+    order: list[str | T] = [call for call in calls if place(call) is None]
     start = 0
-    for place in places:
-        at = min(max(place, start), len(text))
-        pieces.append(text[start:at])
+    for call in placed:
+        at = min(max(place(call) or 0, start), len(text))
+        order += [text[start:at], call] if at > start else [call]
         start = at
-    pieces.append(text[start:])
-    return pieces
+    return order + ([text[start:]] if start < len(text) else [])

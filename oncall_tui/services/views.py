@@ -15,7 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.core.text import NEW_SESSION, cut_at
+from oncall_tui.core.text import NEW_SESSION, in_text_order
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
@@ -225,19 +225,8 @@ class MessageView:
     the app kept it."""
 
     def in_order(self) -> list[str | ToolCallView]:
-        """The text and the tool calls in the order they came: calls stored without their
-        place first (as before revision 0009), then the text cut where each other call was
-        made, the call after its piece (empty pieces left out)."""
-        placed = sorted(
-            (call for call in self.tool_calls if call.text_at is not None),
-            key=lambda call: call.text_at or 0,
-        )
-        order: list[str | ToolCallView] = [c for c in self.tool_calls if c.text_at is None]
-        pieces = cut_at(self.content, [call.text_at or 0 for call in placed])
-        for piece, call in zip(pieces, [*placed, None], strict=True):
-            order += [piece] if piece else []
-            order += [call] if call is not None else []
-        return order
+        """The text and the tool calls in the order they came (:func:`in_text_order`)."""
+        return in_text_order(self.content, self.tool_calls, lambda call: call.text_at)
 
     @classmethod
     def of(cls, row: MessageRow, tool_calls: tuple[ToolCallView, ...] = ()) -> MessageView:

@@ -419,6 +419,12 @@ async def test_a_tool_call_is_drawn_where_the_reply_made_it_streamed_and_reopene
         await pilot.pause()
         (reopened,) = log.messages
         assert texts(lines_of(log, reopened)) == PLACED_ROWS
+        assert reopened.copy_text().split("\n")[1:] == [  # as shown, for the timeline
+            "Let me search the logs.",
+            "⚙ logs.search_logs → 12 matches",
+            "⚙ get_current_time → 03:12",
+            "The pool is exhausted: raise it to 40.",
+        ]
         log.focus()
         await pilot.click(log, offset=(GUTTER + 2, 3))  # the second call, below the text
         await pilot.pause()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.strip import Strip
 
-from oncall_tui.core.text import cut_at, terminal_safe
+from oncall_tui.core.text import in_text_order, terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.lines import Palette, text_line
@@ -125,11 +125,14 @@ class MessageBlock:
         """Put the text before each placed tool call above it, and the call under its piece
         (``terminal_safe`` keeps the length, so the stored places hold); the text after the
         last call is returned."""
-        placed = sorted((tool for tool in self.tools if tool.at is not None), key=place)
-        pieces = cut_at(text, [place(tool) for tool in placed])
-        for piece, tool in zip(pieces, placed, strict=False):
-            self._above += [MarkdownLines(split_segments(piece)), tool] if piece else [tool]
-        return pieces[-1]
+        order = in_text_order(text, [tool for tool in self.tools if tool.at is not None], place)
+        rest = order[-1] if order and isinstance(order[-1], str) else ""
+        if rest:
+            order.pop()
+        self._above = [
+            MarkdownLines(split_segments(part)) if isinstance(part, str) else part for part in order
+        ]
+        return rest
 
     @property
     def who(self) -> str:
@@ -202,10 +205,14 @@ class MessageBlock:
 
     def copy_text(self) -> str:
         """The message as copied: when (in full), who and a reply's model on a first line,
-        then the text as stored, so that pasted in an incident's timeline it keeps when it
-        was said, and by which model."""
+        then the text as stored with a line for each tool call where it was made (calls
+        without a place first), so that pasted in an incident's timeline it keeps when it was
+        said, by which model, and what it looked at."""
         model = f" · {self._model}" if self.model else ""
-        return f"[{full_time(self.created_at)}] {self.who}{model}\n{self.content}"
+        order = in_text_order(self.content, self.tools, place)
+        lines = [part.strip("\n") if isinstance(part, str) else part.title for part in order]
+        text = "\n".join(lines) if self.tools else self.content
+        return f"[{full_time(self.created_at)}] {self.who}{model}\n{text}"
 
     @property
     def ended(self) -> bool:

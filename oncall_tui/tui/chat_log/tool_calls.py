@@ -77,6 +77,6 @@ def tool_call_rows(tool: ToolCallLine, *, opened: bool) -> int:
     return 1 + (len(tool.detail()) if opened else 0)
 
 
-def place(tool: ToolCallLine) -> int:
-    """Where a call stands in its reply's text: what placed calls are ordered by."""
-    return tool.at or 0
+def place(tool: ToolCallLine) -> int | None:
+    """Where a call stands in its reply's text (``None``: a call stored without its place)."""
+    return tool.at
