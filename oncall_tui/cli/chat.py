@@ -184,7 +184,7 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
         said = f"{stored_word('role', message.role, lang)} · {utc_minute(message.created_at)} UTC"
         model = f" · {message.model}" if message.model else ""
         emit_line(f"\n[{said}{model}]{marker}")
-        if any(call.text_at is not None for call in message.tool_calls):
+        if message.calls_placed:
             for part in message.in_order():  # each call between the words around it
                 emit_line(
                     part.strip("\n") if isinstance(part, str) else _tool_call_line(part, lang)

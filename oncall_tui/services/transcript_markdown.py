@@ -124,10 +124,10 @@ def _message(message: MessageView, zone: tzinfo | None, lang: Language) -> list[
             else text("export.status_note.other", lang, status=message.status)
         )
         parts.append(f"*{escape(note)}*")
-    shown = terminal_safe(message.content)
     if (placed := _placed(message, lang)) is not None:
         return parts + placed
     parts += [_tool_call(call, lang) for call in message.tool_calls]
+    shown = terminal_safe(message.content)
     if not shown.strip():
         parts.append(f"*{text('export.no_text', lang)}*")
     elif message.role == "user" or not closes_itself(shown):
@@ -142,16 +142,15 @@ def _placed(message: MessageView, lang: Language) -> list[str] | None:
     around it; ``None`` when the calls have no places (stored before revision 0009), there is
     no text, or the text or a piece of it does not stay Markdown (it is fenced whole, under its
     calls)."""
-    if not any(call.text_at is not None for call in message.tool_calls):
+    if not message.calls_placed:
         return None
-    order = message.in_order()
-    pieces = [terminal_safe(part) for part in order if isinstance(part, str)]
+    order = [terminal_safe(p) if isinstance(p, str) else p for p in message.in_order()]
+    pieces = [part for part in order if isinstance(part, str)]
     whole = "".join(pieces)
     if not whole.strip() or not closes_itself(whole) or not all(map(closes_itself, pieces)):
         return None
     shown = [
-        _tool_call(part, lang) if not isinstance(part, str) else terminal_safe(part).strip("\n")
-        for part in order
+        part.strip("\n") if isinstance(part, str) else _tool_call(part, lang) for part in order
     ]
     return [part for part in shown if part]
 

@@ -224,6 +224,11 @@ class MessageView:
     """The model that wrote a reply; ``None`` for a person's message, or a reply stored before
     the app kept it."""
 
+    @property
+    def calls_placed(self) -> bool:
+        """Whether any of its tool calls kept where it was made (stored since revision 0009)."""
+        return any(call.text_at is not None for call in self.tool_calls)
+
     def in_order(self) -> list[str | ToolCallView]:
         """The text and the tool calls in the order they came (:func:`in_text_order`)."""
         return in_text_order(self.content, self.tool_calls, lambda call: call.text_at)

@@ -226,7 +226,7 @@ class MessageBlock:
 
     # -- lines -----------------------------------------------------------------------------------
 
-    def head_lines(self, width: int, palette: Palette) -> list[Strip]:
+    def _head_lines(self, width: int, palette: Palette) -> list[Strip]:
         """The header, then a line per tool call (and the arguments, when open)."""
         if self._head_key == (width, palette.generation):
             return self._head
@@ -262,11 +262,11 @@ class MessageBlock:
 
     def line_count(self, app: App[object], width: int, palette: Palette) -> int:
         rows = sum(height for _, height in self._parts(app, width))
-        return len(self.head_lines(width, palette)) + rows
+        return len(self._head_lines(width, palette)) + rows
 
     def line(self, app: App[object], width: int, palette: Palette, row: int) -> Strip:
         """Line ``row`` of the message at ``width`` cells."""
-        head = self.head_lines(width, palette)
+        head = self._head_lines(width, palette)
         if row < len(head):
             return head[row]
         row -= len(head)
@@ -280,7 +280,7 @@ class MessageBlock:
 
     def is_tool_row(self, app: App[object], width: int, palette: Palette, row: int) -> bool:
         """Whether line ``row`` belongs to a tool call (a click there opens the details)."""
-        head = self.head_lines(width, palette)
+        head = self._head_lines(width, palette)
         if row < len(head):
             return row >= 1
         row -= len(head)
