@@ -171,17 +171,7 @@ class OllamaGateway(ServerGateway):
 
     def list_models(self, *, timeout: float) -> list[ListedModel]:
         """``/api/tags``: one request, however many models; no details yet."""
-        return [
-            ListedModel(
-                name=model.name,
-                size_bytes=model.size_bytes,
-                family=model.family,
-                parameter_size=model.parameter_size,
-                quantization_level=model.quantization_level,
-                modified_at=model.modified_at,
-            )
-            for model in OllamaApi(self.url, timeout=timeout).installed()
-        ]
+        return OllamaApi(self.url, timeout=timeout).installed()
 
     def describe_models(
         self, models: Sequence[ListedModel], *, timeout: float, concurrency: int

@@ -1,8 +1,9 @@
 """Model discovery over Ollama's HTTP API, and the context-window rule built on it.
 
-``/api/tags`` lists the installed models (:class:`InstalledModel`: size, family, parameter count,
-quantization); ``/api/show`` describes one (:class:`ModelDetails`: trained context length, the
-Modelfile's ``num_ctx``, capabilities). Fields a server leaves out are ``None``, never a guess.
+``/api/tags`` lists the installed models (:class:`~oncall_tui.llm.server.ListedModel`: size,
+family, parameter count, quantization); ``/api/show`` describes one (:class:`ModelDetails`:
+trained context length, the Modelfile's ``num_ctx``, capabilities). Fields a server leaves out
+are ``None``, never a guess.
 
 Synchronous on purpose: the CLI and the TUI's worker threads call it, never the event loop.
 Every failure is an :class:`OncallError`: an unreachable or misbehaving server is
@@ -21,7 +22,7 @@ from typing import Any, Self
 import httpx
 
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.server import OLLAMA, Window
+from oncall_tui.llm.server import OLLAMA, ListedModel, Window
 from oncall_tui.llm.tls import http_client
 
 DEFAULT_WINDOW_CAP = 8192
@@ -58,22 +59,6 @@ class ModelDetails:
         return self.tool_support is not False
 
 
-@dataclass(frozen=True, slots=True)
-class InstalledModel:
-    """One entry of ``/api/tags``: what Ollama has pulled, as it lists it."""
-
-    name: str
-    """As listed, always with its tag (``qwen3:latest``)."""
-    size_bytes: int | None
-    family: str | None
-    """``details.family``, e.g. ``llama``."""
-    parameter_size: str | None
-    """``details.parameter_size`` as Ollama writes it, e.g. ``8.2B``."""
-    quantization_level: str | None
-    """``details.quantization_level``, e.g. ``Q4_K_M``."""
-    modified_at: datetime | None
-
-
 class OllamaApi:
     """A small synchronous client for Ollama's metadata endpoints."""
 
@@ -104,7 +89,7 @@ class OllamaApi:
         """Names of the installed models (``GET /api/tags``), in the server's order."""
         return [model.name for model in self.installed()]
 
-    def installed(self) -> list[InstalledModel]:
+    def installed(self) -> list[ListedModel]:
         """The installed models (``GET /api/tags``), in the server's order."""
         return parse_tags(self._request("GET", "/api/tags"))
 
@@ -156,16 +141,16 @@ def json_object(response: httpx.Response, failure: Callable[[], OncallError]) ->
     return body
 
 
-def parse_tags(body: dict[str, Any]) -> list[InstalledModel]:
+def parse_tags(body: dict[str, Any]) -> list[ListedModel]:
     """The models of a ``/api/tags`` body; an entry without a name, or with one already listed,
     is skipped, a missing or malformed field is ``None``."""
-    models: list[InstalledModel] = []
+    models: list[ListedModel] = []
     for name, entry in named_entries(body.get("models"), "name", "model"):
         details = entry.get("details")
         if not isinstance(details, dict):
             details = {}
         models.append(
-            InstalledModel(
+            ListedModel(
                 name=name,
                 size_bytes=_positive_int(entry.get("size")),
                 family=_text(details.get("family")),

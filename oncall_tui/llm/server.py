@@ -128,7 +128,8 @@ class Window(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ListedModel:
-    """A model as a server lists and then describes it; whatever it did not say is ``None``."""
+    """A model as a server lists and then describes it (Ollama: ``/api/tags``' entry, then
+    ``/api/show``'s details); whatever it did not say is ``None``, never a guess."""
 
     name: str
     size_bytes: int | None = None
@@ -139,9 +140,10 @@ class ListedModel:
     context_length: int | None = None
     """The trained context length (Ollama's ``/api/show``, vLLM's ``max_model_len``)."""
     window_tokens: int | None = None
-    """The window the app would use with this model."""
+    """The window the app would use with this model (docs/ARCHITECTURE.md "The window")."""
     tools: bool | None = None
-    """Can it call tools? ``None``: not known."""
+    """Can it call tools? ``None``: not known (not described yet, the description failed, or
+    an older Ollama that reports no capabilities)."""
     described: bool = False
     """Everything the server can say of it has been asked."""
 

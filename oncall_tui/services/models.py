@@ -13,10 +13,8 @@ Blocking: clients call these off their event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from oncall_tui.llm.server import ListedModel
 from oncall_tui.services.views import ModelInfo
 
 if TYPE_CHECKING:
@@ -34,7 +32,7 @@ few at a time finish sooner than one by one without crowding a busy server."""
 def list_models(gateway: ModelGateway) -> list[ModelInfo]:
     """The models the server lists, in its order, with what the listing says; raises
     ``MODEL_UNAVAILABLE`` when the server does not answer."""
-    return [_view(model) for model in gateway.list_models(timeout=LIST_TIMEOUT)]
+    return gateway.list_models(timeout=LIST_TIMEOUT)
 
 
 def describe_models(gateway: ModelGateway, models: Sequence[ModelInfo]) -> list[ModelInfo]:
@@ -42,29 +40,12 @@ def describe_models(gateway: ModelGateway, models: Sequence[ModelInfo]) -> list[
     error."""
     if not models:
         return []
-    described = gateway.describe_models(
-        [_listed(model) for model in models], timeout=SHOW_TIMEOUT, concurrency=SHOW_CONCURRENCY
-    )
-    return [_view(model) for model in described]
+    return gateway.describe_models(models, timeout=SHOW_TIMEOUT, concurrency=SHOW_CONCURRENCY)
 
 
 def model_catalog(gateway: ModelGateway) -> list[ModelInfo]:
     """:func:`list_models`, then :func:`describe_models`."""
     return describe_models(gateway, list_models(gateway))
-
-
-def _view(model: ListedModel) -> ModelInfo:
-    return ModelInfo(**_fields(model))
-
-
-def _listed(model: ModelInfo) -> ListedModel:
-    return ListedModel(**_fields(model))
-
-
-def _fields(model: ListedModel | ModelInfo) -> dict[str, Any]:
-    """A model's fields by name: the server's listing and the clients' record hold the same
-    ones, so either is made from the other."""
-    return {field.name: getattr(model, field.name) for field in fields(model)}
 
 
 __all__ = [

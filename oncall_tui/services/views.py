@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.core.text import NEW_SESSION, in_text_order
+from oncall_tui.llm.server import ListedModel
 from oncall_tui.store.ids import stored_id
 
 if TYPE_CHECKING:
@@ -270,23 +271,6 @@ class SessionTranscript:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ModelInfo:
-    """An installed model as a client lists it: ``/api/tags``' entry, then ``/api/show``'s
-    details once they are known. Anything the server did not say is ``None``."""
-
-    name: str
-    size_bytes: int | None
-    family: str | None
-    parameter_size: str | None
-    quantization_level: str | None
-    modified_at: datetime | None
-    context_length: int | None = None
-    """The trained context length (``/api/show``)."""
-    window_tokens: int | None = None
-    """The ``num_ctx`` the app would send with this model (docs/ARCHITECTURE.md "The window")."""
-    tools: bool | None = None
-    """Can it call tools? ``None``: not known (not described yet, ``/api/show`` failed, or an
-    older Ollama that reports no capabilities)."""
-    described: bool = False
-    """``/api/show`` answered for it."""
+ModelInfo = ListedModel
+"""An installed model as a client lists it: the model server's own record, its listing's
+fields first, then its details once they are known (:mod:`oncall_tui.services.models`)."""

@@ -13,13 +13,13 @@ from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.gateway import OllamaGateway
 from oncall_tui.llm.ollama_api import (
     DEFAULT_WINDOW_CAP,
-    InstalledModel,
     ModelDetails,
     OllamaApi,
     parse_show,
     parse_tags,
     resolve_context_window,
 )
+from oncall_tui.llm.server import ListedModel
 from oncall_tui.settings import Settings
 from tests.fakes import FakeModel, FakeOllama, ScriptedChatModel, StaticGateway
 
@@ -193,7 +193,7 @@ def test_the_listing_reads_size_family_parameters_quantization_and_time(
 ) -> None:
     installed = OllamaApi(server.url).installed()
     assert [model.name for model in installed] == ["qwen3:8b", "llama3.2:3b", "tiny:2k", "gemma:2b"]
-    assert installed[1] == InstalledModel(
+    assert installed[1] == ListedModel(
         name="llama3.2:3b",
         size_bytes=2_019_393_189,
         family="llama",
@@ -218,9 +218,9 @@ def test_a_listing_entry_missing_its_details_keeps_them_unknown() -> None:
         ]
     }
     bare, model_key, odd, listed = parse_tags(body)
-    unknown = InstalledModel("bare:1b", None, None, None, None, None)
+    unknown = ListedModel("bare:1b", None, None, None, None, None)
     assert bare == unknown
-    assert model_key == InstalledModel("only-model-key:2b", 42, "llama", None, None, None)
+    assert model_key == ListedModel("only-model-key:2b", 42, "llama", None, None, None)
     assert odd == dataclasses.replace(unknown, name="odd:3b")
     assert listed == dataclasses.replace(unknown, name="no-details-object:4b")
 
