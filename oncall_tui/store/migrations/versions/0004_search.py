@@ -15,8 +15,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 SQLITE = (
     "CREATE VIRTUAL TABLE message_search USING fts5(body, content='', tokenize='trigram')",

@@ -30,8 +30,6 @@ from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 OWNED = ("prompt", "skill", "configuration", "chat_session")
 """The tables with an ``owner`` column."""
