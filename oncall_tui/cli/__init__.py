@@ -32,6 +32,7 @@ from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USER_ERROR,
+    Handler,
     output_failure,
     reader_safe_output,
     report_error,
@@ -45,8 +46,6 @@ from oncall_tui.texts import text
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.settings import Settings
-
-Handler = Callable[["Services", argparse.Namespace], int]
 
 
 ARGPARSE_ZH: tuple[tuple[str, str], ...] = (

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oncall_tui.cli.output import add_json_flag, emit_json, emit_line, emit_table, pad
+from oncall_tui.cli.output import add_command, emit_deleted, emit_json, emit_line, emit_table, pad
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type, read_stdin_text, read_text_file
@@ -27,62 +27,55 @@ if TYPE_CHECKING:
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     prompts = commands.add_parser("prompts", help="manage your system prompts")
     prompt_actions = prompts.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = prompt_actions.add_parser("list", help="list your prompts")
-    add_json_flag(p).set_defaults(handler=prompts_list)
-    p = prompt_actions.add_parser("show", help="print one prompt in full")
-    p.add_argument("id", type=id_type("ID"))
-    add_json_flag(p).set_defaults(handler=prompts_show)
-    p = prompt_actions.add_parser("add", help="add a prompt")
+    add_command(prompt_actions, "list", "list your prompts", prompts_list)
+    add_command(prompt_actions, "show", "print one prompt in full", prompts_show, "id")
+    p = add_command(prompt_actions, "add", "add a prompt", prompts_add)
     p.add_argument("--label", required=True)
     _content_options(p, required=True)
-    add_json_flag(p).set_defaults(handler=prompts_add)
-    p = prompt_actions.add_parser("edit", help="change a prompt's label and/or content")
-    p.add_argument("id", type=id_type("ID"))
+    p = add_command(
+        prompt_actions, "edit", "change a prompt's label and/or content", prompts_edit, "id"
+    )
     p.add_argument("--label")
     _content_options(p, required=False)
-    add_json_flag(p).set_defaults(handler=prompts_edit)
-    p = prompt_actions.add_parser("delete", help="delete a prompt")
-    p.add_argument("id", type=id_type("ID"))
-    add_json_flag(p).set_defaults(handler=prompts_delete)
+    add_command(prompt_actions, "delete", "delete a prompt", prompts_delete, "id")
 
     skills = commands.add_parser("skills", help="manage your SKILL.md skills")
     skill_actions = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = skill_actions.add_parser(
-        "add", help="upload a SKILL.md (or the one in a folder; a folder of such folders: each)"
+    p = add_command(
+        skill_actions,
+        "add",
+        "upload a SKILL.md (or the one in a folder; a folder of such folders: each)",
+        skills_add,
     )
     p.add_argument("path", help="a SKILL.md, a folder holding one, or a folder of such folders")
-    add_json_flag(p).set_defaults(handler=skills_add)
-    p = skill_actions.add_parser("select", help="add skills to the selection in use")
+    p = add_command(skill_actions, "select", "add skills to the selection in use", skills_select)
     p.add_argument("refs", nargs="+", metavar="NAME_OR_ID")
-    add_json_flag(p).set_defaults(handler=skills_select)
-    p = skill_actions.add_parser("unselect", help="remove skills from the selection in use")
+    p = add_command(
+        skill_actions, "unselect", "remove skills from the selection in use", skills_unselect
+    )
     p.add_argument("refs", nargs="+", metavar="NAME_OR_ID")
-    add_json_flag(p).set_defaults(handler=skills_unselect)
-    p = skill_actions.add_parser("list", help="list your skills (without their bodies)")
-    add_json_flag(p).set_defaults(handler=skills_list)
-    p = skill_actions.add_parser("show", help="print one skill in full")
+    add_command(skill_actions, "list", "list your skills (without their bodies)", skills_list)
+    p = add_command(skill_actions, "show", "print one skill in full", skills_show)
     p.add_argument("ref", metavar="NAME_OR_ID")
-    add_json_flag(p).set_defaults(handler=skills_show)
-    p = skill_actions.add_parser("delete", help="delete a skill (and deselect it)")
+    p = add_command(skill_actions, "delete", "delete a skill (and deselect it)", skills_delete)
     p.add_argument("ref", metavar="NAME_OR_ID")
-    add_json_flag(p).set_defaults(handler=skills_delete)
 
     config = commands.add_parser(
         "config", help="show or set the prompt and skills in use; where settings come from"
     )
     config_actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = config_actions.add_parser("show", help="show the active prompt and selected skills")
-    add_json_flag(p).set_defaults(handler=config_show)
-    p = config_actions.add_parser("set", help="choose the active prompt and/or skills")
+    add_command(config_actions, "show", "show the active prompt and selected skills", config_show)
+    p = add_command(config_actions, "set", "choose the active prompt and/or skills", config_set)
     p.add_argument("--prompt", type=id_type("--prompt"), metavar="ID")
     p.add_argument(
         "--skills", metavar="SKILL[,SKILL...]", help='comma-separated names or ids; "" clears'
     )
-    add_json_flag(p).set_defaults(handler=config_set)
-    p = config_actions.add_parser(
-        "paths", help="the settings file, database and log, and where each setting came from"
+    add_command(
+        config_actions,
+        "paths",
+        "the settings file, database and log, and where each setting came from",
+        config_paths,
     )
-    add_json_flag(p).set_defaults(handler=config_paths)
 
 
 def _content_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
@@ -164,10 +157,8 @@ def prompts_edit(ctx: Services, args: argparse.Namespace) -> int:
 
 def prompts_delete(ctx: Services, args: argparse.Namespace) -> int:
     ctx.configuration.delete_prompt(ctx.owner, args.id)
-    if args.json:
-        emit_json({"deleted": {"kind": "prompt", "id": args.id}})
-    else:
-        emit_line(text("cli.deleted_prompt", ctx.settings.lang, id=args.id))
+    line = text("cli.deleted_prompt", ctx.settings.lang, id=args.id)
+    emit_deleted("prompt", args.id, line, args.json)
     return 0
 
 
@@ -237,10 +228,8 @@ def skills_show(ctx: Services, args: argparse.Namespace) -> int:
 
 def skills_delete(ctx: Services, args: argparse.Namespace) -> int:
     skill = ctx.configuration.delete_skill(ctx.owner, args.ref)
-    if args.json:
-        emit_json({"deleted": {"kind": "skill", "id": skill.id}})
-    else:
-        emit_line(text("cli.deleted_skill", ctx.settings.lang, id=skill.id, name=skill.name))
+    line = text("cli.deleted_skill", ctx.settings.lang, id=skill.id, name=skill.name)
+    emit_deleted("skill", skill.id, line, args.json)
     return 0
 
 

@@ -20,7 +20,8 @@ from oncall_tui.cli.chat_input import read_message
 from oncall_tui.cli.output import (
     EXIT_INTERRUPTED,
     EXIT_OK,
-    add_json_flag,
+    add_command,
+    emit_deleted,
     emit_json,
     emit_line,
     emit_table,
@@ -63,26 +64,19 @@ if TYPE_CHECKING:
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     sessions = commands.add_parser("sessions", help="list, create, show and delete sessions")
     actions = sessions.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = actions.add_parser("list", help="your sessions, newest first")
-    add_json_flag(p).set_defaults(handler=sessions_list)
-    p = actions.add_parser("new", help="start an empty session")
+    add_command(actions, "list", "your sessions, newest first", sessions_list)
+    p = add_command(actions, "new", "start an empty session", sessions_new)
     p.add_argument("--title")
-    add_json_flag(p).set_defaults(handler=sessions_new)
-    p = actions.add_parser("show", help="a session's full history and memory")
-    p.add_argument("id", type=id_type("ID"))
-    add_json_flag(p).set_defaults(handler=sessions_show)
-    p = actions.add_parser("delete", help="delete a session and its messages")
-    p.add_argument("id", type=id_type("ID"))
-    add_json_flag(p).set_defaults(handler=sessions_delete)
-    p = actions.add_parser("rename", help="give a session a title")
-    p.add_argument("id", type=id_type("ID"))
+    add_command(actions, "show", "a session's full history and memory", sessions_show, "id")
+    add_command(actions, "delete", "delete a session and its messages", sessions_delete, "id")
+    p = add_command(actions, "rename", "give a session a title", sessions_rename, "id")
     p.add_argument("title")
-    add_json_flag(p).set_defaults(handler=sessions_rename)
-    p = actions.add_parser("clear", help="delete a session's messages and reset its memory")
-    p.add_argument("id", type=id_type("ID"))
-    add_json_flag(p).set_defaults(handler=sessions_clear)
-    p = actions.add_parser("export", help="a session as Markdown or JSON, for a postmortem")
-    p.add_argument("id", type=id_type("ID"))
+    add_command(
+        actions, "clear", "delete a session's messages and reset its memory", sessions_clear, "id"
+    )
+    p = add_command(
+        actions, "export", "a session as Markdown or JSON, for a postmortem", sessions_export, "id"
+    )
     p.add_argument(
         "--format",
         choices=("md", "json"),
@@ -95,22 +89,17 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="FILE",
         help="write FILE (private, 0600) instead of stdout ('-': stdout)",
     )
-    add_json_flag(p).set_defaults(handler=sessions_export)
 
     memory = commands.add_parser("memory", help="a session's summary, boundary and context usage")
     actions = memory.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = actions.add_parser("show", help="summary, boundary and context gauge")
-    p.add_argument("session", type=id_type("SESSION"))
-    add_json_flag(p).set_defaults(handler=memory_show)
-    p = actions.add_parser("mode", help="set when the session compacts")
-    p.add_argument("session", type=id_type("SESSION"))
+    add_command(actions, "show", "summary, boundary and context gauge", memory_show, "session")
+    p = add_command(actions, "mode", "set when the session compacts", memory_mode, "session")
     p.add_argument("mode", choices=[mode.value for mode in MemoryMode])
-    add_json_flag(p).set_defaults(handler=memory_mode)
-    p = actions.add_parser("compact", help="summarise everything after the boundary now")
-    p.add_argument("session", type=id_type("SESSION"))
-    add_json_flag(p).set_defaults(handler=memory_compact)
+    add_command(
+        actions, "compact", "summarise everything after the boundary now", memory_compact, "session"
+    )
 
-    chat = commands.add_parser("chat", help="send one message and stream the answer")
+    chat = add_command(commands, "chat", "send one message and stream the answer", chat_send)
     chat.add_argument(
         "--session", type=id_type("--session"), metavar="ID", help="default: a new session"
     )
@@ -132,7 +121,6 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="MESSAGE",
         help='a pipe or file on standard input follows the words; "-" puts it there instead',
     )
-    add_json_flag(chat).set_defaults(handler=chat_send)
 
 
 def sessions_list(ctx: Services, args: argparse.Namespace) -> int:
@@ -157,12 +145,7 @@ def sessions_list(ctx: Services, args: argparse.Namespace) -> int:
 
 
 def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
-    session = ctx.sessions.create(ctx.owner, args.title)
-    if args.json:
-        emit_json(session.to_json())
-    else:
-        title = shown_title(session, ctx.settings.lang)
-        emit_line(text("cli.session.created", ctx.settings.lang, id=session.id, title=title))
+    _emit_session(ctx.sessions.create(ctx.owner, args.title), "cli.session.created", ctx, args)
     return EXIT_OK
 
 
@@ -200,21 +183,25 @@ def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
 
 def sessions_delete(ctx: Services, args: argparse.Namespace) -> int:
     ctx.sessions.delete(ctx.owner, args.id)
-    if args.json:
-        emit_json({"deleted": {"kind": "session", "id": args.id}})
-    else:
-        emit_line(text("cli.session.deleted", ctx.settings.lang, id=args.id))
+    line = text("cli.session.deleted", ctx.settings.lang, id=args.id)
+    emit_deleted("session", args.id, line, args.json)
     return EXIT_OK
 
 
 def sessions_rename(ctx: Services, args: argparse.Namespace) -> int:
     session = ctx.sessions.rename(ctx.owner, args.id, args.title)
+    _emit_session(session, "cli.session.renamed", ctx, args)
+    return EXIT_OK
+
+
+def _emit_session(session: SessionView, key: str, ctx: Services, args: argparse.Namespace) -> None:
+    """A session made or renamed: its document with ``--json``, the catalog's line ``key``
+    (with its id and title) otherwise."""
     if args.json:
         emit_json(session.to_json())
     else:
         title = shown_title(session, ctx.settings.lang)
-        emit_line(text("cli.session.renamed", ctx.settings.lang, id=session.id, title=title))
-    return EXIT_OK
+        emit_line(text(key, ctx.settings.lang, id=session.id, title=title))
 
 
 def sessions_clear(ctx: Services, args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from oncall_tui.cli.output import (
     EXIT_MODEL_ERROR,
     EXIT_OK,
-    add_json_flag,
+    add_command,
     emit_json,
     emit_line,
     exit_status,
@@ -25,10 +25,9 @@ if TYPE_CHECKING:
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
-    doctor = commands.add_parser(
-        "doctor", help="check Ollama, the model, the window and the database"
+    add_command(
+        commands, "doctor", "check Ollama, the model, the window and the database", doctor_report
     )
-    add_json_flag(doctor).set_defaults(handler=doctor_report)
 
 
 WINDOW_SOURCES: dict[WindowSource, str] = {

@@ -26,11 +26,14 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError
+from oncall_tui.inputs import id_type
 from oncall_tui.redaction import redact, redact_tree
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    from oncall_tui.services.container import Services
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -56,6 +59,27 @@ def exit_status(code: str) -> int:
     return _EXIT_BY_CODE.get(code, EXIT_USER_ERROR)
 
 
+Handler = Callable[["Services", argparse.Namespace], int]
+"""A command's body: it gets the services and the parsed arguments, and returns the exit
+status."""
+
+
+def add_command(
+    actions: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    help: str,
+    handler: Handler,
+    *ids: str,
+) -> argparse.ArgumentParser:
+    """A command, or an action of one, that runs ``handler`` and takes ``--json``; each of
+    ``ids`` is a stored id it takes first, in order (``"session"`` shows as ``SESSION``)."""
+    parser = actions.add_parser(name, help=help)
+    for dest in ids:
+        parser.add_argument(dest, type=id_type(dest.upper()))
+    add_json_flag(parser).set_defaults(handler=handler)
+    return parser
+
+
 def add_json_flag(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Every command takes ``--json`` and then prints one JSON document; after the command, or
     before it with the global options (absent here, it leaves theirs as it is)."""
@@ -75,6 +99,15 @@ def emit_json(document: object, stream: TextIO | None = None) -> None:
 
 def emit_line(text: str = "", stream: TextIO | None = None) -> None:
     (stream or sys.stdout).write(terminal_safe(redact(text)) + "\n")
+
+
+def emit_deleted(kind: str, id: int, line: str, as_json: bool) -> None:
+    """What a delete command did: ``{"deleted": {"kind": …, "id": …}}`` with ``--json``,
+    ``line`` otherwise."""
+    if as_json:
+        emit_json({"deleted": {"kind": kind, "id": id}})
+    else:
+        emit_line(line)
 
 
 def emit_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from oncall_tui.cli.output import (
     EXIT_OK,
-    add_json_flag,
+    add_command,
     emit_json,
     emit_line,
     emit_table,
@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 
 def register(commands: argparse._SubParsersAction[Any]) -> None:
-    search = commands.add_parser("search", help="find your messages and session titles")
+    search = add_command(
+        commands, "search", "find your messages and session titles", search_messages
+    )
     search.add_argument(
         "query",
         nargs="+",
@@ -36,7 +38,6 @@ def register(commands: argparse._SubParsersAction[Any]) -> None:
     search.add_argument(
         "--limit", type=int, default=50, metavar="N", help="at most N hits (1-500, default 50)"
     )
-    add_json_flag(search).set_defaults(handler=search_messages)
 
 
 def search_messages(ctx: Services, args: argparse.Namespace) -> int:

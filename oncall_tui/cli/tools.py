@@ -26,7 +26,7 @@ import oncall_tui
 from oncall_tui.cli.output import (
     EXIT_OK,
     EXIT_USER_ERROR,
-    add_json_flag,
+    add_command,
     emit_json,
     emit_line,
     emit_table,
@@ -49,8 +49,7 @@ SAMPLE_LOGS = "sample-logs"
 def register(commands: argparse._SubParsersAction[Any]) -> None:
     tools = commands.add_parser("tools", help="the tool servers (MCP) and their tools")
     actions = tools.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = actions.add_parser("list", help="servers, state, allowed tools and their policy")
-    add_json_flag(p).set_defaults(handler=tools_list)
+    add_command(actions, "list", "servers, state, allowed tools and their policy", tools_list)
     example = actions.add_parser(
         "example-server",
         help="run the example log-search tool server (MCP over stdio) with this Python",
