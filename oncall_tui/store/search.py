@@ -102,35 +102,46 @@ class SearchRepository:
 
     def messages(self, owner: str, query: SearchQuery, limit: int) -> list[MessageMatch]:
         """The owner's messages holding every term, newest first (by id), at most ``limit``."""
-        expression = self._match_expression(_MESSAGE_TERMS, query)
-        if expression is None:
-            return []
-        filters, params = _filters("m.content", query)
         statement = (
             "SELECT m.id, m.session_id, c.title, m.position, m.role, m.content, m.created_at "
             "FROM message_search AS s "
             "CROSS JOIN message AS m ON m.id = s.rowid "
             "CROSS JOIN chat_session AS c ON c.id = m.session_id "
-            f"WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
+            "WHERE message_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY s.rowid DESC LIMIT :limit"
         )
-        values = {"expression": expression, "owner": owner, "limit": limit, **params}
-        return matches(self._session, MessageMatch, statement, values)
+        return self._search(
+            MessageMatch, _MESSAGE_TERMS, "m.content", statement, owner, query, limit
+        )
 
     def sessions(self, owner: str, query: SearchQuery, limit: int) -> list[TitleMatch]:
         """The owner's sessions whose title holds every term, latest updated first."""
-        expression = self._match_expression(_TITLE_TERMS, query)
-        if expression is None:
-            return []
-        filters, params = _filters("c.title", query)
         statement = (
             "SELECT c.id, c.title, c.updated_at FROM session_title_search AS t "
             "CROSS JOIN chat_session AS c ON c.id = t.rowid "
-            f"WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
+            "WHERE session_title_search MATCH :expression AND c.owner = :owner{filters} "
             "ORDER BY c.updated_at DESC, c.id DESC LIMIT :limit"
         )
+        return self._search(TitleMatch, _TITLE_TERMS, "c.title", statement, owner, query, limit)
+
+    def _search(
+        self,
+        kind: type[Match],
+        vocabulary: str,
+        column: str,
+        statement: str,
+        owner: str,
+        query: SearchQuery,
+        limit: int,
+    ) -> list[Match]:
+        """``statement`` run with the query's match expression (against the trigrams of
+        ``vocabulary``) and its one-character terms required in ``column`` at ``{filters}``."""
+        expression = self._match_expression(vocabulary, query)
+        if expression is None:
+            return []
+        filters, params = _filters(column, query)
         values = {"expression": expression, "owner": owner, "limit": limit, **params}
-        return matches(self._session, TitleMatch, statement, values)
+        return matches(self._session, kind, statement.format(filters=filters), values)
 
     def _match_expression(self, vocabulary: str, query: SearchQuery) -> str | None:
         """The FTS5 expression requiring every indexed term; ``None`` when a two-character term
