@@ -171,6 +171,20 @@ async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
         await wait_until(pilot, lambda: screen.session_id == other)
 
 
+async def test_the_refusal_is_said_no_more_once_the_reply_has_ended(tmp_path: Path) -> None:
+    """Found in tmux: ctrl+n mid-reply said "A reply is still streaming" and went on saying
+    it after the reply had ended."""
+    short = Turn(text="one two three four " * 4, chunk_size=8, delay_per_chunk=0.1)
+    app, _ = scripted_app(tmp_path / "t.db", [short])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await reply_under_way(pilot)
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: "still streaming" in status_text(screen))
+        await wait_until(pilot, lambda: not screen.sending)
+        assert blocks(screen)[1].status == "complete"
+        assert status_text(screen) == ""
+
+
 async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(
     tmp_path: Path,
 ) -> None:

@@ -84,10 +84,13 @@ async def test_text_typed_while_the_send_is_on_its_way_stays_in_the_composer(
         await wait_until(held.pilot, lambda: "and what next" in held.composer.text)
         await held.pilot.pause()
         assert held.sent == ["why is it crashlooping"]  # the second Enter: refused, streaming
+        assert "still streaming" in status_text(held.screen)  # why the second Enter did nothing
         await held.stored()
         assert held.composer.text == "and what next"
         assert held.composer.cursor_location == (0, len("and what next"))
-        assert "still streaming" in status_text(held.screen)  # why the second Enter did nothing
+        # Found in tmux: the refusal stayed after the reply had ended, saying it still streamed.
+        await wait_until(held.pilot, lambda: not held.screen.sending)
+        assert status_text(held.screen) == "The reply has ended: Enter sends your message."
 
 
 async def test_the_sent_text_leaves_the_composer_once_stored(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
-from oncall_tui.tui.commands import keys_here, still_streaming
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.panes.draft import ComposerDraft
 from oncall_tui.tui.service_calls import ServiceCalls, in_thread
 from oncall_tui.tui.widgets.composer import Composer
@@ -130,7 +130,7 @@ class ChatPane(Vertical):
     def retry(self, session_id: int) -> None:
         """Answer the session's last message again; the service says if there is none."""
         if self._sending is not None:
-            self.status.say(still_streaming(self), error=True)
+            self.status.refuse_while_streaming()
         else:
             self.status.say(t("status.retrying", ui_lang(self)))
             self.send(session_id, None)
@@ -178,7 +178,9 @@ class ChatPane(Vertical):
         finally:
             self._sending = None
             if not self._quitting:
-                self.query_one(Composer).send_ended()
+                composer = self.query_one(Composer)
+                composer.send_ended()
+                self.status.reply_ended(unsent=bool(composer.text.strip()))
                 self.post_message(self.SendEnded())
 
     async def _events(

@@ -23,7 +23,7 @@ from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.errors import OncallError, held_saved_note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
-from oncall_tui.tui.commands import main_bindings, still_streaming
+from oncall_tui.tui.commands import main_bindings
 from oncall_tui.tui.messages import SessionsChanged
 from oncall_tui.tui.panes.chat import PAGE_SIZE, ChatPane
 from oncall_tui.tui.panes.layout import PaneLayout
@@ -284,7 +284,7 @@ class MainScreen(Screen[None]):
     @on(Composer.Submitted)
     def _submit(self, event: Composer.Submitted) -> None:
         if self.sending:
-            self.status.say(still_streaming(self), error=True)
+            self.status.refuse_while_streaming()
             return
         self.status.say(t("send.sending", self.lang))
         self.chat.send(self.session_id, event.text)
@@ -389,7 +389,7 @@ class MainScreen(Screen[None]):
         """Whether another session (or a new one) may open now: not while a reply streams
         into this one, and then the status line says why and how to stop it."""
         if self.sending:
-            self.status.say(still_streaming(self), error=True)
+            self.status.refuse_while_streaming()
         return not self.sending
 
     def action_new_session(self) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, joined, note
 from oncall_tui.texts import text as t
-from oncall_tui.tui.commands import keys_here
+from oncall_tui.tui.commands import keys_here, still_streaming
 from oncall_tui.tui.messages import CannotGoOn
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
@@ -50,6 +50,8 @@ class StatusLine(PlainText):
         self._server_away: str | None = None
         """The line says the model server could not be used: what to add once it can be
         (a failed reply's retry key, or nothing); ``None`` while it says anything else."""
+        self._streaming_refusal = False
+        """The line says a reply still streams (why a send or a change was refused)."""
 
     @property
     def is_error(self) -> bool:
@@ -62,6 +64,7 @@ class StatusLine(PlainText):
         self._about = self.open_session
         self._app_wide = app_wide or not text
         self._server_away = None
+        self._streaming_refusal = False
 
     def server_away(self, hint: str = "") -> None:
         """What the line says now is that the model server could not be used: once it can,
@@ -74,6 +77,18 @@ class StatusLine(PlainText):
         if self._server_away is not None:
             hint = self._server_away
             self.say(joined(ui_lang(self), *ready, hint), app_wide=self._app_wide)
+
+    def refuse_while_streaming(self) -> None:
+        """A send, or leaving the session, was refused: a reply streams. Says so, and how to
+        stop it, until the reply ends (:meth:`reply_ended`)."""
+        self.say(still_streaming(self), error=True)
+        self._streaming_refusal = True
+
+    def reply_ended(self, *, unsent: bool) -> None:
+        """The reply ended: a line that says it streams says instead that a message typed
+        meanwhile (``unsent``) can go now, or nothing."""
+        if self._streaming_refusal:
+            self.say(t("send.reply_ended", ui_lang(self)) if unsent else "")
 
     def clear_unless_error(self) -> None:
         """Clear a progress text ("Sending…"); an error said since stays."""
