@@ -20,8 +20,9 @@ Two parts, applied together by :func:`redact`:
 
 Where it applies: the error catalog's rendering (``OncallError.message``, so every message and
 its JSON), the UI catalog's filled texts (``texts.text``: the TUI's status line and
-notifications, the CLI's lines), the CLI's printers (human and JSON), the log file's formatter,
-and ``masked_url``. Pure text work, standard library only; the registry is the one piece of
+notifications, the CLI's lines), the CLI's printers (human and JSON; a reply as ``chat``
+streams it, through :class:`StreamRedactor`), a session's export, the log file's formatter, and
+``masked_url``. Pure text work, standard library only; the registry is the one piece of
 state, process-wide and thread-safe. Nothing here logs or prints.
 """
 
@@ -127,6 +128,65 @@ def redact(text: str) -> str:
     return scrub(text, _REGISTRY.pattern)
 
 
+class StreamRedactor:
+    """Redacts text that comes in pieces (a reply's tokens), so that a secret split over
+    pieces is seen whole: each line is redacted from its start, and its last run of ASCII
+    letters, digits and punctuation (what a secret or a label's value is made of) is held
+    until something else follows it, or :meth:`end`. Text of other scripts flows as it comes.
+
+    What is let out is not taken back: a registered secret with white space inserted into it
+    (a wrapped line) is masked only where no piece of it was let out before. A line longer
+    than :data:`HELD_LINE_CHARS` is let out up to its last white space and read on from there.
+    """
+
+    HELD_LINE_CHARS = 4096
+
+    _TAIL = re.compile(r"[!-~]*\Z")
+
+    def __init__(self) -> None:
+        self._line = ""
+        """The line so far, as it came."""
+        self._raw_out = 0
+        """Characters of :attr:`_line` let out."""
+        self._shown = ""
+        """What was let out of the line: its first :attr:`_raw_out` characters, redacted."""
+
+    def feed(self, piece: str) -> str:
+        """What of the text so far may be shown now, redacted."""
+        released: list[str] = []
+        *lines, rest = (self._line + piece).split("\n")
+        for line in lines:
+            self._line = line
+            released.append(self._release(len(line)) + "\n")
+            self._raw_out, self._shown = 0, ""
+        self._line = rest
+        if len(rest) > self.HELD_LINE_CHARS:  # read on from its last white space
+            space = max(rest.rfind(" "), rest.rfind("\t")) + 1
+            released.append(self._release(space))
+            self._line, self._raw_out, self._shown = rest[space:], 0, ""
+        cut = self._TAIL.search(self._line).start()  # type: ignore[union-attr]  # always matches
+        if cut > self._raw_out:
+            released.append(self._release(cut))
+        return "".join(released)
+
+    def end(self) -> str:
+        """The rest, redacted: the text is over (or stops here, before a tool's line)."""
+        rest = self._release(len(self._line))
+        self._line, self._raw_out, self._shown = "", 0, ""
+        return rest
+
+    def _release(self, upto: int) -> str:
+        """The line's characters from what was let out up to ``upto``, redacted in the light
+        of the line before them."""
+        shown = redact(self._line[:upto])
+        if shown.startswith(self._shown):
+            released = shown[len(self._shown) :]
+        else:  # a match reaches into what was let out: mask what can be of the rest
+            released = redact(self._line[self._raw_out : upto])
+        self._raw_out, self._shown = upto, shown
+        return released
+
+
 def redact_tree(document: object) -> object:
     """``document`` (JSON-shaped: dicts, lists, strings, numbers) with every string value
     redacted; keys are the program's own and stay."""
@@ -142,6 +202,7 @@ def redact_tree(document: object) -> object:
 __all__ = [
     "MASK",
     "MIN_SECRET_CHARS",
+    "StreamRedactor",
     "redact",
     "redact_patterns",
     "redact_tree",

@@ -49,9 +49,10 @@ from oncall_tui.core.events import (
     UserMessageStored,
 )
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.core.text import one_line
+from oncall_tui.core.text import one_line, terminal_safe
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.inputs import id_type
+from oncall_tui.redaction import StreamRedactor, redact_tree
 from oncall_tui.texts import counted, stored_word, text
 
 if TYPE_CHECKING:
@@ -369,6 +370,9 @@ class _ChatOutput:
         stored."""
         self.waiting: WaitingLine | None = None
         """The wait's count on a terminal (:mod:`.waiting`)."""
+        self.answer = StreamRedactor()
+        """The answer's text, redacted as it comes (a secret split over tokens is seen
+        whole): JSON's ``token`` events and the human output both carry what it lets out."""
 
     async def consume(self, events: AsyncIterator[ChatEvent]) -> int:
         import asyncio
@@ -389,11 +393,14 @@ class _ChatOutput:
                 self.waiting.heard()
             if isinstance(event, UserMessageStored):
                 self.session_id = event.session_id
-            if self.as_json:
-                sys.stdout.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
-                sys.stdout.flush()
+            if isinstance(event, TokenDelta):
+                self._answer(self.answer.feed(event.text))
             else:
-                self._render(event)
+                self._answer(self.answer.end())  # the text before a tool, or all of it
+                if self.as_json:
+                    self._write_json(event.to_json())
+                else:
+                    self._render(event)
             if self.waiting is not None:
                 self.waiting.answer_open = self.answer_open
                 if isinstance(event, ToolStarted):
@@ -402,7 +409,29 @@ class _ChatOutput:
                     self.waiting.tool = None
             if isinstance(event, ReplyFailed | ContextLimitReached | ReplyHeld):
                 status = exit_status(event.code)
+        self._answer(self.answer.end())
         return status
+
+    def _answer(self, delta: str) -> None:
+        """Answer text, redacted already: a ``token`` event, or written as it comes."""
+        if not delta:
+            return
+        if self.as_json:
+            self._write_json(TokenDelta(delta).to_json())
+            return
+        if self.line_ended_early and delta.startswith("\n"):
+            delta = delta[1:]  # standard output holds the reply as stored
+        self.line_ended_early = False
+        sys.stdout.write(terminal_safe(delta))
+        sys.stdout.flush()
+        self.answer_open = self.answer_open or bool(delta)
+        if self.waiting is not None:
+            self.waiting.answer_open = self.answer_open
+
+    @staticmethod
+    def _write_json(document: dict[str, object]) -> None:
+        sys.stdout.write(json.dumps(redact_tree(document), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
     def erase_waiting(self) -> None:
         """Before a line said from outside the events: the wait's count, if shown, goes."""
@@ -412,6 +441,7 @@ class _ChatOutput:
     def interrupted(self) -> None:
         """Say so, where anyone still listens: after SIGHUP the terminal may be gone."""
         with contextlib.suppress(OSError):
+            self._answer(self.answer.end())
             if self.as_json:
                 document = {"type": "interrupted", "session_id": self.session_id}
                 sys.stdout.write(json.dumps(document) + "\n")
@@ -431,17 +461,12 @@ class _ChatOutput:
             self.line_ended_early = True
 
     def _render(self, event: ChatEvent) -> None:
-        """Human output, every write through :func:`emit_text`, which makes it terminal-safe."""
-        out, err, lang = sys.stdout, sys.stderr, self.lang
+        """Human output of an event other than the answer's text, every write through
+        :func:`emit_text`, which makes it redacted and terminal-safe."""
+        err, lang = sys.stderr, self.lang
         match event:
             case UserMessageStored() if self.stdin_lines:
                 emit_text(counted("cli.chat.with_stdin", self.stdin_lines, lang) + "\n", err)
-            case TokenDelta(text=delta):
-                if self.line_ended_early and delta.startswith("\n"):
-                    delta = delta[1:]  # standard output holds the reply as stored
-                self.line_ended_early = False
-                emit_text(delta, out, flush=True)
-                self.answer_open = self.answer_open or bool(delta)
             case ToolStarted(name=name, arguments=arguments):
                 shown = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
                 self._end_answer()

@@ -134,8 +134,9 @@ def pad(text: str, width: int) -> str:
 
 
 def emit_text(text: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
-    """Human text as it streams (a reply's tokens, tool lines), made terminal-safe and
-    redacted (piece by piece: a secret split across two pieces is not seen whole)."""
+    """Human text as it comes (tool lines, notes), made terminal-safe and redacted (piece by
+    piece: a reply's own text goes through :class:`~oncall_tui.redaction.StreamRedactor`
+    first, which sees a secret split across its tokens whole)."""
     out = stream or sys.stdout
     out.write(terminal_safe(redact(text)))
     if flush:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 
 from oncall_tui.errors import Language, OncallError
 from oncall_tui.private_files import write_privately
+from oncall_tui.redaction import redact, redact_tree
 from oncall_tui.services.views import SessionTranscript
 
 if TYPE_CHECKING:
@@ -104,19 +105,23 @@ class ExportService:
         return SessionTranscript(session, tuple(messages), memory)
 
     def render(self, owner: str, session_id: int, fmt: ExportFormat) -> str:
-        """The document: Markdown, or the JSON of ``sessions show --json`` (same text)."""
+        """The document: Markdown, or the JSON of ``sessions show --json`` (same text). A
+        secret in the session (a token in a pasted log, echoed by the model) is masked, as
+        everywhere the app prints: the document is made to be shared."""
         _check_format(fmt)
         transcript = self.transcript(owner, session_id)
         if fmt == "json":
-            return document_json(transcript.to_json())
+            return document_json(redact_tree(transcript.to_json()))
         from oncall_tui.services.transcript_markdown import render_markdown  # Markdown parser
 
-        return render_markdown(
-            transcript,
-            model=self._model,
-            exported_at=self._clock(),
-            zone=self._zone,
-            lang=self._lang,
+        return redact(
+            render_markdown(
+                transcript,
+                model=self._model,
+                exported_at=self._clock(),
+                zone=self._zone,
+                lang=self._lang,
+            )
         )
 
     def write(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:

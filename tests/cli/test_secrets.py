@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.errors import OncallError
-from oncall_tui.redaction import redact, register_secret
+from oncall_tui.redaction import StreamRedactor, redact, register_secret
 from oncall_tui.settings import Settings
 from oncall_tui.settings.values import masked_url
 from oncall_tui.texts import text
 from tests.cli.test_cli_chat import closed_port
 from tests.conftest import RunCli
-from tests.fakes.ollama_server import Reply
+from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.fakes.openai_server import FakeOpenAI
 
 KEY = "sk-live-9d8c7b6a5f4e3d2c1b0a"
@@ -266,3 +266,108 @@ def test_ui_texts_filled_with_a_secret_do_not_show_it() -> None:
     register_secret("ui-secret-6a7b")
     for lang in ("en", "zh"):
         assert "ui-secret-6a7b" not in text("cli.warning", lang, message="x ui-secret-6a7b y")
+
+
+# -- a reply's text as it streams ----------------------------------------------------------
+
+STREAMED = (
+    "The proxy log shows Authorization: Bearer sk-proj-AbCdEf0123456789 on each call,\n"
+    "and the job runs with password=hunter22 and postgres://app:s3cretpw@db:5432/x.\n"
+    f"日志显示 {KEY} 在配置里。Rotate them."
+)
+MASKED = (
+    "The proxy log shows Authorization: Bearer *** on each call,\n"
+    "and the job runs with password=*** and postgres://app:***@db:5432/x.\n"
+    "日志显示 *** 在配置里。Rotate them."
+)
+
+
+def streamed(text: str, size: int) -> list[str]:
+    """What a :class:`StreamRedactor` lets out of ``text`` fed in pieces of ``size``."""
+    redactor = StreamRedactor()
+    pieces = [redactor.feed(text[i : i + size]) for i in range(0, len(text), size)]
+    return [*pieces, redactor.end()]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, len(STREAMED)])
+def test_a_secret_split_over_the_pieces_of_a_stream_is_masked_whole(size: int) -> None:
+    register_secret(KEY)
+    assert redact(STREAMED) == MASKED
+    pieces = streamed(STREAMED, size)
+    assert "".join(pieces) == MASKED
+    for secret in ("sk-proj", "hunter", "s3cret", KEY[:6], KEY[-6:]):
+        assert not any(secret in piece for piece in pieces)
+
+
+def test_a_stream_holds_only_the_ascii_word_it_is_in() -> None:
+    redactor = StreamRedactor()
+    assert redactor.feed("Check the ") == "Check the "
+    assert redactor.feed("pod") == ""  # a word that may yet be a secret's beginning
+    assert redactor.feed("s now; 日志") == "pods now; 日志"  # other scripts flow at once
+    assert redactor.feed("显示") == "显示"
+    assert redactor.feed(" api-7") == " "
+    assert redactor.end() == "api-7"
+
+
+def test_a_secret_whose_beginning_was_let_out_loses_none_of_the_text() -> None:
+    """A registered secret wrapped over a space is masked in a whole text; in a stream its
+    first part has gone out before the rest came, and nothing is taken back or lost."""
+    register_secret("s3cretpassword")
+    assert redact("x s3cret password y") == "x *** y"
+    assert "".join(streamed("x s3cret password y", 1)) == "x s3cret password y"
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_line_longer_than_the_held_bound_is_let_out_up_to_its_last_space(extra: int) -> None:
+    bound = StreamRedactor.HELD_LINE_CHARS
+    line = "word " * (bound // 5) + "x" * (bound % 5 + extra)  # the bound, and one past
+    assert len(line) == bound + extra
+    redactor = StreamRedactor()
+    first = redactor.feed(line)
+    assert first == line.rpartition(" ")[0] + " "  # the last word is held, at the bound too
+    assert redactor.feed(" password=hunter22 ok") == line.rpartition(" ")[2] + " password=*** "
+    assert redactor.end() == "ok"  # read on from there, redacted, nothing lost
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
+def test_a_reply_echoing_a_secret_token_by_token_never_shows_it(cli: RunCli, as_json: bool) -> None:
+    """Found by piping a log with a token into ``chat``: the model's echo of it streamed out
+    as written, the human output redacting each token alone and ``--json`` not at all."""
+    with FakeOllama() as server:
+        server.script(Reply(STREAMED, chunk_size=3))
+        flags = ("--json",) if as_json else ()
+        sent = cli("--ollama-url", server.url, "--model", "qwen3:8b", "chat", *flags, "rotate?")
+    assert sent.code == 0, sent.err
+    if as_json:
+        tokens = [e["text"] for e in map(json.loads, sent.out.splitlines()) if e["type"] == "token"]
+        assert "".join(map(str, tokens)) == MASKED
+    else:
+        assert sent.out == MASKED + "\n"
+    for secret in ("sk-proj", "hunter22", "s3cretpw", KEY):
+        assert secret not in sent.out + sent.err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("show", "--json"), ("export",), ("export", "--format", "json"), ("export", "-o", "FILE")],
+    ids=["show-json", "export-md", "export-json", "export-file"],
+)
+def test_a_session_shown_or_exported_masks_the_secrets_it_holds(
+    cli: RunCli, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Found with a pasted log: ``sessions show`` masked its token, ``show --json`` and the
+    export (the document made to be shared, for a postmortem) printed it as typed."""
+    register_secret(KEY)
+    with FakeOllama() as server:
+        server.script(Reply(STREAMED))
+        said = cli("--ollama-url", server.url, "--model", "qwen3:8b", "chat", "--json", STREAMED)
+    assert said.code == 0, said.err
+    target = tmp_path / "incident.md"
+    args = tuple(str(target) if arg == "FILE" else arg for arg in command)
+    shown = cli("sessions", args[0], "1", *args[1:])
+    assert shown.code == 0, shown.err
+    document = target.read_text(encoding="utf-8") if "-o" in args else shown.out
+    assert "Authorization: Bearer ***" in document
+    assert "password=***" in document
+    for secret in ("sk-proj", "hunter22", "s3cretpw", KEY):
+        assert secret not in document
