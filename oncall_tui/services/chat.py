@@ -264,6 +264,9 @@ class ChatService:
                     yield event
                     if reply.cut:
                         break
+            if not reply.worth_keeping:  # a turn with nothing to show: failed, to ask again
+                reason = "stream_empty_truncated" if reply.truncated else "stream_empty"
+                raise OncallError("STREAM_FAILED", reason)
         except OncallError as error:
             log.warning(
                 "the reply in session %s failed: %s %s",

@@ -223,6 +223,41 @@ async def test_a_reply_cut_at_the_length_limit_is_marked_truncated(
     assert stored(services, done.session_id)[-1][:2] == ("assistant", "truncated")
 
 
+@both_providers
+@pytest.mark.parametrize(
+    ("said", "done_reason", "why"),
+    [
+        ("<think>\nThe pods look fine.\n</think>\n\n ", "stop", "without writing an answer"),
+        ("<think>\nFirst, the pods", "length", "reached its output limit before writing"),
+    ],
+    ids=["thinking-then-blank", "thinking-cut"],
+)
+async def test_a_reply_with_nothing_to_show_fails_and_can_be_asked_again(
+    on_ollama: OnOllama, server: FakeServer, said: str, done_reason: str, why: str
+) -> None:
+    """Found in tmux with a thinking model: its turn spent on reasoning (which is not shown)
+    drew an empty reply, stored as complete: nothing said why, and ctrl+r had nothing to
+    retry. It fails now, nothing of it is stored, and a retry asks again."""
+    services = on_ollama(server, model="qwen3:8b")
+    server.script(Reply(said, done_reason=done_reason))
+    events = await collect(services.chat.send("alice", None, "why do pods restart?"))
+    failed = events[-1]
+    assert isinstance(failed, ReplyFailed)
+    assert failed.code == "STREAM_FAILED"
+    assert why in failed.message
+    assert failed.session_id is not None
+    assert failed.message_id is None
+    assert stored(services, failed.session_id) == [("user", "complete", "why do pods restart?")]
+    server.script("OOMKilled: raise the limit.")
+    again = await collect(services.chat.retry("alice", failed.session_id))
+    assert isinstance(again[-1], ReplyDone)
+    assert stored(services, failed.session_id)[-1] == (
+        "assistant",
+        "complete",
+        "OOMKilled: raise the limit.",
+    )
+
+
 async def test_mode_manual_with_ollama_down_changes_nothing_and_says_so(
     on_ollama: OnOllama, server: FakeOllama, closed_url: str
 ) -> None:
