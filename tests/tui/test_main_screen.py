@@ -18,6 +18,7 @@ from oncall_tui.core.memory import DEFAULT_MEMORY_MODE, MemoryMode
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelReadiness
 from oncall_tui.settings import Settings
+from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.panes.chat import PAGE_SIZE
@@ -183,6 +184,29 @@ async def test_the_refusal_is_said_no_more_once_the_reply_has_ended(tmp_path: Pa
         await wait_until(pilot, lambda: not screen.sending)
         assert blocks(screen)[1].status == "complete"
         assert status_text(screen) == ""
+
+
+async def test_a_last_message_without_an_answer_says_how_to_ask_again(tmp_path: Path) -> None:
+    """Found in tmux: a session whose reply had failed with nothing kept reopened as a question
+    with nothing under it, and nothing said that ctrl+r asks again."""
+    app, _ = scripted_app(tmp_path / "t.db", [])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen_stack[0]
+        assert isinstance(screen, MainScreen)
+        answered = seed_session(app, 1, title="answered")
+        unanswered = seed_session(app, 1, title="unanswered")
+        with app.services.database.session() as session:
+            chat = SessionRepository(session).require("alice", unanswered)
+            MessageRepository(session).add(chat, "user", "why is checkout failing?")
+        for session_id, count, said in (
+            (unanswered, 3, "Your last message has no answer: ctrl+r asks the model again."),
+            (answered, 2, ""),
+        ):
+            screen.query_one(SessionList).post_message(SessionList.Opened(session_id))
+            shown = count
+            await wait_until(pilot, lambda: len(blocks(screen)) == shown)  # noqa: B023
+            await pilot.pause()
+            assert status_text(screen) == said
 
 
 async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(

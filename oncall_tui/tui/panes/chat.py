@@ -254,11 +254,16 @@ class ChatPane(Vertical):
     def show_page(
         self, page: Sequence[MessageView], *, earlier: int, boundary: int, recall: list[str]
     ) -> None:
-        """Show a session's page (its newest messages, ``earlier`` before them)."""
+        """Show a session's page (its newest messages, ``earlier`` before them); a last
+        message without an answer (its reply failed, or the app ended first) says how to ask
+        again, unless the status line speaks of something else."""
         self._oldest_loaded = page[0].position if page else None
         self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
         self.query_one(Welcome).loaded()
         self.query_one(Composer).remember(recall)
+        if page and page[-1].role == "user" and not self.sending and not self.status.text:
+            keys = keys_here(self, "retry", first=True)
+            self.status.say(t("log.unanswered", ui_lang(self), keys=keys))
 
     def select_found(self, position: int, count: int) -> None:
         """Select the message a search hit is on, if the page reaches it."""
