@@ -198,15 +198,16 @@ async def test_a_last_message_without_an_answer_says_how_to_ask_again(tmp_path: 
         with app.services.database.session() as session:
             chat = SessionRepository(session).require("alice", unanswered)
             MessageRepository(session).add(chat, "user", "why is checkout failing?")
-        for session_id, count, said in (
-            (unanswered, 3, "Your last message has no answer: ctrl+r asks the model again."),
-            (answered, 2, ""),
-        ):
+
+        async def opened(session_id: int, count: int) -> str:
             screen.query_one(SessionList).post_message(SessionList.Opened(session_id))
-            shown = count
-            await wait_until(pilot, lambda: len(blocks(screen)) == shown)  # noqa: B023
+            await wait_until(pilot, lambda: len(blocks(screen)) == count)
             await pilot.pause()
-            assert status_text(screen) == said
+            return status_text(screen)
+
+        said = "Your last message has no answer: ctrl+r asks the model again."
+        assert await opened(unanswered, 3) == said
+        assert await opened(answered, 2) == ""
 
 
 async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(
