@@ -149,18 +149,34 @@ def read_text_file(path: Path, byte_limit: int) -> str:
         ) from None
 
 
-def read_stdin_text(limit: int, stream: TextIO | None = None) -> str:
+def read_stdin_text(
+    limit: int,
+    stream: TextIO | None = None,
+    *,
+    on_silence: Callable[[str], None] | None = None,
+    silence: float = 2.0,
+) -> str:
     """Standard input as text, at most ``limit`` characters (``stdin_too_long`` past them).
 
     Bytes are decoded strictly as UTF-8 whatever the locale, so invalid input is a catalog
     error rather than a string of surrogates; newlines are read as Python reads text. A
-    closed standard input reads as empty."""
+    closed standard input reads as empty. The first time a pipe stays silent for ``silence``
+    seconds before its end, ``on_silence`` is told what was read so far (a writer that never
+    ends: ``ssh`` without ``-n``, a followed log)."""
     source = sys.stdin if stream is None else stream
     if source is None:
         return ""
     buffer = getattr(source, "buffer", None)
     if isinstance(buffer, io.BufferedIOBase | io.RawIOBase):
-        text = _read_decoded(buffer, limit + 1)
+        told = on_silence
+
+        def before_read(so_far: list[str]) -> None:
+            nonlocal told
+            if told is not None and stdin_waits(silence, source):
+                told("".join(so_far))
+                told = None
+
+        text = _read_decoded(buffer, limit + 1, before_read if on_silence else None)
     else:  # a text stream only (a test's StringIO): its read counts characters
         text = source.read(limit + 1)
     if len(text) > limit:
@@ -206,10 +222,15 @@ def stdin_waits(seconds: float, stream: TextIO | None = None) -> bool:
     return not ready
 
 
-def _read_decoded(buffer: io.BufferedIOBase | io.RawIOBase, wanted: int) -> str:
+def _read_decoded(
+    buffer: io.BufferedIOBase | io.RawIOBase,
+    wanted: int,
+    before_read: Callable[[list[str]], None] | None = None,
+) -> str:
     """At least ``wanted`` characters of ``buffer`` (or all of it, if fewer), read in steps
     that never take more bytes than characters still wanted: each byte is at most one
-    character, so no more than ``wanted`` bytes and a partial character are taken."""
+    character, so no more than ``wanted`` bytes and a partial character are taken.
+    ``before_read`` is given the text so far before each step."""
     utf8 = codecs.getincrementaldecoder("utf-8")(errors="strict")
     decoder = io.IncrementalNewlineDecoder(utf8, translate=True)
     parts: list[str] = []
@@ -219,6 +240,8 @@ def _read_decoded(buffer: io.BufferedIOBase | io.RawIOBase, wanted: int) -> str:
     # buffered read(n) takes as the end of that call only, so the next waited for a second.
     read = buffer.read1 if isinstance(buffer, io.BufferedIOBase) else buffer.read
     while count < wanted:
+        if before_read is not None:
+            before_read(parts)
         chunk = read(min(wanted - count, READ_CHUNK)) or b""
         pending = len(utf8.getstate()[0])
         try:

@@ -11,11 +11,12 @@ import sys
 
 from oncall_tui.cli.output import emit_text
 from oncall_tui.errors import Language, OncallError
-from oncall_tui.inputs import is_terminal, read_stdin_text, stdin_is_piped, stdin_waits
-from oncall_tui.texts import text
+from oncall_tui.inputs import is_terminal, read_stdin_text, stdin_is_piped
+from oncall_tui.texts import counted, text
 
 STDIN_HINT_SECONDS = 2.0
-"""How long a pipe on standard input may stay silent before the chat says it is reading it."""
+"""How long a pipe on standard input may stay silent before its end, before the chat says it
+is reading it."""
 
 
 def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tuple[str, int]:
@@ -24,7 +25,8 @@ def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tu
     oncall-tui chat "why"`` sends the log too, as ``ollama run`` does; it is not left out
     unsaid). Words and input are a blank line apart. Standard input is read to at most a
     message's limit (an endless or huge input is refused without being read whole); a pipe
-    that stays silent is said to be read, unless ``quiet`` (``--json``).
+    that stays silent before its end (from its start, or after some lines: a followed log) is
+    said to be read, and with how many lines so far, unless ``quiet`` (``--json``).
 
     Also returns how many lines of input went after the words unasked (no ``-``), to be said
     as the message is stored: input meant for a ``while read`` loop is seen going."""
@@ -35,11 +37,15 @@ def read_message(parts: list[str], lang: Language, *, quiet: bool = False) -> tu
         return " ".join(parts), 0
     from oncall_tui.services.chat import MAX_MESSAGE_CHARS  # off the start-up path
 
-    if piped_in and not quiet and stdin_waits(STDIN_HINT_SECONDS):  # a terminal: typed there
-        emit_text(text("cli.chat.reading_stdin", lang) + "\n", sys.stderr)
-    elif not piped_in and not quiet and is_terminal(sys.stdin):  # "-" asks for it to be typed
+    def silent(so_far: str) -> None:  # what it waits for, said instead of hanging unexplained
+        lines = len(so_far.splitlines())
+        said = counted("cli.chat.stdin_open", lines, lang) if lines else None
+        emit_text((said or text("cli.chat.reading_stdin", lang)) + "\n", sys.stderr)
+
+    if not piped_in and not quiet and is_terminal(sys.stdin):  # "-" asks for it to be typed
         emit_text(text("cli.chat.typing_stdin", lang) + "\n", sys.stderr)
-    piped = read_stdin_text(MAX_MESSAGE_CHARS)
+    on_silence = silent if piped_in and not quiet else None
+    piped = read_stdin_text(MAX_MESSAGE_CHARS, on_silence=on_silence, silence=STDIN_HINT_SECONDS)
     if parts == ["-"]:
         return piped, 0  # exactly as given
     if "-" in parts:

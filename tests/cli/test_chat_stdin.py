@@ -41,17 +41,19 @@ def sent(ollama: FakeOllama) -> str:
 @pytest.fixture
 def pipe_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., None]]:
     """Put a real pipe on standard input; a thread writes ``data`` (after ``delay`` seconds)
-    and closes it."""
+    and closes it (``hold`` seconds after writing it)."""
     threads: list[threading.Thread] = []
     streams: list[TextIO] = []
 
-    def put(data: bytes, delay: float = 0.0) -> None:
+    def put(data: bytes, delay: float = 0.0, hold: float = 0.0) -> None:
         read_end, write_end = os.pipe()
 
         def write() -> None:
             threading.Event().wait(delay)
             with os.fdopen(write_end, "wb") as writer:
                 writer.write(data)
+                writer.flush()
+                threading.Event().wait(hold)
 
         thread = threading.Thread(target=write, daemon=True)
         thread.start()
@@ -194,6 +196,27 @@ def test_a_pipe_that_stays_silent_is_said_to_be_read(
     assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
     pipe_in(LOG.encode())
     assert "Reading the message" not in chat("chat", "why").err  # a prompt pipe: not said
+
+
+def test_a_pipe_that_goes_silent_before_its_end_says_how_many_lines_came(
+    chat: RunCli, ollama: FakeOllama, pipe_in: Callable[..., None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found with ``(echo ERROR; sleep 30) | oncall-tui chat why``, as ``kubectl logs -f``
+    does: the lines came, the pipe did not end, and the terminal stayed blank. It says what it
+    waits for, and what gives up."""
+    monkeypatch.setattr(chat_input, "STDIN_HINT_SECONDS", 0.05)
+    pipe_in(LOG.encode(), hold=0.5)
+    result = chat("chat", "why")
+    assert result.code == 0, result.err
+    lines = len(LOG.splitlines())
+    assert f"Standard input has not ended ({lines} lines so far)" in result.err
+    assert "ctrl+c gives up and sends nothing" in result.err
+    assert "Reading the message" not in result.err
+    assert sent(ollama) == "why\n\n" + LOG.rstrip("\n")
+    pipe_in(b"one line\n", hold=0.5)
+    assert "(one line so far)" in chat("chat", "why").err
+    pipe_in(LOG.encode())
+    assert "has not ended" not in chat("chat", "why").err  # it ended at once: not said
 
 
 @pytest.mark.parametrize("as_json", [False, True])
