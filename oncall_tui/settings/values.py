@@ -196,8 +196,9 @@ def url_passwords(url: str) -> set[str]:
 def normalize_ollama_url(raw: str) -> str:
     """Accept what ``OLLAMA_HOST`` accepts: ``host``, ``host:port`` or a full URL.
 
-    Without a scheme the port defaults to 11434 like the Ollama CLI; a bind-all
-    address (``0.0.0.0``) is reached through loopback. Surrounding spaces are trimmed. A host
+    Without a scheme the port defaults to 11434 like the Ollama CLI, and a port alone
+    (``:11435``) is on loopback, as the Ollama CLI reads it; a bind-all address (``0.0.0.0``)
+    is reached through loopback. Surrounding spaces are trimmed. A host
     that cannot be one (``[::1`` unclosed, ``256.256.256.256``, spaces or symbols inside) is
     refused here, with the catalog's message, rather than by the HTTP client later.
     """
@@ -205,6 +206,8 @@ def normalize_ollama_url(raw: str) -> str:
     if not value:
         return DEFAULT_OLLAMA_URL
     has_scheme = "://" in value
+    if not has_scheme and value.startswith(":"):
+        value = "127.0.0.1" + value
     try:
         parts = urlsplit(value if has_scheme else f"http://{value}")
         host = parts.hostname

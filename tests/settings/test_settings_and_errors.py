@@ -106,6 +106,7 @@ def test_options_win_over_environment_which_wins_over_defaults(tmp_path: Path) -
         ("", "http://127.0.0.1:11434"),
         ("127.0.0.1", "http://127.0.0.1:11434"),
         ("0.0.0.0:11434", "http://127.0.0.1:11434"),
+        (":11435", "http://127.0.0.1:11435"),  # a port alone: loopback, as Ollama reads it
         ("gpu-box:8080", "http://gpu-box:8080"),
         ("http://gpu-box", "http://gpu-box:80"),
         ("https://ollama.example/", "https://ollama.example:443"),
@@ -117,7 +118,7 @@ def test_ollama_host_forms(raw: str, url: str) -> None:
     assert normalize_ollama_url(raw) == url
 
 
-@pytest.mark.parametrize("raw", ["ftp://host", "http://", "host:notaport"])
+@pytest.mark.parametrize("raw", ["ftp://host", "http://", "host:notaport", ":x"])
 def test_bad_ollama_host_is_a_catalog_error(raw: str) -> None:
     with pytest.raises(OncallError) as caught:
         normalize_ollama_url(raw)
