@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from oncall_tui.cli import waiting
-from oncall_tui.cli.chat import allow_listed
+from oncall_tui.cli.chat_output import allow_listed
 from oncall_tui.core.events import ToolConfirmation
 from tests.conftest import CliResult, RunCli, poll_until
 from tests.fakes.ollama_server import FakeOllama, Reply

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from oncall_tui.cli.chat import _ChatOutput
+from oncall_tui.cli.chat_output import ChatOutput
 from oncall_tui.core.events import (
     ChatEvent,
     CompactionFailed,
@@ -152,7 +152,7 @@ def test_every_event_type_is_listed_with_exactly_its_fields(
         kind = document.pop("type")
         assert isinstance(kind, str)
         printed[kind] = set(document)
-    _ChatOutput(as_json=True, session_id=7, lang="en").interrupted()
+    ChatOutput(as_json=True, session_id=7, lang="en").interrupted()
     interrupted = json.loads(capsys.readouterr().out)
     kind = interrupted.pop("type")
     printed[kind] = set(interrupted)
