@@ -136,7 +136,8 @@ class StreamRedactor:
 
     What is let out is not taken back: a registered secret with white space inserted into it
     (a wrapped line) is masked only where no piece of it was let out before. A line longer
-    than :data:`HELD_LINE_CHARS` is let out up to its last white space and read on from there.
+    than :data:`HELD_LINE_CHARS` is let out up to its last white space and read on from there
+    (a longer run without one, minified JSON, is let out whole).
     """
 
     HELD_LINE_CHARS = 4096
@@ -160,10 +161,11 @@ class StreamRedactor:
             released.append(self._release(len(line)) + "\n")
             self._raw_out, self._shown = 0, ""
         self._line = rest
-        if len(rest) > self.HELD_LINE_CHARS:  # read on from its last white space
+        if len(rest) > self.HELD_LINE_CHARS:  # read on from its last white space, or anew
             space = max(rest.rfind(" "), rest.rfind("\t")) + 1
-            released.append(self._release(space))
-            self._line, self._raw_out, self._shown = rest[space:], 0, ""
+            upto = space if len(rest) - space <= self.HELD_LINE_CHARS else len(rest)
+            released.append(self._release(upto))
+            self._line, self._raw_out, self._shown = rest[upto:], 0, ""
         cut = self._TAIL.search(self._line).start()  # type: ignore[union-attr]  # always matches
         if cut > self._raw_out:
             released.append(self._release(cut))

@@ -329,6 +329,17 @@ def test_a_line_longer_than_the_held_bound_is_let_out_up_to_its_last_space(extra
     assert redactor.end() == "ok"  # read on from there, redacted, nothing lost
 
 
+def test_a_run_longer_than_the_held_bound_without_white_space_is_let_out_whole() -> None:
+    """Minified JSON on one line: held whole, it would come out only at its end, each token
+    redacting all of it again."""
+    bound = StreamRedactor.HELD_LINE_CHARS
+    blob = '{"a":1,' * (bound // 7 + 1)  # one run past the bound
+    redactor = StreamRedactor()
+    out = [redactor.feed(blob[i : i + 4]) for i in range(0, len(blob), 4)]
+    assert "".join(out[: bound // 4 + 2])  # let out once past the bound, not at the end
+    assert "".join(out) + redactor.end() == blob
+
+
 @pytest.mark.parametrize("as_json", [False, True], ids=["human", "json"])
 def test_a_reply_echoing_a_secret_token_by_token_never_shows_it(cli: RunCli, as_json: bool) -> None:
     """Found by piping a log with a token into ``chat``: the model's echo of it streamed out
