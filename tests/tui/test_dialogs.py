@@ -10,15 +10,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DirectoryTree, Input, Static, TextArea
 
 from oncall_tui.tui.widgets import dialogs
-from oncall_tui.tui.widgets.dialogs import (
-    ConfirmDialog,
-    ErrorText,
-    FileBrowserDialog,
-    Question,
-    TextDialog,
-    TextViewerDialog,
-    UnsavedChangesDialog,
-)
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, Question, UnsavedChangesDialog
+from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextDialog, TextViewerDialog
 from tests.tui.conftest import wait_until
 from tests.tui.harness import question_read
 

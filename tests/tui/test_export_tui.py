@@ -14,8 +14,9 @@ from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.dialogs import ConfirmDialog, TextDialog
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
+from oncall_tui.tui.widgets.text_dialogs import TextDialog
 from tests.tui.harness import (
     keys_in_one_read,
     notifications,

@@ -350,8 +350,8 @@ async def test_every_one_line_input_of_the_app_applies_its_keys_in_order(
     """The export path, the rename, the prompt label, the skill path, the search and the
     session filter are the app's own inputs."""
     from oncall_tui.tui.screens.search import SearchScreen
-    from oncall_tui.tui.widgets.dialogs import TextDialog
     from oncall_tui.tui.widgets.path_input import PathInput
+    from oncall_tui.tui.widgets.text_dialogs import TextDialog
 
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(120, 40)) as pilot:

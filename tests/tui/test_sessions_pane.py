@@ -18,9 +18,10 @@ from oncall_tui.tui.screens import main as main_screen
 from oncall_tui.tui.screens.main import POLL_SECONDS, MainScreen
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.composer import Composer
-from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText, TextDialog
+from oncall_tui.tui.widgets.dialogs import READ_SECONDS, ConfirmDialog, ErrorText
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
+from oncall_tui.tui.widgets.text_dialogs import TextDialog
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
     keys_in_one_read,

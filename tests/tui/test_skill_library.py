@@ -14,8 +14,9 @@ from oncall_tui.services.container import Services
 from oncall_tui.services.skill_files import read_skill_file
 from oncall_tui.services.views import SkillView
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
-from oncall_tui.tui.widgets.dialogs import ErrorText, TextViewerDialog
+from oncall_tui.tui.widgets.dialogs import ErrorText
 from oncall_tui.tui.widgets.path_input import complete_path
+from oncall_tui.tui.widgets.text_dialogs import TextViewerDialog
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
 from tests.tui.harness import notifications, question_read
 

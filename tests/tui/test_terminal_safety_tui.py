@@ -21,7 +21,7 @@ from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
-from oncall_tui.tui.widgets.dialogs import TextViewerDialog
+from oncall_tui.tui.widgets.text_dialogs import TextViewerDialog
 from tests.tui.harness import screen_rows, scripted_app, seed_session, wait_until
 
 SIZE = (140, 44)

@@ -74,7 +74,7 @@ class SessionActions:
         """Rename the session, the dialog showing its title; a session not started yet is
         created with the title (the incident is named before the first message). A title
         refused (too long) brings the dialog back on what was typed, saying why."""
-        from oncall_tui.tui.widgets.dialogs import TextDialog
+        from oncall_tui.tui.widgets.text_dialogs import TextDialog
 
         services, owner = self._services, self._services.owner
         shown = self._listed(session_id)
@@ -110,7 +110,7 @@ class SessionActions:
         whether to replace a file that exists; a path ending in ``.json`` gets the JSON
         document instead of Markdown."""
         from oncall_tui.services.export import format_for
-        from oncall_tui.tui.widgets.dialogs import TextDialog
+        from oncall_tui.tui.widgets.text_dialogs import TextDialog
 
         services, owner = self._services, self._services.owner
         lang = ui_lang(self._listing)

@@ -26,11 +26,12 @@ from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
-from oncall_tui.tui.widgets.dialogs import ErrorText, FileBrowserDialog, TextViewerDialog
+from oncall_tui.tui.widgets.dialogs import ErrorText
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
+from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextViewerDialog
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
