@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from oncall_tui.llm.call_arguments import conform
 from oncall_tui.llm.text_calls import (
     BoundTool,
     Tools,
-    conform,
     find_calls,
     only_a_call,
     without_calls,
