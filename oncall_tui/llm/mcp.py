@@ -32,14 +32,11 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import tempfile
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
 from time import monotonic
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
-import anyio
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_mcp_adapters.tools import load_mcp_tools
@@ -47,14 +44,23 @@ from mcp import ClientSession
 from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.events import ConfirmHook
-from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
 from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
 from oncall_tui.llm.mcp_schemas import for_the_model
+from oncall_tui.llm.mcp_state import (
+    START_RETRY_SECONDS,
+    OfferedTool,
+    ServerState,
+    connection_lost,
+    failure_text,
+    innermost,
+    short,
+    start_failure,
+    stderr_file,
+)
 from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
-from oncall_tui.redaction import redact
 from oncall_tui.settings.mcp import McpServer
 
 log = logging.getLogger(__name__)
@@ -66,69 +72,13 @@ TOOL_TIMEOUT = 30.0
 """Seconds one call of a tool server's tool may take: a hung server is a failed call."""
 TOOL_RESULT_CHARS = 20_000
 """A tool server's result past this is cut, with a note of how much was kept."""
-RESTARTS = 3
-"""How many times one process starts a server again that stopped after it was ready (a crash,
-a kill): at the next send, or the next look at the servers."""
-START_RETRY_SECONDS = 30.0
-"""A server that failed at once as it started (its port-forward or VPN not up yet: connection
-refused; a command that exits) is tried again, quietly, at the first send or look at the
-servers this long after; one that answers then serves that message. One that failed slowly
-(past :data:`START_QUICK_SECONDS`: a name its resolver cannot answer, a hang) or wrote what is
-not MCP is not tried again: each try would hold up a send."""
 START_QUICK_SECONDS = 2.0
 """A start that failed within this is "at once", and cheap to try again."""
 CLOSE_SECONDS = 0.5
 """How long :meth:`McpTools.close` lets the servers' sessions end before it cuts them short."""
 _WIND_DOWN = 0.25
 """Seconds for the cancelled tasks and the loop's thread to finish, each."""
-_DETAIL_LIMIT = 200
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class OfferedTool:
-    """A tool a server offers, whether or not the settings allow it."""
-
-    name: str
-    description: str
-    policy: str | None
-    """``auto``, ``confirm`` or ``None`` (not in ``allow``: never bound)."""
-
-
-@dataclass(slots=True)
-class ServerState:
-    """What is known of one registered server."""
-
-    server: McpServer
-    state: str = "starting"
-    """``starting``, ``ready`` or ``failed``."""
-    error: OncallError | None = None
-    offered: list[OfferedTool] = field(default_factory=list)
-    tools: list[ServerTool] = field(default_factory=list)
-    """The allowed tools, wrapped for the model."""
-    missing: tuple[str, ...] = ()
-    """Names in ``allow`` the server does not offer."""
-    reported: bool = False
-    session: ClientSession | None = None
-    stray: str | None = None
-    """The first line the server wrote on stdout that is not an MCP message, if any."""
-    restarts: int = 0
-    retry_at: float | None = None
-    """When a server that failed at once as it started is tried again (``monotonic``)."""
-
-    @property
-    def stopped(self) -> bool:
-        """Failed after it was ready (a crash, a kill), not in starting."""
-        gone = self.error is not None and self.error.reason == "tool_server_stopped"
-        return self.state == "failed" and gone
-
-    @property
-    def will_restart(self) -> bool:
-        """Stopped, and started again at the next send (:data:`RESTARTS` at most); or failed
-        as it started, and tried again once :data:`START_RETRY_SECONDS` have passed."""
-        if self.retry_at is not None:
-            return self.state == "failed" and monotonic() >= self.retry_at
-        return self.stopped and self.restarts < RESTARTS
 
 
 class McpTools:
@@ -168,7 +118,7 @@ class McpTools:
 
     def start(self) -> None:
         """Blocking: start every server and list its tools (once; later calls start again
-        only the servers that stopped since, :attr:`ServerState.will_restart`). Never raises
+        only the servers that stopped since, :meth:`ServerState.will_restart`). Never raises
         for a server: its failure is its state."""
         with self._lock:
             if self._started and not self._closed:
@@ -225,7 +175,7 @@ class McpTools:
         server crashed) marks the server failed."""
         state = self._states[tool.server]
         if state.state != "ready":
-            raise ConnectionError(_short(state.error.message("en") if state.error else "stopped"))
+            raise ConnectionError(short(state.error.message("en") if state.error else "stopped"))
         future = self._submit(tool.adapter.ainvoke(dict(arguments)))
         try:
             async with asyncio.timeout(self._timeout):
@@ -234,11 +184,11 @@ class McpTools:
             future.cancel()
             raise
         except Exception as exc:
-            if not _connection_lost(exc):
+            if not connection_lost(exc):
                 raise
             # Said in words for this call too (the model reads it), as for every later one.
-            problem = str(_leaf(exc)) or "its connection closed"
-            raise ConnectionError(self._fail(state, "tool_server_stopped", problem)) from exc
+            problem = str(innermost(exc)) or "its connection closed"
+            raise ConnectionError(state.fail("tool_server_stopped", problem)) from exc
 
     @property
     def timeout(self) -> float:
@@ -300,8 +250,9 @@ class McpTools:
     def _restart_stopped(self) -> None:
         """Start again, and wait for, the servers that stopped since they were ready, and
         those that failed as they started, when their time comes
-        (:attr:`ServerState.will_restart`)."""
-        stopped = [state for state in self.states() if state.will_restart]
+        (:meth:`ServerState.will_restart`)."""
+        now = monotonic()
+        stopped = [state for state in self.states() if state.will_restart(now)]
         loop = self._loop
         if not stopped or loop is None:
             return
@@ -342,15 +293,15 @@ class McpTools:
                 owner.cancel()
                 state = self._states[server.name]
                 if state.stray is not None:
-                    self._fail(state, "tool_server_not_mcp", state.stray)
+                    state.fail("tool_server_not_mcp", state.stray)
                 else:
                     problem = f"no answer in {self._start_seconds:g} s"
-                    self._fail(state, "tool_server_start", problem)
+                    state.fail("tool_server_start", problem)
 
     async def _own(self, server: McpServer, ready: asyncio.Future[None]) -> None:
         """Open ``server``'s session, list its tools, hold it open until :meth:`close`."""
         state = self._states[server.name]
-        stderr = _stderr_file()
+        stderr = stderr_file()
         began = monotonic()
         try:
             async with contextlib.AsyncExitStack() as stack:
@@ -362,7 +313,7 @@ class McpTools:
                     session, server_name=server.name, handle_tool_errors=False
                 )
                 if state.stray is not None:  # it talks, but not only MCP: stop it here
-                    self._fail(state, "tool_server_not_mcp", state.stray)
+                    state.fail("tool_server_not_mcp", state.stray)
                     ready.set_result(None)
                     return
                 self._ready(state, session, adapters)
@@ -379,14 +330,14 @@ class McpTools:
                 return  # a session given up for a new one: its end says nothing of the server
             if not ready.done():
                 if state.stray is not None:  # what it wrote explains the failure best
-                    self._fail(state, "tool_server_not_mcp", state.stray)
+                    state.fail("tool_server_not_mcp", state.stray)
                 else:
-                    self._fail(state, *_start_failure(server, exc, stderr))
+                    state.fail(*start_failure(server, exc, stderr))
                     if monotonic() - began < START_QUICK_SECONDS:  # cheap to try again
                         state.retry_at = monotonic() + START_RETRY_SECONDS
                 ready.set_result(None)
             else:
-                self._fail(state, "tool_server_stopped", _failure_text(exc, stderr))
+                state.fail("tool_server_stopped", failure_text(exc, stderr))
         finally:
             stderr.close()
 
@@ -400,7 +351,7 @@ class McpTools:
                 return
             state.stray = stray_line(message)
             if state.state == "ready":
-                self._fail(state, "tool_server_not_mcp", state.stray)
+                state.fail("tool_server_not_mcp", state.stray)
 
         return handle
 
@@ -440,17 +391,6 @@ class McpTools:
             len(state.tools),
         )
 
-    def _fail(self, state: ServerState, reason: str, problem: object) -> str:
-        """Mark the server failed; returns what is said of it (short, redacted)."""
-        detail = _short(str(problem))
-        state.state = "failed"
-        state.error = OncallError(
-            "TOOL_SERVER_FAILED", reason, server=state.server.name, problem=detail
-        )
-        state.tools = []
-        log.warning("tool server %s failed: %s", state.server.name, detail)
-        return _short(state.error.message("en"))
-
 
 def _with_schema(tool: ServerTool, schema: Mapping[str, Any]) -> ServerTool:
     from dataclasses import replace
@@ -458,69 +398,8 @@ def _with_schema(tool: ServerTool, schema: Mapping[str, Any]) -> ServerTool:
     return replace(tool, schema=schema)
 
 
-def _stderr_file() -> IO[str]:
-    """Where a stdio server's stderr goes: a private temporary file (never our terminal, which
-    the TUI draws on), read back for the last line when the server fails to start."""
-    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-
-
-def _start_failure(server: McpServer, exc: BaseException, stderr: IO[str]) -> tuple[str, str]:
-    """The reason and the problem said of ``server``, which failed with ``exc`` as it started.
-    A stdio server whose connection was lost ended before it answered (a wrong argument, a
-    variable it needs): what it said last on stderr says why, or that it said nothing; the
-    transport's exception (``BrokenResourceError``) would not. One whose command is not
-    there is said so, by its command."""
-    leaf = _leaf(exc)
-    if server.command is not None:
-        if _connection_lost(exc):
-            last = _last_line(stderr)
-            return ("tool_server_ended", last) if last else ("tool_server_ended_silent", "")
-        if isinstance(leaf, FileNotFoundError):
-            return "tool_server_no_command", server.command
-    return "tool_server_start", _failure_text(exc, stderr)
-
-
-def _failure_text(exc: BaseException, stderr: IO[str]) -> str:
-    leaf = _leaf(exc)
-    text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
-    last = _last_line(stderr)
-    return f"{text}; stderr: {last}" if last else text
-
-
-def _last_line(stderr: IO[str]) -> str:
-    """The last line the server wrote on stderr that is not blank, or ``""``."""
-    with contextlib.suppress(OSError, ValueError):
-        stderr.flush()
-        stderr.seek(0)
-        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
-        if lines:
-            return lines[-1]
-    return ""
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _connection_lost(exc: BaseException) -> bool:
-    """Whether ``exc`` says the server has gone: its connection closed mid-call (the SDK's
-    "Connection closed"), or was found closed by the call (a server that died while idle)."""
-    leaf = _leaf(exc)
-    if isinstance(leaf, ConnectionError | anyio.ClosedResourceError | anyio.BrokenResourceError):
-        return True
-    return "connection closed" in str(leaf).lower()
-
-
-def _short(text: str) -> str:
-    return one_line(redact(text), _DETAIL_LIMIT)  # redacted whole, before a cut halves a secret
-
-
 __all__ = [
     "CLOSE_SECONDS",
     "START_SECONDS",
     "McpTools",
-    "OfferedTool",
-    "ServerState",
 ]

@@ -40,7 +40,8 @@ def for_the_model(description: str, parameters: Mapping[str, Any]) -> tuple[str,
       ``items``, ``description`` and ``enum`` of a parameter, would otherwise send no type.
 
     Names, types, ``required``, enums, defaults (but that ``null``), bounds and nesting are
-    kept as they are. People are shown the server's own description (:class:`.mcp.OfferedTool`).
+    kept as they are. People are shown the server's own description
+    (:class:`.mcp_state.OfferedTool`).
     """
     return _first_paragraph(description), _schema(parameters)
 

@@ -17,7 +17,8 @@ from oncall_tui.services.views import json_fields
 from oncall_tui.settings.mcp import McpServer
 
 if TYPE_CHECKING:
-    from oncall_tui.llm.mcp import McpTools, ServerState
+    from oncall_tui.llm.mcp import McpTools
+    from oncall_tui.llm.mcp_state import ServerState
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +44,7 @@ class ToolServerView:
     """``stdio`` or ``streamable_http``."""
     state: str
     """``ready``; ``failed`` (it did not start); or ``stopped``: it went after it was ready
-    more often than it is started again in one run (:data:`~oncall_tui.llm.mcp.RESTARTS`)."""
+    more often than it is started again in one run (:data:`~oncall_tui.llm.mcp_state.RESTARTS`)."""
     error: OncallError | None = None
     tools: tuple[ToolView, ...] = field(default=())
 

@@ -25,7 +25,7 @@ from oncall_tui.core.events import (
     ToolStarted,
 )
 from oncall_tui.llm import mcp as mcp_runtime
-from oncall_tui.llm import mcp_processes
+from oncall_tui.llm import mcp_processes, mcp_state
 from oncall_tui.services.container import Services
 from oncall_tui.settings.mcp import McpServer
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -264,7 +264,7 @@ async def test_a_server_that_keeps_stopping_is_started_again_three_times_then_re
 ) -> None:
     services = with_tools()
     session_id = None
-    for _ in range(mcp_runtime.RESTARTS + 1):
+    for _ in range(mcp_state.RESTARTS + 1):
         server.script(Reply.tool_call("ops__crash", {}), "It crashed.")
         events = await collect(services.chat.send("alice", session_id, "crash"))
         assert not [e for e in events if isinstance(e, ToolServerFailed)]
@@ -392,11 +392,11 @@ async def test_a_server_that_failed_at_once_as_it_started_is_tried_again_quietly
     assert "it ended as it started, before it answered" in said
     assert said.endswith("stderr: connection refused. The chat goes on without its tools.")
     assert "ops__search_logs" not in bound_names(server, -1)
-    now[0] = mcp_runtime.START_RETRY_SECONDS + 1  # still down: tried, and not said again
+    now[0] = mcp_state.START_RETRY_SECONDS + 1  # still down: tried, and not said again
     assert await send("two") == []
     assert (attempts.read_text(), "ops__search_logs" in bound_names(server, -1)) == ("..", False)
     up.touch()
-    now[0] += mcp_runtime.START_RETRY_SECONDS - 2  # up, but not tried before the wait
+    now[0] += mcp_state.START_RETRY_SECONDS - 2  # up, but not tried before the wait
     assert await send("three") == []
     assert (attempts.read_text(), "ops__search_logs" in bound_names(server, -1)) == ("..", False)
     now[0] += 2
@@ -420,7 +420,7 @@ async def test_a_server_that_failed_slowly_as_it_started_is_not_tried_again(
     server.script("One.", "Two.")
     first = await collect(services.chat.send("alice", None, "one"))
     assert [e.server for e in first if isinstance(e, ToolServerFailed)] == ["ops"]
-    now[0] = 10 * mcp_runtime.START_RETRY_SECONDS
+    now[0] = 10 * mcp_state.START_RETRY_SECONDS
     second = await collect(services.chat.send("alice", None, "two"))
     assert (second[-1].type, attempts.read_text()) == ("done", ".")
 

@@ -1,0 +1,152 @@
+"""What is known of a registered tool server (:class:`ServerState`: starting, ready or failed,
+the tools it offers and those bound, its error), and what is said when it fails: the reason
+and the problem, read from the exception its start or a call raised and from the last line it
+wrote on stderr (kept in a private file, never the terminal the TUI draws on); short and
+redacted. :mod:`oncall_tui.llm.mcp` keeps one per server."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import tempfile
+from dataclasses import dataclass, field
+from typing import IO
+
+import anyio
+from mcp import ClientSession
+
+from oncall_tui.core.text import one_line
+from oncall_tui.errors import OncallError
+from oncall_tui.llm.mcp_calls import ServerTool
+from oncall_tui.redaction import redact
+from oncall_tui.settings.mcp import McpServer
+
+log = logging.getLogger(__name__)
+
+RESTARTS = 3
+"""How many times one process starts a server again that stopped after it was ready (a crash,
+a kill): at the next send, or the next look at the servers."""
+START_RETRY_SECONDS = 30.0
+"""A server that failed at once as it started (its port-forward or VPN not up yet: connection
+refused; a command that exits) is tried again, quietly, at the first send or look at the
+servers this long after; one that answers then serves that message. One that failed slowly
+(past :data:`START_QUICK_SECONDS`: a name its resolver cannot answer, a hang) or wrote what is
+not MCP is not tried again: each try would hold up a send."""
+DETAIL_LIMIT = 200
+"""Characters said of a failure at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedTool:
+    """A tool a server offers, whether or not the settings allow it."""
+
+    name: str
+    description: str
+    policy: str | None
+    """``auto``, ``confirm`` or ``None`` (not in ``allow``: never bound)."""
+
+
+@dataclass(slots=True)
+class ServerState:
+    """What is known of one registered server."""
+
+    server: McpServer
+    state: str = "starting"
+    """``starting``, ``ready`` or ``failed``."""
+    error: OncallError | None = None
+    offered: list[OfferedTool] = field(default_factory=list)
+    tools: list[ServerTool] = field(default_factory=list)
+    """The allowed tools, wrapped for the model."""
+    missing: tuple[str, ...] = ()
+    """Names in ``allow`` the server does not offer."""
+    reported: bool = False
+    session: ClientSession | None = None
+    stray: str | None = None
+    """The first line the server wrote on stdout that is not an MCP message, if any."""
+    restarts: int = 0
+    retry_at: float | None = None
+    """When a server that failed at once as it started is tried again (``monotonic``)."""
+
+    @property
+    def stopped(self) -> bool:
+        """Failed after it was ready (a crash, a kill), not in starting."""
+        gone = self.error is not None and self.error.reason == "tool_server_stopped"
+        return self.state == "failed" and gone
+
+    def will_restart(self, now: float) -> bool:
+        """Stopped, and started again at the next send (:data:`RESTARTS` at most); or failed
+        as it started, and tried again once :data:`START_RETRY_SECONDS` have passed by ``now``
+        (``monotonic``)."""
+        if self.retry_at is not None:
+            return self.state == "failed" and now >= self.retry_at
+        return self.stopped and self.restarts < RESTARTS
+
+    def fail(self, reason: str, problem: object) -> str:
+        """Mark the server failed; returns what is said of it (short, redacted)."""
+        detail = short(str(problem))
+        self.state = "failed"
+        self.error = OncallError(
+            "TOOL_SERVER_FAILED", reason, server=self.server.name, problem=detail
+        )
+        self.tools = []
+        log.warning("tool server %s failed: %s", self.server.name, detail)
+        return short(self.error.message("en"))
+
+
+def stderr_file() -> IO[str]:
+    """Where a stdio server's stderr goes: a private temporary file (never our terminal, which
+    the TUI draws on), read back for the last line when the server fails to start."""
+    return tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+
+
+def start_failure(server: McpServer, exc: BaseException, stderr: IO[str]) -> tuple[str, str]:
+    """The reason and the problem said of ``server``, which failed with ``exc`` as it started.
+    A stdio server whose connection was lost ended before it answered (a wrong argument, a
+    variable it needs): what it said last on stderr says why, or that it said nothing; the
+    transport's exception (``BrokenResourceError``) would not. One whose command is not
+    there is said so, by its command."""
+    leaf = innermost(exc)
+    if server.command is not None:
+        if connection_lost(exc):
+            last = last_line(stderr)
+            return ("tool_server_ended", last) if last else ("tool_server_ended_silent", "")
+        if isinstance(leaf, FileNotFoundError):
+            return "tool_server_no_command", server.command
+    return "tool_server_start", failure_text(exc, stderr)
+
+
+def failure_text(exc: BaseException, stderr: IO[str]) -> str:
+    leaf = innermost(exc)
+    text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+    last = last_line(stderr)
+    return f"{text}; stderr: {last}" if last else text
+
+
+def last_line(stderr: IO[str]) -> str:
+    """The last line the server wrote on stderr that is not blank, or ``""``."""
+    with contextlib.suppress(OSError, ValueError):
+        stderr.flush()
+        stderr.seek(0)
+        lines = [line.strip() for line in stderr.read().splitlines() if line.strip()]
+        if lines:
+            return lines[-1]
+    return ""
+
+
+def innermost(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server has gone: its connection closed mid-call (the SDK's
+    "Connection closed"), or was found closed by the call (a server that died while idle)."""
+    leaf = innermost(exc)
+    if isinstance(leaf, ConnectionError | anyio.ClosedResourceError | anyio.BrokenResourceError):
+        return True
+    return "connection closed" in str(leaf).lower()
+
+
+def short(text: str) -> str:
+    return one_line(redact(text), DETAIL_LIMIT)  # redacted whole, before a cut halves a secret
