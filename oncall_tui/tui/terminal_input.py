@@ -8,7 +8,10 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
 - **A paste without bracketed paste** (a terminal or multiplexer that does not bracket it):
   the lines arrive as keys, and each line break is an Enter that sends. A read that holds two
   line breaks or more is no typist's: it is wrapped in bracketed-paste markers, so that it
-  reaches the composer whole, as a paste, and is not sent. Reads that follow a paste within
+  reaches the composer whole, as a paste, and is not sent. Nor is a read of
+  :data:`LONG_READ` characters or more (a one-line paste: minified JSON, a long log record),
+  which as keys went into the composer one at a time, each one wrapping the whole line again:
+  61 kB took minutes of CPU while the screen stood still. Reads that follow a paste within
   :data:`PASTE_GAP` continue it (a long paste comes in several reads). A single line break is
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
   stays in the composer. A paste the terminal brackets itself passes as its text, however many
@@ -61,6 +64,9 @@ ALT_ENTER = "\x1b[13;3u"
 """alt+enter in the kitty keyboard protocol, which Textual's parser understands."""
 PASTE_GAP = 0.05
 """Seconds after a paste's read within which the next read is more of the same paste."""
+LONG_READ = 64
+"""Characters in one read (without escape codes) that no typist sends at once, even a fast one
+over a link that stalled for a few seconds."""
 
 
 def line_breaks(text: str) -> int:
@@ -109,7 +115,7 @@ class InputFilter:
         """Keys, or an unbracketed paste: see the module."""
         if ESC not in data and data.strip():
             continuing = now - self._paste_seen < PASTE_GAP
-            if continuing or line_breaks(data) >= 2:
+            if continuing or line_breaks(data) >= 2 or len(data) >= LONG_READ:
                 self._paste_seen = now
                 text = data.replace("\r\n", "\n").replace("\r", "\n")
                 return f"{PASTE_START}{text}{PASTE_END}"

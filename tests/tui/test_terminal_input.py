@@ -16,7 +16,14 @@ import pytest
 from textual._xterm_parser import XTermParser
 
 from oncall_tui.services.container import Services
-from oncall_tui.tui.terminal_input import ALT_ENTER, PASTE_END, PASTE_GAP, PASTE_START, InputFilter
+from oncall_tui.tui.terminal_input import (
+    ALT_ENTER,
+    LONG_READ,
+    PASTE_END,
+    PASTE_GAP,
+    PASTE_START,
+    InputFilter,
+)
 from tests.conftest import make_settings
 from tests.fakes.ollama_server import FakeOllama
 from tests.terminal import Terminal, wait_for
@@ -32,6 +39,15 @@ def test_one_line_break_in_a_read_is_typing() -> None:
 def test_two_line_breaks_in_a_read_are_a_paste(breaks: str) -> None:
     read = f"line-1 first{breaks}line-2 second{breaks}line 3"
     expected = f"{PASTE_START}line-1 first\nline-2 second\nline 3{PASTE_END}"
+    assert InputFilter()(read, now=0.0) == expected
+
+
+@pytest.mark.parametrize(("length", "paste"), [(LONG_READ - 1, False), (LONG_READ, True)])
+def test_a_long_read_without_line_breaks_is_a_paste(length: int, paste: bool) -> None:
+    """One line pasted without brackets (minified JSON): as keys, each one wrapped the whole
+    line again in the composer, and 61 kB held the app for minutes."""
+    read = ('{"pod": "api-7", "msg": "timeout"} ' * 10)[:length]
+    expected = f"{PASTE_START}{read}{PASTE_END}" if paste else read
     assert InputFilter()(read, now=0.0) == expected
 
 
@@ -219,6 +235,22 @@ def test_a_thirty_line_log_pasted_without_brackets_is_one_message(
     terminal.write("what failed?")
     terminal.wait_to_show("what failed?")
     assert send_and_wait(terminal, tmp_path, 1) == ["\n".join(log) + "\nwhat failed?"]
+
+
+def test_a_long_line_pasted_without_brackets_is_one_message(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    """One-line JSON pasted by a terminal that does not bracket it (tmux's paste-buffer
+    without -p): it came as keys, each wrapping the whole line again, and at 61 kB the app
+    stood still for minutes. 17 kB here (as keys, several seconds of CPU), so that it fits the
+    window and is sent."""
+    records = ", ".join(f'{{"pod": "api-{n}", "msg": "upstream timeout"}}' for n in range(400))
+    line = f"[{records}]"
+    assert len(line) > 16_000
+    terminal.write(line)
+    terminal.wait_to_show('"api-399",', timeout=20)
+    assert sent(tmp_path) == []
+    assert send_and_wait(terminal, tmp_path, 1) == [line]
 
 
 def test_a_long_bracketed_paste_keeps_every_line_break(terminal: Terminal, tmp_path: Path) -> None:
