@@ -161,8 +161,9 @@ class ExportService:
 def title_words(title: str, limit: int = TITLE_CHARS) -> str:
     """The title's ASCII letters and digits, lower case, a ``-`` between words: whole words
     up to ``limit`` characters (a first word longer than that, cut), ``""`` when none (a
-    Chinese title)."""
-    words = re.findall(r"[a-z0-9]+", title.lower())
+    Chinese title). A secret in the title (its first message's: a pasted token) is left out,
+    as the export leaves it out: a file's name travels further than the file."""
+    words = re.findall(r"[a-z0-9]+", redact(title).lower())
     kept = words[0][:limit] if words else ""
     for word in words[1:]:
         if len(kept) + 1 + len(word) > limit:

@@ -13,6 +13,7 @@ from oncall_tui.core.memory import DEFAULT_MEMORY_MODE
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
 from oncall_tui.inputs import at_most
+from oncall_tui.redaction import redact
 from oncall_tui.services.views import MessageView, SessionView, ToolCallView
 from oncall_tui.store.engine import Database
 from oncall_tui.store.sessions import MessageRepository, SessionListing, SessionRepository
@@ -32,10 +33,12 @@ time of day (``03:00:28.415``), a JSON object."""
 def title_from_message(text: str, limit: int = 60) -> str:
     """A title from the first line of a message: trimmed, whitespace collapsed, shortened.
     The lines of a log pasted before the question are passed over (every incident's title
-    was its log's first timestamp), unless the message is all log."""
+    was its log's first timestamp), unless the message is all log. A secret in that line is
+    masked: the title stays on screen in the sessions list (shared on an incident call), and
+    names the export's file."""
     lines = [line for line in text.splitlines() if line.strip()]
     said = next((line for line in lines if not LOG_LINE.match(line)), None)
-    return one_line(said or next(iter(lines), text), limit)
+    return one_line(redact(said or next(iter(lines), text)), limit)
 
 
 def validate_title(title: str) -> str:

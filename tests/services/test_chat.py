@@ -88,8 +88,20 @@ LOG = "\n".join(
         ('{"level":"error","msg":"OOMKilled"}\nwhat killed it?', "what killed it?"),
         ("502s on api-7 since 03:00\nwhere do I start?", "502s on api-7 since 03:00"),
         (LOG, "2026-12-07T03:00:00Z ERROR api-7 upstream timed out after 3…"),  # all log
+        (
+            "curl -H 'Authorization: Bearer sk-9d8c7b6a' fails",
+            "curl -H 'Authorization: Bearer ***' fails",
+        ),
     ],
-    ids=["log-then-question", "question-then-log", "times", "json", "a-time-in-prose", "all-log"],
+    ids=[
+        "log-then-question",
+        "question-then-log",
+        "times",
+        "json",
+        "a-time-in-prose",
+        "all-log",
+        "a-secret",
+    ],
 )
 def test_a_title_passes_over_the_lines_of_a_pasted_log(message: str, title: str) -> None:
     """Every incident pasted first was titled with its log's first timestamp."""

@@ -488,6 +488,8 @@ def test_the_default_file_name_has_the_id_the_title_s_words_and_the_local_time(
         ("a" * 38 + " bc", "a" * 38),  # 41: the word that passes it is left out
         ("x" * 41, "x" * 40),  # one word longer than the bound is cut
         ("   ", ""),
+        ("Bearer sk-live-9d8c7b6a rejected", "bearer-rejected"),  # a secret is no title word
+        ("db password=hunter22 fails", "db-password-fails"),
     ],
 )
 def test_a_title_gives_its_words_up_to_forty_characters(title: str, words: str) -> None:
