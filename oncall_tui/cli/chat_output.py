@@ -101,7 +101,7 @@ class ChatOutput:
             else:
                 self._answer(self.answer.end())  # the text before a tool, or all of it
                 if self.as_json:
-                    self._write_json(event.to_json())
+                    self._write_json(redact_tree(event.to_json()))
                 else:
                     self._render(event)
             if self.waiting is not None:
@@ -120,7 +120,7 @@ class ChatOutput:
         if not delta:
             return
         if self.as_json:
-            self._write_json(TokenDelta(delta).to_json())
+            self._write_json(TokenDelta(delta).to_json())  # redacted as a whole already
             return
         if self.line_ended_early and delta.startswith("\n"):
             delta = delta[1:]  # standard output holds the reply as stored
@@ -132,8 +132,8 @@ class ChatOutput:
             self.waiting.answer_open = self.answer_open
 
     @staticmethod
-    def _write_json(document: dict[str, object]) -> None:
-        sys.stdout.write(json.dumps(redact_tree(document), ensure_ascii=False) + "\n")
+    def _write_json(document: object) -> None:
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
     def erase_waiting(self) -> None:
