@@ -208,6 +208,8 @@ async def test_a_last_message_without_an_answer_says_how_to_ask_again(tmp_path: 
         said = "Your last message has no answer: ctrl+r asks the model again."
         assert await opened(unanswered, 3) == said
         assert await opened(answered, 2) == ""
+        app.services.has_held = lambda: True  # type: ignore[method-assign]  # its answer is held
+        assert await opened(unanswered, 3) == ""  # for the database: it goes in, not asked again
 
 
 async def test_the_session_a_reply_streams_into_is_not_deleted_from_under_it(

@@ -256,12 +256,14 @@ class ChatPane(Vertical):
     ) -> None:
         """Show a session's page (its newest messages, ``earlier`` before them); a last
         message without an answer (its reply failed, or the app ended first) says how to ask
-        again, unless the status line speaks of something else."""
+        again, unless the status line speaks of something else or an answer is held for the
+        database (it goes in when the database answers)."""
         self._oldest_loaded = page[0].position if page else None
         self.query_one(ChatLog).show_page(page, earlier=earlier, boundary=boundary)
         self.query_one(Welcome).loaded()
         self.query_one(Composer).remember(recall)
-        if page and page[-1].role == "user" and not self.sending and not self.status.text:
+        unanswered = page and page[-1].role == "user" and not self.sending
+        if unanswered and not self.status.text and not self._services.has_held():
             keys = keys_here(self, "retry", first=True)
             self.status.say(t("log.unanswered", ui_lang(self), keys=keys))
 
