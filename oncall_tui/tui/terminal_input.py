@@ -8,10 +8,12 @@ Two things a terminal sends cannot be told apart once Textual has parsed them in
 - **A paste without bracketed paste** (a terminal or multiplexer that does not bracket it):
   the lines arrive as keys, and each line break is an Enter that sends. A read that holds two
   line breaks or more is no typist's: it is wrapped in bracketed-paste markers, so that it
-  reaches the composer whole, as a paste, and is not sent. Nor is a read of
-  :data:`LONG_READ` characters or more (a one-line paste: minified JSON, a long log record),
-  which as keys went into the composer one at a time, each one wrapping the whole line again:
-  61 kB took minutes of CPU while the screen stood still. Reads that follow a paste within
+  reaches the composer whole, as a paste, and is not sent. So is a read of
+  :data:`LONG_READ` characters or more without a line break (a one-line paste: minified JSON,
+  a long log record), which as keys went into the composer one at a time, each one wrapping
+  the whole line again: 61 kB took minutes of CPU while the screen stood still. A question
+  and its Enter that a stalled link delivers in one read are still typing, and sent. Reads
+  that follow a paste within
   :data:`PASTE_GAP` continue it (a long paste comes in several reads). A single line break is
   typing (``A`` Enter ``B`` over a slow link arrives in one read): Enter sends ``A`` and ``B``
   stays in the composer. A paste the terminal brackets itself passes as its text, however many
@@ -115,7 +117,8 @@ class InputFilter:
         """Keys, or an unbracketed paste: see the module."""
         if ESC not in data and data.strip():
             continuing = now - self._paste_seen < PASTE_GAP
-            if continuing or line_breaks(data) >= 2 or len(data) >= LONG_READ:
+            breaks = line_breaks(data)
+            if continuing or breaks >= 2 or (breaks == 0 and len(data) >= LONG_READ):
                 self._paste_seen = now
                 text = data.replace("\r\n", "\n").replace("\r", "\n")
                 return f"{PASTE_START}{text}{PASTE_END}"

@@ -49,6 +49,8 @@ def test_a_long_read_without_line_breaks_is_a_paste(length: int, paste: bool) ->
     read = ('{"pod": "api-7", "msg": "timeout"} ' * 10)[:length]
     expected = f"{PASTE_START}{read}{PASTE_END}" if paste else read
     assert InputFilter()(read, now=0.0) == expected
+    typed = read + "\r"  # a question and its Enter, in one read after a stall: typing
+    assert InputFilter()(typed, now=0.0) == typed
 
 
 def test_a_crlf_pair_is_one_line_break() -> None:
