@@ -16,7 +16,8 @@ Two parts, applied together by :func:`redact`:
   ``password=…`` and ``sslpassword=…`` (a URL's query, a libpq keyword string,
   ``PGPASSWORD=``), a quoted ``"password": "…"``, ``Bearer …`` and ``Basic …`` credentials,
   and the value of an ``Authorization``, ``X-Api-Key``, ``api_key`` or ``access_token``
-  field.
+  field; but not a value that only names one (a variable, a command, a template's field, a
+  placeholder: :data:`_REFERENCE`).
 
 Where it applies: the error catalog's rendering (``OncallError.message``, so every message and
 its JSON), the UI catalog's filled texts (``texts.text``: the TUI's status line and
@@ -41,19 +42,30 @@ MIN_SECRET_CHARS = 4
 _GAP = r"(?:\s|\\[nrt])*"
 """What may come between a registered secret's characters: whitespace, or its JSON escape."""
 
-_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>]*):[^\s/?#\"'<>]*@")
+_REFERENCE = r"(?:\$\{|\$\(|\$[A-Z_][A-Z0-9_]*\b|\{\{|<)"
+"""What names a value without being it, in a command or a template a reply suggests:
+``${DB_PASS}``, ``$(vault read …)``, ``$PGPASSWORD`` (a variable's name in capitals),
+``{{ .Values.password }}``, ``<your key>``. Masked, it would be copied as ``***``."""
+
+_URL_USERINFO = re.compile(
+    rf"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>]*):(?-i:(?!{_REFERENCE}))[^\s/?#\"'<>]*@"
+)
 _KEY_VALUE = re.compile(
     r"(?i)(?<![A-Za-z0-9])((?:ssl)?password|passwd|pgpassword)(\s*=\s*)"
     r"(?!\*\*\*:?(?:[\s&;,'\"]|$))"  # masked already (a sentence's colon after it stays)
+    rf"(?-i:(?![\"']?{_REFERENCE}))"
     r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)"
 )
 _QUOTED_PASSWORD = re.compile(
-    r"(?i)([\"']?(?:password|passwd)[\"']?\s*:\s*)(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+    r"(?i)([\"']?(?:password|passwd)[\"']?\s*:\s*)"
+    rf"(?-i:(?![\"']{_REFERENCE}))"
+    r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
 )
 _CREDENTIAL = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]+=*")
 _HEADER = re.compile(
     r"(?i)(?<![A-Za-z0-9])((?:proxy-)?authorization|x-api-key|api[_-]?key|access[_-]?token)"
-    r"([\"']?\s*[:=]\s*[\"']?)(?!bearer\b|basic\b|\*\*\*)([^\s\"',;&]+)"
+    r"([\"']?\s*[:=]\s*[\"']?)(?!bearer\b|basic\b|\*\*\*)"
+    rf"(?-i:(?!{_REFERENCE}))([^\s\"',;&]+)"
 )
 
 

@@ -201,6 +201,9 @@ def test_values_too_short_to_register_are_left_alone_and_rules_still_apply() -> 
         ("PGPASSWORD=p psql", "PGPASSWORD=*** psql"),
         ("host=h sslpassword=k3y sslmode=require", "host=h sslpassword=*** sslmode=require"),
         ("postgresql://u@h/d?sslpassword=k&a=1", "postgresql://u@h/d?sslpassword=***&a=1"),
+        ("password=$ecret12 x", "password=*** x"),  # a password beginning with $: no variable
+        ("postgres://app:$ecret@db/x", "postgres://app:***@db/x"),
+        ("api_key=$Lower1", "api_key=***"),
     ],
 )
 def test_labelled_credentials_are_masked_without_being_registered(said: str, shown: str) -> None:
@@ -214,6 +217,15 @@ def test_labelled_credentials_are_masked_without_being_registered(said: str, sho
         'password authentication failed for user "dana"',
         "http://127.0.0.1:8080/v1 and mail dana@example.com",
         "postgresql://dana@db.internal:5432/oncall",
+        # what a reply suggests to run names its secrets without holding them: copied as ***,
+        # the command would not run
+        'psql "host=db password=$PGPASSWORD"',
+        "PGPASSWORD=${DB_PASS} psql -h db",
+        "export OPENAI_API_KEY=$(vault read -field=key secret/openai)",
+        'curl -H "X-Api-Key: ${API_KEY}" -H "Authorization: Bearer $TOKEN" https://api',
+        "postgres://app:${DB_PASSWORD}@db:5432/orders",
+        'password: "{{ .Values.db.password }}"',
+        "api_key: <your key>",
     ],
 )
 def test_ordinary_text_is_left_as_it_is(said: str) -> None:
