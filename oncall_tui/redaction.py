@@ -29,6 +29,7 @@ state, process-wide and thread-safe. Nothing here logs or prints.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -47,22 +48,22 @@ _REFERENCE = r"(?:\$\{|\$\(|\$[A-Z_][A-Z0-9_]*\b|\{\{|<)"
 ``${DB_PASS}``, ``$(vault read …)``, ``$PGPASSWORD`` (a variable's name in capitals),
 ``{{ .Values.password }}``, ``<your key>``. Masked, it would be copied as ``***``."""
 
-_URL_USERINFO = re.compile(
+_URL_USERINFO = (
     rf"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/?#@\"'<>]*):(?-i:(?!{_REFERENCE}))[^\s/?#\"'<>]*@"
 )
-_KEY_VALUE = re.compile(
+_KEY_VALUE = (
     r"(?i)(?<![A-Za-z0-9])((?:ssl)?password|passwd|pgpassword)(\s*=\s*)"
     r"(?!\*\*\*:?(?:[\s&;,'\"]|$))"  # masked already (a sentence's colon after it stays)
     rf"(?-i:(?![\"']?{_REFERENCE}))"
     r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s&;,'\"]+)"
 )
-_QUOTED_PASSWORD = re.compile(
+_QUOTED_PASSWORD = (
     r"(?i)([\"']?(?:password|passwd)[\"']?\s*:\s*)"
     rf"(?-i:(?![\"']{_REFERENCE}))"
     r"(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
 )
-_CREDENTIAL = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]+=*")
-_HEADER = re.compile(
+_CREDENTIAL = r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]+=*"
+_HEADER = (
     r"(?i)(?<![A-Za-z0-9])((?:proxy-)?authorization|x-api-key|api[_-]?key|access[_-]?token)"
     r"([\"']?\s*[:=]\s*[\"']?)(?!bearer\b|basic\b|\*\*\*)"
     rf"(?-i:(?!{_REFERENCE}))([^\s\"',;&]+)"
@@ -71,11 +72,21 @@ _HEADER = re.compile(
 
 def redact_patterns(text: str) -> str:
     """``text`` with the labelled credentials the rules know masked (no registry)."""
-    text = _URL_USERINFO.sub(rf"\1:{MASK}@", text)
-    text = _KEY_VALUE.sub(rf"\1\2{MASK}", text)
-    text = _QUOTED_PASSWORD.sub(rf'\1"{MASK}"', text)
-    text = _CREDENTIAL.sub(rf"\1\2{MASK}", text)
-    return _HEADER.sub(rf"\1\2{MASK}", text)
+    for rule, masked in _rules():
+        text = rule.sub(masked, text)
+    return text
+
+
+@functools.cache
+def _rules() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The rules, compiled when first used: not on the way to the app's first frame."""
+    return (
+        (re.compile(_URL_USERINFO), rf"\1:{MASK}@"),
+        (re.compile(_KEY_VALUE), rf"\1\2{MASK}"),
+        (re.compile(_QUOTED_PASSWORD), rf'\1"{MASK}"'),
+        (re.compile(_CREDENTIAL), rf"\1\2{MASK}"),
+        (re.compile(_HEADER), rf"\1\2{MASK}"),
+    )
 
 
 def secret_pattern(secrets: Iterable[str]) -> re.Pattern[str] | None:
