@@ -83,7 +83,7 @@ class ComposerHost(App[None]):
 
     def on_mount(self) -> None:
         composer = self.query_one(Composer)
-        dialog = ToolConfirmDialog(self.request, composer.type_key)
+        dialog = ToolConfirmDialog(self.request, composer.type_key, composer.type_text)
         self.push_screen(dialog, self.answers.append)
 
     def on_composer_submitted(self, event: Composer.Submitted) -> None:
@@ -173,6 +173,26 @@ async def test_typing_after_the_dialog_became_answerable_starts_the_quiet_gap_ag
         clock.now += QUIET_SECONDS
         await pilot.press("n")
         await wait_until(pilot, lambda: app.answers == [False])
+
+
+async def test_a_paste_while_the_dialog_is_up_goes_to_the_composer_and_is_typing(
+    clock: Clock,
+) -> None:
+    """A log pasted as the dialog opened over the composer went nowhere: the dialog's buttons
+    take no paste. It is the composer's, and the quiet gap starts from it as from a key."""
+    app = ComposerHost()
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await drawn(pilot, app)
+        clock.now = START + GRACE_SECONDS
+        assert dialog.wait_seconds() == 0.0
+        dialog.post_message(events.Paste('{"pod": "api-7", "msg": "OOMKilled"}\nwhy?'))
+        composer = app.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text.endswith("why?"))
+        assert composer.text == '{"pod": "api-7", "msg": "OOMKilled"}\nwhy?'
+        assert dialog.wait_seconds() == QUIET_SECONDS  # typing just now: the quiet gap again
+        await pilot.press("y")
+        assert app.screen is dialog
+        assert app.answers == []
 
 
 async def test_a_click_on_run_and_tab_do_nothing_until_answers_count(clock: Clock) -> None:

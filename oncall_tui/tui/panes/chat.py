@@ -206,7 +206,8 @@ class ChatPane(Vertical):
 
         lang = ui_lang(self)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        dialog = ToolConfirmDialog(request, self.query_one(Composer).type_key)
+        composer = self.query_one(Composer)
+        dialog = ToolConfirmDialog(request, composer.type_key, composer.type_text)
 
         def decided(yes: bool | None) -> None:
             if not answer.done():

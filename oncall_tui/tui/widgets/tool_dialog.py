@@ -53,7 +53,9 @@ class ToolConfirmDialog(ConfirmDialog):
     """Run this tool? The server, the tool and the arguments, asked so that only a deliberate
     answer counts (see the module's description). Dismisses with ``True`` to run it."""
 
-    def __init__(self, request: ToolConfirmation, typed: Typed) -> None:
+    def __init__(
+        self, request: ToolConfirmation, typed: Typed, pasted: Callable[[str], None]
+    ) -> None:
         lang = ui_lang(self)  # the running app's, read before the texts the dialog is built of
         arguments = json.dumps(request.arguments, ensure_ascii=False, indent=2)
         super().__init__(
@@ -69,6 +71,8 @@ class ToolConfirmDialog(ConfirmDialog):
             no_label=t("tools.confirm.no", lang),
         )
         self._typed = typed
+        self._pasted = pasted
+        """Takes a paste handed back (:meth:`Composer.type_text`)."""
         self._last_key: float | None = None
         """When the last key that went to the composer came."""
         self._timer: Timer | None = None
@@ -123,6 +127,15 @@ class ToolConfirmDialog(ConfirmDialog):
         self._last_key = dialogs.clock()
         if typing:
             self._typed(event.key, event.character)
+        self._check()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste is typing, whenever it comes: it goes to the composer, and answers
+        count only once it has stopped for a while, as after a key."""
+        event.stop()
+        event.prevent_default()
+        self._last_key = dialogs.clock()
+        self._pasted(event.text)
         self._check()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
