@@ -114,8 +114,9 @@ class InputFilter:
         return "".join(parts)
 
     def _keys(self, data: str, now: float) -> str:
-        """Keys, or an unbracketed paste: see the module."""
-        if ESC not in data and data.strip():
+        """Keys, or an unbracketed paste: see the module. A read holding a control key
+        (ctrl+u, Backspace) is typing: a paste holds none, and as text it would be typed in."""
+        if ESC not in data and data.strip() and not _CONTROL_KEY.search(data):
             continuing = now - self._paste_seen < PASTE_GAP
             breaks = line_breaks(data)
             if continuing or breaks >= 2 or (breaks == 0 and len(data) >= LONG_READ):
@@ -133,7 +134,9 @@ _CODE = (
 )
 _UNFINISHED_CODE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[ -/]*)\Z")
 """The start of an escape code, cut short at the end of a read."""
-_NOT_TEXT = re.compile(_CODE + r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_KEY = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""The control characters that are not text (all but tab, LF and CR): keys such as ctrl+u."""
+_NOT_TEXT = re.compile(_CODE + "|" + _CONTROL_KEY.pattern)
 """Escape codes, and the control characters that are not text (all but tab, LF and CR)."""
 _LONGEST_CODE = 256
 """An escape code still unfinished this far from its ESC is not one: the ESC is dropped."""

@@ -53,6 +53,16 @@ def test_a_long_read_without_line_breaks_is_a_paste(length: int, paste: bool) ->
     assert InputFilter()(typed, now=0.0) == typed
 
 
+@pytest.mark.parametrize("key", ["\x15", "\x7f", "\x08"], ids=["ctrl+u", "backspace", "ctrl+h"])
+def test_a_read_holding_a_control_key_is_typing(key: str) -> None:
+    """Found in tmux: ctrl+u and a long title typed in one read (a rename over a stalled
+    link) were taken for a paste, and the title began with a literal ctrl+u."""
+    long = key + "INC-4211 checkout-api 502s after the 02:10 deploy of 4.2.1 in eu-west-1"
+    assert InputFilter()(long, now=0.0) == long
+    lines = f"one{key}\rtwo\rthree"
+    assert InputFilter()(lines, now=0.0) == lines
+
+
 def test_a_crlf_pair_is_one_line_break() -> None:
     assert InputFilter()("one\r\ntwo", now=0.0) == "one\r\ntwo"
 
