@@ -186,7 +186,9 @@ class StreamRedactor:
         self._line = rest
         if len(rest) > self.HELD_LINE_CHARS:  # read on from its last white space, or anew
             space = max(rest.rfind(" "), rest.rfind("\t")) + 1
-            upto = space if len(rest) - space <= self.HELD_LINE_CHARS else len(rest)
+            upto = max(space, self._raw_out)  # never before what was let out already
+            if len(rest) - upto > self.HELD_LINE_CHARS:
+                upto = len(rest)
             released.append(self._release(upto))
             self._line, self._raw_out, self._shown = rest[upto:], 0, ""
         cut = self._TAIL.search(self._line).start()  # type: ignore[union-attr]  # always matches

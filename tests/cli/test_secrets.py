@@ -341,6 +341,14 @@ def test_a_line_longer_than_the_held_bound_is_let_out_up_to_its_last_space(extra
     assert redactor.end() == "ok"  # read on from there, redacted, nothing lost
 
 
+def test_a_long_line_of_another_script_is_let_out_once() -> None:
+    """A Chinese paragraph past the bound, a space near its start: the bound read on from
+    that space, behind what had flowed out already, and let the paragraph out twice."""
+    text = "word " + "日志显示连接池耗尽" * 500 + "。api-7 password=hunter22 done"
+    assert len(text) > StreamRedactor.HELD_LINE_CHARS
+    assert "".join(streamed(text, 3)) == redact(text)
+
+
 def test_a_run_longer_than_the_held_bound_without_white_space_is_let_out_whole() -> None:
     """Minified JSON on one line: held whole, it would come out only at its end, each token
     redacting all of it again."""
