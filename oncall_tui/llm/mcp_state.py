@@ -30,7 +30,7 @@ START_RETRY_SECONDS = 30.0
 """A server that failed at once as it started (its port-forward or VPN not up yet: connection
 refused; a command that exits) is tried again, quietly, at the first send or look at the
 servers this long after; one that answers then serves that message. One that failed slowly
-(past :data:`START_QUICK_SECONDS`: a name its resolver cannot answer, a hang) or wrote what is
+(past :data:`.mcp.START_QUICK_SECONDS`: a name its resolver cannot answer, a hang) or wrote what is
 not MCP is not tried again: each try would hold up a send."""
 DETAIL_LIMIT = 200
 """Characters said of a failure at most."""

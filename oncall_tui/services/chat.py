@@ -319,10 +319,6 @@ class ChatService:
             return None
         return note("reply_sent_back_short", self._lang, chars=f"{len(reply.text):,}")
 
-    def has_held(self, owner: str) -> bool:
-        """Whether replies the database did not take are waiting for it (cheap: no database)."""
-        return self._store.has_held(owner)
-
     def save_held(self, owner: str) -> int:
         """Store the owner's held replies (:meth:`.ReplyStore.save_held`); how many."""
         return self._store.save_held(owner)

@@ -107,10 +107,6 @@ class ReplyStore:
         message = joined(self._lang, failure.message(self._lang), kept)
         return HeldError(ReplyHeld(failure.code, message, prepared.session_id, status, on_disk))
 
-    def has_held(self, owner: str) -> bool:
-        """Whether replies the database did not take are waiting for it (cheap: no database)."""
-        return self._spool.has_pending(owner)
-
     def save_held(self, owner: str) -> int:
         """Store the owner's held replies, oldest first, each in a unit of work of its own, and
         forget each once its unit committed; how many were stored. Blocking (call it in a
