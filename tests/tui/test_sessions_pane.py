@@ -397,3 +397,32 @@ async def test_a_new_session_clears_the_filter_and_is_listed_first(tmp_path: Pat
         assert app.query_one("#session-filter", Input).value == ""
         assert len(options(app)) == 3
         assert isinstance(app.focused, Composer)
+
+
+def border_row(app: OncallApp) -> str:
+    """The composer's top border as the screen shows it."""
+    return screen_rows(app)[app.query_one(Composer).region.y]
+
+
+async def test_the_open_sessions_title_stands_on_the_composers_border(tmp_path: Path) -> None:
+    """At 60 columns the sessions pane is folded away, and nothing said which incident the
+    engineer was typing into. The title stands on the composer's border, before the gauge's
+    figures: renamed, it follows; a new session has none; narrower, the title is cut and the
+    figures stay whole; a title's brackets are its own, not markup."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen, _ = await open_seeded(pilot, 1, "INC-9 [b]db-1[/b] disk full")
+        assert not app.query_one(SessionList).display
+        await wait_until(pilot, lambda: "INC-9 [b]db-1[/b] disk full · context" in border_row(app))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        await pilot.press(*"INC-10 checkout 502s", "enter")
+        await wait_until(pilot, lambda: "INC-10 checkout 502s · context" in border_row(app))
+        await pilot.resize_terminal(40, 20)
+        await wait_until(pilot, lambda: "… · context" in border_row(app))
+        assert "INC-10 c" in border_row(app)
+        assert border_row(app).rstrip("▀").endswith("of 8,192")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: screen.session_id is None)
+        await wait_until(pilot, lambda: "INC-10" not in border_row(app))
+        assert "context" in border_row(app)

@@ -359,7 +359,11 @@ class MainScreen(Screen[None]):
 
     @on(ContextGauge.Changed)
     def _gauge_changed(self, event: ContextGauge.Changed) -> None:
-        self.query_one(Composer).border_title = event.summary
+        self.query_one(Composer).show_figures(event.summary)
+
+    @on(SessionList.Titled)
+    def _titled(self, event: SessionList.Titled) -> None:
+        self.query_one(Composer).show_title(event.title)
 
     # -- the keys (main_bindings) -------------------------------------------------------------
 

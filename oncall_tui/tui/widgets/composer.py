@@ -6,9 +6,11 @@ from collections.abc import Iterable
 
 from textual import events
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
+from oncall_tui.core.text import one_line, terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderBindings
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
@@ -25,6 +27,9 @@ COMPOSER_KEYS = {
     "select_all": "composer.key.select_all",
 }
 """The composer's own bindings' descriptions in the catalog, by action."""
+TITLE_ROOM = 8
+"""The open session's title is on the border only where this many cells of it fit beside
+the gauge's figures (at 60 columns, 30 do)."""
 
 
 class Composer(InOrderBindings, TextArea):
@@ -71,6 +76,33 @@ class Composer(InOrderBindings, TextArea):
         """The index in ``earlier`` of the message shown, while it is shown unchanged."""
         self._sent: str | None = None
         """The text on its way to being stored, while the composer still shows it."""
+        self._title: str | None = None
+        self._figures = ""
+
+    # -- the border: which session, how full ------------------------------------------------
+
+    def show_title(self, title: str | None) -> None:
+        """The open session's title on the border, before the figures, so that the engineer
+        sees which incident they type into where they type (the sessions pane cuts a title at
+        its width, and is folded away in a narrow terminal). ``None``: a new session."""
+        self._title = title
+        self._label()
+
+    def show_figures(self, figures: str) -> None:
+        """The context gauge's reading, at the border's right end: always whole."""
+        self._figures = figures
+        self._label()
+
+    def on_resize(self) -> None:
+        self._label()
+
+    def _label(self) -> None:
+        label = Content(self._figures)
+        room = self.size.width - label.cell_length - 6  # the border's ends, and " · "
+        if self._title and room >= TITLE_ROOM:
+            title = Content(terminal_safe(one_line(self._title))).truncate(room, ellipsis=True)
+            label = Content.assemble(title, " · ", label)
+        self.border_title = label  # as Content: a title's brackets are not markup
 
     async def on_key(self, event: events.Key) -> None:
         # ↑/↓ recall before the cursor's bindings; every other binding of the composer (Enter,

@@ -48,6 +48,14 @@ class SessionList(Vertical):
             super().__init__()
             self.session_id = session_id
 
+    class Titled(Message):
+        """The open session's title is another (renamed, titled by its first message, or
+        another session opened); ``None``: a new session, not stored yet."""
+
+        def __init__(self, title: str | None) -> None:
+            super().__init__()
+            self.title = title
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._typing = TypingHandOff(self)
@@ -63,6 +71,8 @@ class SessionList(Vertical):
         )
         self._shown: list[tuple[str | None, str]] = []
         """The options on show, as (session id, label): a rebuild to the same is skipped."""
+        self._title: str | None = None
+        """The open session's title, as last said (:class:`Titled`)."""
 
     def compose(self) -> ComposeResult:
         yield InOrderInput(
@@ -172,6 +182,10 @@ class SessionList(Vertical):
         for index, (key, _) in enumerate(shown):
             if key == current:
                 options.highlighted = index
+        title = next((s.title for s in self.sessions if s.id == self.current), None)
+        if title != self._title:
+            self._title = title
+            self.post_message(self.Titled(title))
 
 
 def _filter_terms(needle: str) -> list[str]:
