@@ -78,6 +78,8 @@ class Composer(InOrderBindings, TextArea):
         """The text on its way to being stored, while the composer still shows it."""
         self._title: str | None = None
         self._figures = ""
+        self._labelled = ""
+        """The border's text as last set."""
 
     # -- the border: which session, how full ------------------------------------------------
 
@@ -102,7 +104,9 @@ class Composer(InOrderBindings, TextArea):
         if self._title and room >= TITLE_ROOM:
             title = Content(terminal_safe(one_line(self._title))).truncate(room, ellipsis=True)
             label = Content.assemble(title, " · ", label)
-        self.border_title = label  # as Content: a title's brackets are not markup
+        if label.plain != self._labelled:  # (a resize mostly leaves it as it was)
+            self._labelled = label.plain
+            self.border_title = label  # as Content: a title's brackets are not markup
 
     async def on_key(self, event: events.Key) -> None:
         # ↑/↓ recall before the cursor's bindings; every other binding of the composer (Enter,
