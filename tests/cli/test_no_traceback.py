@@ -409,7 +409,7 @@ def test_a_database_with_damaged_pages_is_reported_not_a_traceback(
         assert str(db_path) in error["message"]
         human = cli(*args)
         assert (human.code, human.out) == (2, "")
-        assert human.err.startswith(f"oncall-tui: Cannot open the database at {db_path}: ")
+        assert human.err.startswith(f"oncall-tui: Cannot use the database at {db_path}: ")
         assert "Traceback" not in human.err
 
 
@@ -529,7 +529,7 @@ def test_a_listing_into_a_closed_pipe_is_quiet(tmp_path: Path, ollama: FakeOllam
 def test_a_chat_into_a_full_disk_stores_its_reply_and_says_the_output_failed(
     tmp_path: Path, ollama: FakeOllama
 ) -> None:
-    """Not the database's failure (it said "Cannot open the database …: the disk is full",
+    """Not the database's failure (it said "Cannot use the database …: the disk is full",
     and the reply was lost): the chat goes on, stores it, and then says what failed."""
     reply = "".join(f"line {n}\n" for n in range(20))
     ollama.script(Reply(reply, delay_per_chunk=0.005))

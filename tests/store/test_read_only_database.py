@@ -76,7 +76,7 @@ def refused_as_read_only(result: subprocess.CompletedProcess[str], database: Pat
     assert "Traceback" not in result.stderr
     assert "busy" not in result.stderr
     assert result.stderr.startswith(
-        f"oncall-tui: Cannot open the database at {database}: it is read-only for this program ("
+        f"oncall-tui: Cannot use the database at {database}: it is read-only for this program ("
     )
     assert "SQLite must be able to write the file, and its -wal and -shm files" in result.stderr
 
@@ -96,7 +96,7 @@ def test_a_read_only_directory_is_reported_as_read_only_in_both_languages(
     refused_as_read_only(result, database)
     chinese = run(database, "sessions", "new", "--title", "after", lang="zh")
     assert chinese.returncode == 2
-    assert f"无法打开数据库 {database}：数据库对本程序是只读的" in chinese.stderr
+    assert f"无法使用数据库 {database}：数据库对本程序是只读的" in chinese.stderr
     database.parent.chmod(0o700)
     assert titles(database) == ["before"]
 

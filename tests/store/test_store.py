@@ -208,7 +208,7 @@ def test_a_unit_of_work_on_a_full_disk_fails_in_the_catalog_s_words(tmp_path: Pa
         assert caught.value.code == "DATABASE_UNAVAILABLE"
         assert caught.value.reason == "disk_full"
         assert caught.value.message("en").startswith(
-            f"Cannot open the database at {tmp_path / 'oncall.db'}: the disk is full"
+            f"Cannot use the database at {tmp_path / 'oncall.db'}: the disk is full"
         )
         with database.read() as session:  # rolled back: nothing half-written
             assert session.exec(select(PromptRow)).all() == []

@@ -171,7 +171,7 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
             )
             assert not list((tmp_path / "spool").glob("*/*.json"))
             # The listing that saved them ends by saying the database answers again.
-            await wait_until(pilot, lambda: "Cannot open the database" not in status.text)
+            await wait_until(pilot, lambda: "Cannot use the database" not in status.text)
             session_id = screen.session_id
             assert session_id is not None
             stored = app.services.sessions.messages("alice", session_id)

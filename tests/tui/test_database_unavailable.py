@@ -33,7 +33,7 @@ def test_a_database_that_cannot_be_opened_ends_the_tui_with_status_2(
     status = os.waitstatus_to_exitcode(terminal.wait())
     output = terminal.output.decode(errors="replace")
     assert status == 2, output[-2000:]
-    assert f"oncall-tui: Cannot open the database at {target}" in output
+    assert f"oncall-tui: Cannot use the database at {target}" in output
     assert "Traceback" not in output
     after = target.stat()
     assert (after.st_mode, after.st_size, after.st_mtime_ns) == (

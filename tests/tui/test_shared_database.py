@@ -56,7 +56,7 @@ async def test_an_outage_is_said_and_the_typed_text_waits_for_the_server(
             own_server.halt()
             composer.text = "is the database still there?"
             await pilot.press("enter")
-            await wait_until(pilot, lambda: "Cannot open the database" in status.text, timeout=30)
+            await wait_until(pilot, lambda: "Cannot use the database" in status.text, timeout=30)
             assert app.is_running
             assert composer.text == "is the database still there?"
 
