@@ -41,6 +41,7 @@ from oncall_tui.cli.output import (
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language, OncallError, resolve_language
 from oncall_tui.inputs import is_terminal, require_utf8
+from oncall_tui.redaction import redact
 from oncall_tui.texts import text
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def _run_tui(settings: Settings) -> int:
     status = report_error(failure, settings.lang, as_json=False)
     if unsent.strip():  # typed while the app was starting: given back, not lost
         sys.stderr.write(text("cli.tui.unsent", settings.lang) + "\n")
-        sys.stderr.write(terminal_safe(unsent) + "\n")
+        sys.stderr.write(terminal_safe(redact(unsent)) + "\n")  # masked: it stays in scrollback
     return status
 
 

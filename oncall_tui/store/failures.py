@@ -11,6 +11,7 @@ error through. Whatever the unit of work was doing, it has been rolled back.
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 
 from oncall_tui.errors import OncallError
@@ -32,6 +33,8 @@ def database_failure(exc: BaseException, label: str) -> OncallError | None:
             code = getattr(candidate, "sqlite_errorcode", None)
             if code == sqlite3.SQLITE_FULL or "disk is full" in problem:
                 reason = "disk_full"
+            elif isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_IOERR and _full(label):
+                reason = "disk_full"  # the -shm or -wal file could not grow ("disk I/O error")
             elif (isinstance(code, int) and code & 0xFF == sqlite3.SQLITE_READONLY) or (
                 "readonly database" in problem
             ):
@@ -44,3 +47,11 @@ def database_failure(exc: BaseException, label: str) -> OncallError | None:
                 return OncallError("DATABASE_UNAVAILABLE", path=label, detail=problem)
             return OncallError("DATABASE_UNAVAILABLE", reason, path=label, problem=problem)
     return None
+
+
+def _full(path: str) -> bool:
+    """Whether the file system that holds ``path`` has no room left for this user."""
+    try:
+        return os.statvfs(os.path.dirname(path) or ".").f_bavail == 0
+    except (OSError, ValueError):
+        return False

@@ -26,7 +26,7 @@ from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
 from oncall_tui.tui.commands import COMMANDS, checked_keymap, keys_to_say
-from oncall_tui.tui.exit_deadline import ExitDeadline, terminal_restorer
+from oncall_tui.tui.exit_deadline import ExitDeadline, HandBack, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
 from oncall_tui.tui.palette import PaletteCommands
@@ -68,14 +68,17 @@ class OncallApp(KeyOrderApp):
         self.ends_process = ends_process
         """The app is the program (``run_tui``): quitting arms :attr:`deadline`. An app run
         inside another program (a test's Pilot) never ends that program."""
+        self.lang = services.settings.lang
+        self.unkept = HandBack(t("cli.tui.unkept", self.lang))
+        """The composer's text at the end, when the draft did not keep it for the next start:
+        printed back after the terminal is restored (the chat pane sets it as it goes)."""
         self.deadline = ExitDeadline(
-            [services.end_tool_servers_now, restore_terminal or (lambda: None)],
+            [services.end_tool_servers_now, restore_terminal or (lambda: None), self.unkept.print],
             keep_seconds=KEEP_SECONDS,
         )
         """Ends the process if quitting takes too long (see :mod:`.exit_deadline`)."""
         self.typeahead = typeahead
         """Text for the composer when the app opens (what was typed while it started)."""
-        self.lang = services.settings.lang
         # Textual's own bindings, in the user's language. ctrl+q is shown where the main
         # screen lists it, first: a priority binding takes the place of the screen's binding of
         # the same key in the footer.
@@ -383,4 +386,7 @@ def run_tui(settings: Settings) -> tuple[OncallError | None, str]:
         app.run()
     finally:
         app.services.close()
-    return app.failure, app.unsent if app.failure is not None else ""
+    if app.failure is not None:
+        return app.failure, app.unsent  # (the composer's text, which the CLI gives back)
+    app.unkept.print()
+    return None, ""

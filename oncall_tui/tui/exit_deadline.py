@@ -16,12 +16,16 @@ tool servers' processes, puts the terminal back as it was, and ends the process 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+
+from oncall_tui.core.text import terminal_safe
+from oncall_tui.redaction import redact
 
 log = logging.getLogger(__name__)
 
@@ -124,3 +128,24 @@ def terminal_restorer() -> Callable[[], None]:
 
 def _nothing() -> None:
     return None
+
+
+class HandBack:
+    """What the user typed that the app could not keep (:attr:`text`), printed once the app
+    has left the terminal, once, by whichever end comes first: the app's return or the exit
+    deadline's last step (one of its last steps). Masked as all the CLI prints, as it stays in
+    the scrollback; a terminal gone by now is not written to."""
+
+    def __init__(self, heading: str) -> None:
+        self.text = ""
+        self._heading = heading
+        self._lock = threading.Lock()
+
+    def print(self) -> None:
+        with self._lock:  # the deadline's step waits for the app's print (up to its bound)
+            text, self.text = self.text, ""
+            output = sys.__stderr__
+            if text.strip() and output is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    output.write(f"{self._heading}\n{terminal_safe(redact(text))}\n")
+                    output.flush()

@@ -22,6 +22,7 @@ from oncall_tui.services.search import SearchService
 from oncall_tui.services.sessions import SessionService
 from oncall_tui.store import schema
 from oncall_tui.store.engine import Database
+from oncall_tui.store.failures import database_failure
 from oncall_tui.store.ids import UnsavedRowError, stored_id
 from oncall_tui.store.sqlite import BUSY_TIMEOUT_MS, SqliteDatabase, sqlite_engine
 from oncall_tui.store.tables import PromptRow  # (importing it registers the tables)
@@ -214,6 +215,31 @@ def test_a_unit_of_work_on_a_full_disk_fails_in_the_catalog_s_words(tmp_path: Pa
             assert session.exec(select(PromptRow)).all() == []
     finally:
         database.close()
+
+
+@pytest.mark.parametrize(("free_blocks", "reason"), [(0, "disk_full"), (1, None)])
+def test_an_io_error_on_a_full_disk_is_said_to_be_the_full_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free_blocks: int, reason: str | None
+) -> None:
+    """A disk filled by logs: SQLite could not grow its -shm file and said "disk I/O error"
+    (SQLITE_IOERR_SHMSIZE), which told the engineer nothing. With no room left on the
+    database's file system it is the full disk; with room, SQLite's words as they are."""
+    label = str(tmp_path / "oncall.db")
+    error = sqlite3.OperationalError("disk I/O error")
+    error.sqlite_errorcode = 4874  # SQLITE_IOERR_SHMSIZE
+    statvfs = os.statvfs
+
+    def room(path: str) -> Any:
+        assert path == str(tmp_path)
+        real = statvfs(path)
+        return type("Room", (), {"f_bavail": free_blocks, "f_frsize": real.f_frsize})()
+
+    monkeypatch.setattr(os, "statvfs", room)
+    failure = database_failure(error, label)
+    assert failure is not None
+    assert (failure.code, failure.reason) == ("DATABASE_UNAVAILABLE", reason)
+    if reason is None:
+        assert failure.message("en") == f"Cannot use the database at {label}: disk I/O error"
 
 
 def test_a_row_has_an_id_once_it_is_flushed(database: Database) -> None:

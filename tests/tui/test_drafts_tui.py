@@ -4,7 +4,9 @@ back in the composer at the next start."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import os
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -15,11 +17,19 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL
-from oncall_tui.services.drafts import DRAFT_FILE, PROMPT_DRAFT_FILE, DraftKeeper, slot_file
+from oncall_tui.services import drafts as drafts_module
+from oncall_tui.services.drafts import (
+    DRAFT_FILE,
+    PROMPT_DRAFT_FILE,
+    SLOTS,
+    DraftKeeper,
+    slot_file,
+)
 from oncall_tui.services.memory import MemoryService
 from oncall_tui.services.spool import database_key, owner_folder
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
+from oncall_tui.tui.exit_deadline import HandBack
 from oncall_tui.tui.panes import draft as draft_pane
 from oncall_tui.tui.panes.draft import DRAFT_SECONDS
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
@@ -27,7 +37,8 @@ from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import UnsavedChangesDialog
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import notifications, question_read, spy, wait_until
+from tests.terminal import Terminal, wait_for
+from tests.tui.harness import keys_in_one_read, notifications, question_read, spy, wait_until
 
 RESTORED = "Restored your unsent message from last time."
 
@@ -101,6 +112,7 @@ async def test_what_was_being_written_at_quit_is_back_in_the_composer(
         await pilot.press(*"why is db-3 slow", "ctrl+j", *"since 02:50")
         await pilot.press("ctrl+q")
     assert draft_file(settings).read_text() == "why is db-3 slow\nsince 02:50"
+    assert app.unkept.text == ""  # kept: nothing to hand back
     next_app = DraftKeeper(draft_file(settings).parent)
     assert next_app.claim()  # the app let go of it as it ended
     next_app.release()
@@ -115,6 +127,47 @@ async def test_what_was_being_written_at_quit_is_back_in_the_composer(
         assert composer.cursor_location == composer.document.end
         await pilot.press("?")
         assert composer.text.endswith("since 02:50?")
+
+
+async def test_keys_typed_in_the_same_read_as_ctrl_q_are_in_the_draft(
+    tmp_path: Path, claims: list[bool]
+) -> None:
+    """Typed and ctrl+q in one read (a fast typist, a slow link): ctrl+q, a priority key, ended
+    the app before the composer's change was heard of, and the draft kept the text without
+    them. The end writes the text as it is."""
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: claims == [True])
+        await pilot.press(*"pod api-7")
+        await wait_until(pilot, lambda: kept(draft_file(settings)) == "pod api-7", timeout=5)
+        keys_in_one_read(app, *" is down", "ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running)
+    assert kept(draft_file(settings)) == "pod api-7 is down"
+    assert app.unkept.text == ""
+
+
+async def test_a_draft_the_disk_refuses_at_quit_is_handed_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, claims: list[bool]
+) -> None:
+    """The disk filled (logs, mid-incident) after the draft was last written: ctrl+q lost the
+    text without a word. The draft is read back as the app ends; what the file does not hold
+    is handed back for the CLI to print once the terminal is restored."""
+    settings = settings_in(tmp_path)
+    app = app_for(settings)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: claims == [True])
+        await pilot.press(*"pod api-7")
+        await wait_until(pilot, lambda: kept(draft_file(settings)) == "pod api-7", timeout=5)
+
+        def disk_full(*args: object, **kwargs: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(drafts_module, "write_privately", disk_full)
+        await pilot.press(*" is down")
+        await pilot.press("ctrl+q")
+    assert kept(draft_file(settings)) == "pod api-7"
+    assert app.unkept.text == "pod api-7 is down"
 
 
 async def test_the_text_is_kept_while_it_is_typed_so_a_killed_process_loses_little(
@@ -319,3 +372,55 @@ async def test_the_start_says_that_a_prompt_s_unsaved_edits_are_kept(
         said = "Your unsaved prompt edits from last time are kept: f3 / alt+p opens them."
         await wait_until(pilot, lambda: said in app.main.status.text)
         assert RESTORED in app.main.status.text  # and the message's own, on the same line
+
+
+def test_a_draft_no_slot_keeps_is_printed_back_masked_after_the_app(tmp_path: Path) -> None:
+    """Four other apps keep their drafts (every slot taken): this one's text is printed once
+    the terminal is restored, under a line that says why, a secret in it masked as all the
+    CLI prints (it stays in the terminal's scrollback). In a real pseudo-terminal."""
+    data = tmp_path / "xdg"
+    settings = Settings(
+        db_path=tmp_path / "t.db", user="alice", spool_dir=data / "oncall-tui" / "spool"
+    )
+    others = [DraftKeeper(draft_file(settings).parent) for _ in range(SLOTS)]
+    assert all(other.claim() for other in others)
+    env = {
+        **os.environ,
+        "ONCALL_TUI_DB": str(settings.db_path),
+        "ONCALL_TUI_USER": "alice",
+        "XDG_DATA_HOME": str(data),
+        "OLLAMA_HOST": "http://127.0.0.1:9",
+        "LANG": "C.UTF-8",
+        "TERM": "xterm-256color",
+    }
+    terminal = Terminal(env, columns=200)
+    try:
+        terminal.wait_to_show("Message")
+        terminal.write("restart api-7 with password=hunter22")
+        terminal.wait_to_show("hunter22")
+        terminal.write("\x11")  # ctrl+q
+        assert os.waitstatus_to_exitcode(terminal.wait()) == 0
+        wait_for(lambda: b"password=***" in terminal.output, timeout=5, what="the text")
+    finally:
+        os.close(terminal.fd)
+        for other in others:
+            other.release()
+    output = terminal.output.decode(errors="replace")
+    after = output[output.rindex("could not be kept for the next start") :]
+    assert "restart api-7 with password=***" in after
+    assert "hunter22" not in after
+
+
+def test_the_hand_back_is_printed_once_whichever_end_comes_first(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The app's return and the exit deadline's last step both print it: the text once."""
+    hand_back = HandBack("oncall-tui: here it is:")
+    hand_back.text = "pod api-7\npassword=hunter22"
+    ends = [threading.Thread(target=hand_back.print) for _ in range(2)]
+    for end in ends:
+        end.start()
+    for end in ends:
+        end.join()
+    hand_back.print()
+    assert capfd.readouterr().err == "oncall-tui: here it is:\npod api-7\npassword=***\n"

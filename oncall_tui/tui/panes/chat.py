@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from oncall_tui.core.events import ChatEvent, ToolConfirmation
     from oncall_tui.services.container import Services
     from oncall_tui.services.views import MessageView
+    from oncall_tui.tui.app import OncallApp
 
 PAGE_SIZE = 40
 """Messages shown when a session opens, and read each time earlier ones are asked for."""
@@ -226,7 +227,10 @@ class ChatPane(Vertical):
         interrupted: the service stores it as the worker winds down, and the app waits for
         that (a few seconds at most)."""
         self._quitting = True
-        await self.draft.keep_now()
+        # Handed back until the draft is known kept: the exit deadline may come first.
+        unkept = cast("OncallApp", self.app).unkept
+        unkept.text = self._composer.text
+        unkept.text = await self.draft.keep_now() or ""
         sending = self._sending
         if sending is not None:
             sending.cancel()

@@ -4,7 +4,8 @@ keeps it.
 Claimed just after the first frame (:meth:`ComposerDraft.claim`), in a thread: the file is read
 back into the composer and the status line says so. From then on each change of the composer
 starts a one-second interval that writes its text in a thread and stops at its first tick with
-nothing new; the app's end writes what changed since (:meth:`ComposerDraft.keep_now`).
+nothing new; the app's end writes it once more and reads it back: what the file does not hold
+(a full disk, no slot free) is printed back after the app (:meth:`ComposerDraft.keep_now`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class ComposerDraft:
         self._edits = 0
         """The composer's changes so far; with :attr:`_kept_edits`, whether the file is behind."""
         self._kept_edits = 0
+        self._written = ""
+        """The text last given to be written (an empty composer has nothing to write)."""
         self._timer: Timer | None = None
 
     def claim(self) -> None:
@@ -110,15 +113,33 @@ class ComposerDraft:
             return
         self._composer.run_worker(self._write(), thread=True, group="draft", exit_on_error=False)
 
-    async def keep_now(self) -> None:
-        """The app is ending: what changed since the last write is written (a disk that hangs
-        is waited for no longer than :data:`DRAFT_SECONDS`: the exit deadline is near)."""
-        if self._keeping and self._edits != self._kept_edits:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(in_thread(self._write()), DRAFT_SECONDS)
+    async def keep_now(self) -> str | None:
+        """The app is ending: the text is written (a disk that hangs is waited for no longer
+        than :data:`DRAFT_SECONDS`: the exit deadline is near), and read back. The composer's
+        text when the file does not hold it (a full disk, no slot free to keep it in, larger
+        than a draft can be, a disk that did not answer), for the app to hand back; ``None``
+        when it is kept, or there is none."""
+        text = self._composer.text
+        write = None
+        if self._keeping and text != self._written:  # (keys in the quit's own read change
+            self._edits += 1  # the text before the pane hears of it: the count may be behind)
+            write = self._write()
+        elif not text.strip():
+            return None
+        drafts = self._services.drafts
+
+        def keep() -> bool:
+            if write is not None:
+                write()
+            return not text.strip() or drafts.read() == text
+
+        kept = False
+        with contextlib.suppress(TimeoutError):
+            kept = await asyncio.wait_for(in_thread(keep), DRAFT_SECONDS)
+        return None if kept or not text.strip() else text
 
     def _write(self) -> Callable[[], bool]:
         """Writing the composer's text as it is now; writings that come late lose to it."""
         drafts, text, edits = self._services.drafts, self._composer.text, self._edits
-        self._kept_edits = edits
+        self._kept_edits, self._written = edits, text
         return lambda: drafts.keep(text, edits)
