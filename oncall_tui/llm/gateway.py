@@ -34,7 +34,7 @@ from oncall_tui.llm.ollama_api import (
 )
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
 from oncall_tui.llm.server import OLLAMA, ListedModel, ServerKind, ServerReport, Window
-from oncall_tui.llm.server_gateway import ServerGateway
+from oncall_tui.llm.server_gateway import Probe, ServerGateway
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
@@ -197,30 +197,12 @@ class OllamaGateway(ServerGateway):
         ):
             return list(pool.map(lambda model: describe(api, model), models))
 
-    def report(self) -> ServerReport:
+    def _probe(self, found: Probe) -> None:
         """Ollama's version, its installed models, and the model's details."""
-        problems: list[OncallError] = []
-        version: str | None = None
-        installed: tuple[str, ...] = ()
-        pulled: bool | None = None
-        tools: bool | None = None
-        try:
-            version = self._api.version()
-            installed = tuple(self._api.list_models())
-            tools = self.check_ready().tools
-            pulled = True
-        except OncallError as error:
-            problems.append(error)
-            if error.code == "MODEL_NOT_FOUND":
-                pulled = False
-        return self._report(
-            reachable=version is not None or any(p.server_answered for p in problems),
-            version=version,
-            models=installed,
-            present=pulled,
-            tools=tools,
-            problems=problems,
-        )
+        found.version = self._api.version()
+        found.models = tuple(self._api.list_models())
+        found.tools = self.check_ready().tools
+        found.present = True
 
 
 def _described(model: ListedModel, details: ModelDetails, window: int) -> ListedModel:

@@ -22,8 +22,8 @@ from oncall_tui.llm.openai_api import (
     server_version,
 )
 from oncall_tui.llm.readiness import ModelReadiness
-from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, ServerReport, Window
-from oncall_tui.llm.server_gateway import ServerGateway
+from oncall_tui.llm.server import OPENAI_COMPATIBLE, ListedModel, Window
+from oncall_tui.llm.server_gateway import Probe, ServerGateway
 from oncall_tui.settings import Settings
 
 if TYPE_CHECKING:
@@ -110,30 +110,12 @@ class OpenAIGateway(ServerGateway):
             for model in api.models()
         ]
 
-    def report(self) -> ServerReport:
-        """What a send would ask (``/v1/models``, ``/props``), and which rule gave the window;
-        a server that refuses the key answers, so it is reachable."""
-        problems: list[OncallError] = []
-        version: str | None = None
-        served: tuple[str, ...] = ()
-        listed: bool | None = None
-        try:
-            served = tuple(model.name for model in self.served_models())
-            version = self.server_version()
-            self.check_ready()
-            listed = True if served else None  # an empty list: the server does not say
-        except OncallError as error:
-            problems.append(error)
-            if error.code == "MODEL_NOT_FOUND":
-                listed = False
-        return self._report(
-            reachable=version is not None or any(p.server_answered for p in problems),
-            version=version,
-            models=served,
-            present=listed,
-            tools=None,
-            problems=problems,
-        )
+    def _probe(self, found: Probe) -> None:
+        """What a send would ask (``/v1/models``, ``/props``), and which rule gave the window."""
+        found.models = tuple(model.name for model in self.served_models())
+        found.version = self.server_version()
+        self.check_ready()
+        found.present = True if found.models else None  # an empty list: the server does not say
 
 
 __all__ = ["OpenAIGateway"]

@@ -18,6 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from oncall_tui.errors import OncallError
@@ -113,8 +114,9 @@ class ServerGateway(ABC):
         return list(models)
 
     @abstractmethod
-    def report(self) -> ServerReport:
-        """Blocking: doctor's account of the server; never raises."""
+    def _probe(self, found: Probe) -> None:
+        """Blocking: ask the server what doctor reports, noting each answer in ``found`` as it
+        comes (what came before a failure stays in the report); raises the failure."""
 
     # -- what is shared -------------------------------------------------------------------------
 
@@ -236,29 +238,42 @@ class ServerGateway(ABC):
             server=self.server,
         )
 
-    def _report(
-        self,
-        *,
-        reachable: bool,
-        version: str | None,
-        models: tuple[str, ...],
-        present: bool | None,
-        tools: bool | None,
-        problems: Sequence[OncallError],
-    ) -> ServerReport:
-        """A report with the window as known now: a failed check is not asked again."""
+    def report(self) -> ServerReport:
+        """Blocking: doctor's account of the server (:meth:`_probe`), with the window as known
+        now (a failed check is not asked again); never raises. A server that refuses the key
+        answers, so it is reachable."""
+        found = Probe()
+        problems: list[OncallError] = []
+        try:
+            self._probe(found)
+        except OncallError as error:
+            problems.append(error)
+            if error.code == "MODEL_NOT_FOUND":
+                found.present = False
         return ServerReport(
             kind=self.server,
             url=self.url,
             model=self.model_name,
-            reachable=reachable,
-            version=version,
-            models=models,
-            model_present=present,
-            model_tools=tools,
+            reachable=found.version is not None or any(p.server_answered for p in problems),
+            version=found.version,
+            models=found.models,
+            model_present=found.present,
+            model_tools=found.tools,
             window=self._resolved(ask=False),
             problems=tuple(problems),
         )
 
 
-__all__ = ["ServerGateway"]
+@dataclass(slots=True)
+class Probe:
+    """What the server said of itself and the model, as far as doctor's questions got."""
+
+    version: str | None = None
+    models: tuple[str, ...] = ()
+    """What it lists: the models installed, or served."""
+    present: bool | None = None
+    """The configured model is among them; ``None``: not known."""
+    tools: bool | None = None
+
+
+__all__ = ["Probe", "ServerGateway"]
