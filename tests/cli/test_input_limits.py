@@ -111,6 +111,7 @@ def test_a_message_on_stdin_one_past_the_limit_is_refused_and_nothing_is_stored(
     result = chat("chat", "--json", "-")
     assert (result.code, result.error()["reason"]) == (2, "stdin_too_long")
     assert f"more than {MAX_MESSAGE_CHARS:,} characters" in result.error()["message"]
+    assert "(tail -n 300)" in result.error()["message"]  # what to send instead
     assert ollama.chat_requests == []
     assert chat("sessions", "list", "--json").json() == []
 
