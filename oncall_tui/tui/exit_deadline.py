@@ -131,10 +131,10 @@ def _nothing() -> None:
 
 
 class HandBack:
-    """What the user typed that the app could not keep (:attr:`text`), printed once the app
-    has left the terminal, once, by whichever end comes first: the app's return or the exit
-    deadline's last step (one of its last steps). Masked as all the CLI prints, as it stays in
-    the scrollback; a terminal gone by now is not written to."""
+    """What the user typed that the app could not keep (:attr:`text`), printed after the app
+    has left the terminal, once, by whichever of the process's two ends comes first: the
+    app's return (``run_tui``) or the exit deadline's last steps. Masked as all the CLI
+    prints, as it stays in the scrollback; a terminal gone by now is not written to."""
 
     def __init__(self, heading: str) -> None:
         self.text = ""
