@@ -20,6 +20,7 @@ from oncall_tui.core.events import (
     ReplyDone,
     ReplyFailed,
     ReplyHeld,
+    ThinkingStarted,
     TokenDelta,
     ToolConfirmation,
     ToolFinished,
@@ -185,6 +186,9 @@ class ChatOutput:
                 emit_text(f"oncall-tui: {message}\n", err)
             case CompactionStarted(message_count=count):
                 emit_text(text("cli.chat.compacting", lang, count=count) + "\n", err)
+            case ThinkingStarted():
+                self._end_answer()
+                emit_text(text("cli.chat.thinking", lang) + "\n", err)
             case UsageReported(usage=usage):
                 self._end_answer()
                 tokens = f"{usage.context_window_tokens:,}"

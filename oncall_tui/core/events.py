@@ -126,6 +126,15 @@ class TokenDelta(_Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingStarted(_Event):
+    """The model reasons before it answers (a ``<think>`` block, or reasoning its server streams
+    apart): not shown, not stored; said so that the wait is not taken for a hang. Once per
+    model call, before its first word or tool call."""
+
+    type: ClassVar[str] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
 class ToolStarted(_Event):
     type: ClassVar[str] = "tool_start"
     call_id: str
@@ -244,6 +253,7 @@ ChatEvent = (
     | ToolsUnavailable
     | ToolServerFailed
     | UserMessageStored
+    | ThinkingStarted
     | TokenDelta
     | ToolStarted
     | ToolFinished

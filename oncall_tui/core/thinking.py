@@ -3,8 +3,10 @@
 Models such as qwen3 or deepseek-r1 open their output with their reasoning between ``<think>``
 tags (or ``<thinking>``). It is neither the answer nor something to store and send back in the
 history. :func:`strip_thinking` removes it from a whole text; :class:`ThinkingFilter` does the
-same for a stream whose pieces may cut a tag anywhere. Only a block at the start of an output
-counts: a reply that mentions ``<think>`` further on is left as written.
+same for a stream whose pieces may cut a tag anywhere, and says when an output is seen to
+reason (:meth:`ThinkingFilter.thinks`), so that a client can say so while nothing shows. Only a
+block at the start of an output counts: a reply that mentions ``<think>`` further on is left as
+written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import re
 
 _OPENERS = ("<think>", "<thinking>")
+QUIET_PIECES = 2
+"""Pieces of an output with nothing to show before the model is said to think (a server's
+first piece may carry only the role: one is not reasoning)."""
 _THINKING = re.compile(r"<(think|thinking)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _UNCLOSED_THINKING = re.compile(r"<(think|thinking)>.*\Z", re.DOTALL | re.IGNORECASE)
 
@@ -35,6 +40,14 @@ class ThinkingFilter:
         self._closer = ""
         """The closing tag while inside a thinking block."""
         self._state = "start"  # start -> (inside -> after ->) passing
+        self._quiet = 0
+        """Pieces of this output with nothing to show; -1 once it has shown something, or
+        been said to think (:meth:`thinks`)."""
+
+    @property
+    def inside(self) -> bool:
+        """Within a thinking block (its pieces are held back)."""
+        return self._state == "inside"
 
     def feed(self, piece: str) -> str:
         if self._state == "passing":
@@ -74,12 +87,29 @@ class ThinkingFilter:
         return self._pass(text)
 
     def _pass(self, text: str) -> str:
-        self._state, self._held = "passing", ""
+        self._state, self._held, self._quiet = "passing", "", -1
         return text
+
+    def thinks(self, piece: str, *, ended: bool) -> bool:
+        """For a piece that gave nothing to show (``ended``: it carried a tool call, or the
+        output's end): whether the model is now seen to reason, said once an output. So it
+        is at the :data:`QUIET_PIECES`-th piece that is inside a thinking block, or empty:
+        reasoning a server streams apart (Ollama's ``thinking`` field, which a request that
+        sets no ``think`` gets and LangChain drops) comes as pieces without text."""
+        if self._quiet < 0 or ended:
+            self._quiet = -1
+            return False
+        if piece and self._state != "inside":
+            return False  # blank lines, or perhaps the start of a tag
+        self._quiet += 1
+        if self._quiet < QUIET_PIECES:
+            return False
+        self._quiet = -1
+        return True
 
     def finish(self) -> str:
         """The end of one output: what is still held back, unless it is (or follows) a
         thinking block. The filter is then ready for the next output."""
         held = self._held if self._state == "start" else ""
-        self._held, self._closer, self._state = "", "", "start"
+        self._held, self._closer, self._state, self._quiet = "", "", "start", 0
         return held

@@ -28,7 +28,13 @@ from langchain_core.tools import BaseTool
 from langchain_ollama import ChatOllama
 from langgraph.types import StreamMode
 
-from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted, ToolStatus
+from oncall_tui.core.events import (
+    ThinkingStarted,
+    TokenDelta,
+    ToolFinished,
+    ToolStarted,
+    ToolStatus,
+)
 from oncall_tui.core.thinking import ThinkingFilter, strip_thinking
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.call_hold import CallHold
@@ -183,7 +189,8 @@ class _RunState:
         self.output_total: int | None = None
         self.truncated = False
         self.thinking = ThinkingFilter()
-        """Each model call's leading <think> block is not part of the reply."""
+        """Each model call's leading <think> block is not part of the reply, and says when the
+        call reasons (:meth:`ThinkingFilter.thinks`)."""
         self.hold = CallHold(recovering) if recovering is not None else None
         """Text that may be a call written as text waits for the model call's end."""
         self.text_end = ""
@@ -194,13 +201,16 @@ class _RunState:
     def handle(self, mode: str, data: Any) -> list[AgentStreamItem]:
         if mode == "messages":
             message, metadata = data
-            if (
-                isinstance(message, AIMessage)
-                and metadata.get("langgraph_node") == _MODEL_NODE
-                and (text := self._shown(self.thinking.feed(str(message.text))))
+            if not (
+                isinstance(message, AIMessage) and metadata.get("langgraph_node") == _MODEL_NODE
             ):
+                return []
+            if text := self._shown(self.thinking.feed(str(message.text))):
                 return [self._text(text)]
-            return []
+            ended = bool(getattr(message, "tool_call_chunks", None) or message.response_metadata)
+            return (
+                [ThinkingStarted()] if self.thinking.thinks(str(message.text), ended=ended) else []
+            )
         if mode != "updates" or not isinstance(data, dict):
             return []
         events: list[AgentStreamItem] = []

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.events import ThinkingStarted, TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.core.memory import ContextBudget
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class ModelUsage:
     truncated: bool = False
 
 
-AgentStreamItem = TokenDelta | ToolStarted | ToolFinished | ModelUsage
+AgentStreamItem = ThinkingStarted | TokenDelta | ToolStarted | ToolFinished | ModelUsage
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.events import ThinkingStarted, TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.turn import ModelUsage
 from oncall_tui.services.spool import HeldCall, HeldReply
@@ -76,13 +76,14 @@ class StreamedReply:
     def worth_keeping(self) -> bool:
         return bool(self.text.strip() or self.calls)
 
-    def track(self, event: TokenDelta | ToolStarted | ToolFinished) -> None:
+    def track(self, event: ThinkingStarted | TokenDelta | ToolStarted | ToolFinished) -> None:
+        """Note what the reply keeps: its text and its tool calls (reasoning is not kept)."""
         if isinstance(event, TokenDelta):
             self.parts.append(event.text)
             self.chars += len(event.text)
         elif isinstance(event, ToolStarted):
             self.calls[event.call_id] = ToolCall(event, utcnow(), time.monotonic(), self.chars)
-        elif event.call_id in self.calls:
+        elif isinstance(event, ToolFinished) and event.call_id in self.calls:
             self.calls[event.call_id].finished = event
 
 

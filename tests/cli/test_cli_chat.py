@@ -68,17 +68,29 @@ def test_chat_streams_json_events_and_stores_the_exchange(chat: RunCli, ollama: 
     assert set(shown["memory"]) >= {"memory_mode", "context_tokens", "context_window_tokens"}
 
 
-def test_a_thinking_models_reasoning_is_neither_shown_nor_stored(
-    chat: RunCli, ollama: FakeOllama
+@pytest.mark.parametrize("apart", [False, True], ids=["think tags", "thinking field"])
+def test_a_thinking_models_reasoning_is_neither_shown_nor_stored_but_said(
+    chat: RunCli, ollama: FakeOllama, apart: bool
 ) -> None:
-    ollama.script(Reply("<think>\nOOMKilled twice; memory limit.\n</think>\n\nRaise the limit."))
+    """Said: a "thinking" event before the answer's first token (``--json``), a line on
+    stderr (human), so that tens of seconds of reasoning are not taken for a hang."""
+    steps = "OOMKilled twice; memory limit."
+    reply = "<think>\n" + steps + "\n</think>\n\nRaise the limit."
+    script = Reply("Raise the limit.", thinking=steps) if apart else Reply(reply)
+    ollama.script(script, script)
     result = chat("chat", "--json", "why", "restarts?")
     assert result.code == 0, result.err
     stream = events(result.out)
+    kinds = [e["type"] for e in stream]
+    assert kinds.count("thinking") == 1
+    assert kinds.index("thinking") < kinds.index("token")
     assert "".join(str(e["text"]) for e in stream if e["type"] == "token") == "Raise the limit."
     shown = chat("sessions", "show", str(stream[-1]["session_id"]), "--json").json()
     assert isinstance(shown, dict)
     assert shown["messages"][1]["content"] == "Raise the limit."
+    human = chat("chat", "why", "restarts?")
+    assert human.out == "Raise the limit.\n"
+    assert human.err.startswith("[thinking: the model reasons before it answers")
 
 
 def test_num_ctx_sent_equals_the_window_the_gauge_uses(chat: RunCli, ollama: FakeOllama) -> None:

@@ -44,3 +44,35 @@ def test_the_filter_is_ready_for_the_next_output_after_finish() -> None:
     assert thinking.feed("<think>a</think>first") == "first"
     assert thinking.finish() == ""
     assert thinking.feed("<think>b</think>second") == "second"
+
+
+def thinks_at(pieces: list[str], ended_at: int | None = None) -> list[int]:
+    """The pieces (by index) at which the filter says the model thinks: those that show
+    nothing are asked, as the agent asks them."""
+    thinking = ThinkingFilter()
+    said = []
+    for index, piece in enumerate(pieces):
+        if not thinking.feed(piece) and thinking.thinks(piece, ended=index == ended_at):
+            said.append(index)
+    return said
+
+
+def test_reasoning_is_seen_once_at_its_second_quiet_piece() -> None:
+    # Ollama's ``thinking`` field, which LangChain drops: pieces without text.
+    assert thinks_at(["", "", "", "", "Roll back."]) == [1]
+    # A <think> block, its pieces held back.
+    assert thinks_at(["<think>", "the pods", " restarted", "</think>", "\n\n", "Roll"]) == [1]
+
+
+def test_a_lone_empty_piece_a_call_or_the_end_is_not_reasoning() -> None:
+    assert thinks_at(["", "Roll back.", "", ""]) == []  # a role-only first piece
+    assert thinks_at(["", "", ""], ended_at=0) == []  # a tool call's piece: the output spoke
+    assert thinks_at(["Roll back.", "", "", ""]) == []  # the answer came first
+    assert thinks_at(["\n", "\n", "Roll"]) == []  # blank lines held back are not reasoning
+
+
+def test_each_output_may_be_seen_to_reason_again() -> None:
+    thinking = ThinkingFilter()
+    assert [thinking.thinks("", ended=False) for _ in range(3)] == [False, True, False]
+    thinking.finish()
+    assert [thinking.thinks("", ended=False) for _ in range(2)] == [False, True]

@@ -128,6 +128,8 @@ class Reply:
     """One scripted `/api/chat` reply.
 
     text: assistant content, streamed in pieces from `split_text(text, chunk_size)`.
+    thinking: a thinking model's reasoning, streamed first, in pieces of the same size, in the
+        `thinking` field that Ollama 0.9 and later use when the request sets no `think`.
     tool_calls: `(name, arguments)` pairs, sent in one message after the text.
     prompt_eval_count / eval_count: token counts in the done record (default: a
         rough estimate from the request / the reply).
@@ -140,6 +142,7 @@ class Reply:
     """
 
     text: str = ""
+    thinking: str = ""
     tool_calls: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     chunk_size: int | None = None
     prompt_eval_count: int | None = None
@@ -305,6 +308,11 @@ def _tag_entry(model: FakeModel) -> JSON:
 def _chat_messages(reply: Reply) -> list[JSON]:
     """The streamed `message` objects of a reply (without the final done record)."""
     messages: list[JSON] = [
+        {"role": "assistant", "content": "", "thinking": piece}
+        for piece in split_text(reply.thinking, reply.chunk_size)
+        if piece
+    ]
+    messages += [
         {"role": "assistant", "content": piece}
         for piece in split_text(reply.text, reply.chunk_size)
     ]

@@ -5,11 +5,12 @@ fake too."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from langchain_core.language_models import BaseChatModel
 
-from oncall_tui.core.events import TokenDelta, ToolFinished, ToolStarted
+from oncall_tui.core.events import ThinkingStarted, TokenDelta, ToolFinished, ToolStarted
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.agent import ModelUsage, Summary, stream_agent, summarize
 from oncall_tui.llm.factory import build_chat_model
@@ -104,10 +105,46 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
     )
 
 
+@pytest.mark.parametrize("apart", [True, False], ids=["thinking field", "think tags"])
+async def test_a_model_that_reasons_is_said_to_think_before_each_call_s_output(
+    server: FakeOllama, apart: bool
+) -> None:
+    """qwen3 through Ollama 0.9 and later reasons in the ``thinking`` field (a request that
+    sets no ``think`` gets it, and LangChain drops it: pieces without text); older servers
+    put it in a <think> block. Either way the stream says so once a model call, before its
+    call or its answer, and none of the reasoning is in the reply."""
+    steps = "The pods restarted at 02:47, right after the deploy of r42."
+
+    def reasoning(**kw: Any) -> Reply:
+        if apart:
+            return Reply(thinking=steps, chunk_size=8, **kw)
+        text = kw.pop("text", "")
+        return Reply(text=f"<think>{steps}</think>\n\n{text}", chunk_size=8, **kw)
+
+    server.script(
+        reasoning(tool_calls=(("load_skill", {"skill_name": "disk-full"}),)),
+        reasoning(text="Roll back to r41."),
+    )
+    items = await collect(
+        stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({"disk-full": SKILL}))
+    )
+    kinds = [type(i).__name__ for i in items if not isinstance(i, TokenDelta)]
+    assert kinds == [
+        "ThinkingStarted",
+        "ToolStarted",
+        "ToolFinished",
+        "ThinkingStarted",
+        "ModelUsage",
+    ]
+    assert isinstance(items[-2], TokenDelta)  # the answer after its reasoning
+    assert text_of(items) == "Roll back to r41."
+
+
 async def test_a_call_to_an_unregistered_tool_finishes_not_ok(server: FakeOllama) -> None:
     server.script(Reply.tool_call("restart_database", {"host": "db-1"}), Reply(text="Sorry."))
     items = await collect(stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({})))
     finished = next(i for i in items if isinstance(i, ToolFinished))
+    assert not any(isinstance(i, ThinkingStarted) for i in items)  # a call only: no reasoning
     assert finished.ok is False
     assert finished.name == "restart_database"
     assert "not a valid tool" in finished.summary

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -190,6 +190,17 @@ def quick_ticks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chat_log_module, "TICK_SECONDS", 0.02)
 
 
+def clocked_reply(
+    app: LogApp, start: datetime
+) -> tuple[MessageBlock, list[datetime], Callable[[], str]]:
+    """A streaming reply on a clock the test moves (``now[0]``), and its header as drawn."""
+    log = app.query_one(ChatLog)
+    now = [start]
+    log.clock = lambda: now[0]
+    block = log.add_reply()
+    return block, now, lambda: texts(lines_of(log, block))[0]
+
+
 async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header(
     quick_ticks: None,
 ) -> None:
@@ -197,13 +208,7 @@ async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header
     header counts them, so a reply that waits is not taken for an app that hangs."""
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        log = app.query_one(ChatLog)
-        now = [NOW]
-        log.clock = lambda: now[0]
-        block = log.add_reply()
-
-        def header() -> str:
-            return texts(lines_of(log, block))[0]
+        block, now, header = clocked_reply(app, NOW)
 
         assert header() == "assistant · … · 14:03"
         now[0] = NOW + timedelta(seconds=WAIT_SHOWN_FROM - 1)
@@ -219,6 +224,32 @@ async def test_a_reply_with_nothing_to_show_yet_counts_the_seconds_in_its_header
         await wait_until(pilot, lambda: header() == "assistant · 14:03")
 
 
+async def test_a_model_that_reasons_is_said_to_think_while_the_header_counts(
+    quick_ticks: None,
+) -> None:
+    """qwen3 reasons for tens of seconds before its first word: the count said only "… 34 s",
+    as for a model being loaded or a server that hangs. Once the model is seen to reason, the
+    count says so; the first word, or a tool call, ends it (a later call counts anew)."""
+    app = LogApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        block, now, header = clocked_reply(app, NOW)
+
+        block.think()
+        await pilot.pause(0.1)  # under the bound: nothing said, as for any wait
+        assert header() == "assistant · … · 14:03"
+        now[0] = NOW + timedelta(seconds=34)
+        await wait_until(pilot, lambda: header() == "assistant · … thinking 34 s · 14:03")
+        block.add_tool("c1", "logs.search_logs", {"pattern": "502"})
+        now[0] += timedelta(seconds=STALL_SHOWN_FROM)  # the tool runs: counted, not thinking
+        await wait_until(pilot, lambda: header() == f"assistant · … {STALL_SHOWN_FROM} s · 14:03")
+        block.think()  # the next model call reasons
+        await wait_until(
+            pilot, lambda: header() == f"assistant · … thinking {STALL_SHOWN_FROM} s · 14:03"
+        )
+        block.append("Roll back.")
+        await wait_until(pilot, lambda: header() == "assistant · … · 14:03")
+
+
 async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word(
     quick_ticks: None,
 ) -> None:
@@ -226,13 +257,7 @@ async def test_a_reply_that_stops_midway_counts_the_seconds_since_its_last_word(
     sat there for the two minutes of --timeout looking like an app that hangs."""
     app = LogApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        log = app.query_one(ChatLog)
-        now = [NOW + timedelta(seconds=30)]
-        log.clock = lambda: now[0]
-        block = log.add_reply()
-
-        def header() -> str:
-            return texts(lines_of(log, block))[0]
+        block, now, header = clocked_reply(app, NOW + timedelta(seconds=30))
 
         block.append("Check the pool")
         now[0] += timedelta(seconds=STALL_SHOWN_FROM - 1)

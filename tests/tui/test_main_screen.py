@@ -121,6 +121,23 @@ async def test_send_streams_the_reply_and_stores_both_messages(tmp_path: Path) -
         assert len(model.calls) == 1
 
 
+async def test_a_model_that_reasons_first_is_said_to_think_and_its_answer_alone_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reasoning = "<think>\nThe pods restarted after the deploy of r42.\n</think>\n\n"
+    app, _ = scripted_app(tmp_path / "t.db", [Turn(text=reasoning + "Roll back.", chunk_size=4)])
+    thought: list[str] = []
+    monkeypatch.setattr(MessageBlock, "think", lambda block: thought.append(block.content))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        await app.workers.wait_for_complete()
+        app.query_one(Composer).text = "api-7 crashloops"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not screen.sending and len(blocks(screen)) == 2)
+        assert thought == [""]  # once, before the answer's first word
+        assert blocks(screen)[1].content == "Roll back."
+
+
 async def test_ctrl_j_inserts_a_newline_instead_of_sending(tmp_path: Path) -> None:
     app, model = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

@@ -94,6 +94,8 @@ class MessageBlock:
         """When the message was said (as stored: UTC if naive); a new one, now."""
         self._last_at = self.created_at
         """When the reply last showed something new (a word, a tool call)."""
+        self.thinks = False
+        """The model reasons, and nothing new shows since (the count in the header says so)."""
         self.tools = [ToolCallLine.of(call) for call in tool_calls]
         self.tools_open = False
         # ``content`` is the message as stored (copied as it is); what is drawn is made
@@ -143,7 +145,8 @@ class MessageBlock:
             mark = f"{mark.split(' ')[0]} {t(STATUS_WORDS[self.status], self.lang)}"
         waited = self.shown_wait
         if mark and waited is not None:
-            mark = f"{mark} {t('log.waited', self.lang, seconds=waited)}"
+            said = t("log.thinking" if self.thinks else "log.waited", self.lang, seconds=waited)
+            mark = f"{mark} {said}"
         return f"{who} · {mark}" if mark else who
 
     @property
@@ -166,12 +169,18 @@ class MessageBlock:
             self._changed(head=True)
         return True
 
+    def think(self) -> None:
+        """The model reasons before it writes: the header's count says so."""
+        self.thinks = True
+        if self.shown_wait is not None:
+            self._changed(head=True)
+
     def _arrived(self) -> None:
-        """Something new to show came: a count in the header goes."""
+        """Something new to show came: a count in the header goes, and with it the thinking."""
         if self.shown_wait is not None:
             self._head_key = None
             self._mark(0)
-        self._last_at = self.clock()
+        self._last_at, self.thinks = self.clock(), False
 
     @property
     def header(self) -> str:

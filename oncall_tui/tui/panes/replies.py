@@ -18,6 +18,7 @@ from oncall_tui.core.events import (
     ReplyDone,
     ReplyFailed,
     ReplyHeld,
+    ThinkingStarted,
     TokenDelta,
     ToolFinished,
     ToolServerFailed,
@@ -94,6 +95,9 @@ class Replies:
         elif isinstance(event, TokenDelta):
             self._server_answered()
             self._replying().append(event.text)
+        elif isinstance(event, ThinkingStarted):
+            self._server_answered()
+            self._replying().think()
         elif isinstance(event, ToolStarted):
             self._replying().add_tool(event.call_id, event.name, event.arguments)
         elif isinstance(event, ToolFinished) and self._reply is not None:
