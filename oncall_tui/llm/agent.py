@@ -207,7 +207,12 @@ class _RunState:
                 return []
             if text := self._shown(self.thinking.feed(str(message.text))):
                 return [self._text(text)]
-            ended = bool(getattr(message, "tool_call_chunks", None) or message.response_metadata)
+            meta = message.response_metadata  # the end: Ollama's "done", OpenAI's reason
+            ended = bool(
+                getattr(message, "tool_call_chunks", None)
+                or meta.get("done")
+                or meta.get("finish_reason")
+            )
             return (
                 [ThinkingStarted()] if self.thinking.thinks(str(message.text), ended=ended) else []
             )

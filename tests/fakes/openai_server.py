@@ -193,7 +193,10 @@ def _deltas(reply: Reply, serial: int) -> list[JSON]:
     """The streamed ``delta`` objects of a reply, before the finishing chunk; ``serial``
     numbers the request, so call ids differ across the requests of a turn."""
     pieces = split_text(reply.text, reply.chunk_size)
-    deltas: list[JSON] = [{"content": piece} for piece in pieces]
+    deltas: list[JSON] = [  # reasoning apart, as llama.cpp's server streams it
+        {"reasoning_content": piece} for piece in split_text(reply.thinking, reply.chunk_size)
+    ]
+    deltas += [{"content": piece} for piece in pieces]
     if deltas:  # the role comes with the first piece, so drop_after counts text pieces
         deltas[0] = {"role": "assistant", **deltas[0]}
     for index, (name, arguments) in enumerate(reply.tool_calls):

@@ -105,14 +105,16 @@ async def test_tool_round_trip_yields_start_then_end_and_sends_the_result_back(
     )
 
 
-@pytest.mark.parametrize("apart", [True, False], ids=["thinking field", "think tags"])
+@both_providers
+@pytest.mark.parametrize("apart", [True, False], ids=["apart", "think tags"])
 async def test_a_model_that_reasons_is_said_to_think_before_each_call_s_output(
-    server: FakeOllama, apart: bool
+    server: FakeServer, apart: bool
 ) -> None:
     """qwen3 through Ollama 0.9 and later reasons in the ``thinking`` field (a request that
-    sets no ``think`` gets it, and LangChain drops it: pieces without text); older servers
-    put it in a <think> block. Either way the stream says so once a model call, before its
-    call or its answer, and none of the reasoning is in the reply."""
+    sets no ``think`` gets it), llama.cpp's server in ``reasoning_content``: LangChain drops
+    both, leaving pieces without text; older servers put it in a <think> block. Either way
+    the stream says so once a model call, before its call or its answer, and none of the
+    reasoning is in the reply."""
     steps = "The pods restarted at 02:47, right after the deploy of r42."
 
     def reasoning(**kw: Any) -> Reply:
@@ -126,7 +128,7 @@ async def test_a_model_that_reasons_is_said_to_think_before_each_call_s_output(
         reasoning(text="Roll back to r41."),
     )
     items = await collect(
-        stream_agent(model_for(server.url), "SYS", HISTORY, build_tools({"disk-full": SKILL}))
+        stream_agent(model_for(server), "SYS", HISTORY, build_tools({"disk-full": SKILL}))
     )
     kinds = [type(i).__name__ for i in items if not isinstance(i, TokenDelta)]
     assert kinds == [
