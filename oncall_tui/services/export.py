@@ -125,27 +125,25 @@ class ExportService:
         )
 
     def write(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:
-        """Write atomically (temp file in the same directory + os.replace), mode 0600;
-        returns the absolute path. A directory that does not exist or cannot be written,
-        or a path that is a directory, is a catalog error (``EXPORT_FAILED``) and leaves
-        nothing behind.
-
-        ``~`` is expanded and a symbolic link is followed: the file it names is replaced.
-        An existing regular file is replaced; anything else that exists (a directory, a
-        named pipe, a device) is refused untouched."""
+        """Write atomically (temp file in the same directory + os.replace), mode 0600, to
+        :meth:`target`; returns the absolute path. A directory that does not exist or cannot
+        be written is a catalog error (``EXPORT_FAILED``) and leaves nothing behind."""
         text = self.render(owner, session_id, fmt)
-        target = export_target(path)
+        target = self.target(owner, session_id, fmt, path)
         data = text.encode("utf-8")
         _write(target, data)
         log.info("session %s exported as %s (%d bytes)", session_id, fmt, len(data))
         return target
 
-    def existing(self, path: Path) -> Path | None:
-        """The file an export to ``path`` would replace (absolute, as :meth:`write` resolves
-        it), or ``None`` when there is none; a path no export can write is its catalog error
-        (``EXPORT_FAILED``), as :meth:`write` would raise it."""
-        target = export_target(path)
-        return target if target.exists() else None
+    def target(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:
+        """The absolute file an export to ``path`` writes: ``path`` itself, or in a directory
+        the offered name (:meth:`default_filename`), as ``cp`` puts a file in a folder. ``~``
+        is expanded and a symbolic link is followed: the file it names is replaced. An
+        existing regular file is replaced; anything else that exists (a named pipe, a
+        device) is refused untouched, with its catalog error, as is a missing directory."""
+        if _is_directory(path):
+            path = path / self.default_filename(owner, session_id, fmt)
+        return export_target(path)
 
     def default_filename(self, owner: str, session_id: int, fmt: ExportFormat) -> str:
         """e.g. 'oncall-session-12-inc-4211-checkout-5xx-2026-12-01-2130.md' (safe characters
@@ -184,6 +182,13 @@ def _failed(reason: str, path: Path | str, exc: OSError | None = None) -> Oncall
             _PROBLEMS.get(exc.errno or 0) or (exc.strerror or type(exc).__name__).lower()
         )
     return OncallError("EXPORT_FAILED", reason, **params)
+
+
+def _is_directory(path: Path) -> bool:
+    try:
+        return os.path.isdir(os.path.expanduser(path))
+    except ValueError:  # a NUL in the path: :func:`export_target` says so
+        return False
 
 
 def export_target(path: Path) -> Path:

@@ -348,23 +348,45 @@ def test_an_existing_file_is_replaced_whole_and_made_private(
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
-def test_existing_names_the_file_an_export_would_replace(
+def test_the_target_is_the_file_an_export_would_write_or_replace(
     chatted: tuple[Services, int], tmp_path: Path
 ) -> None:
     """What the TUI asks about before it replaces a file; a path no export can write is the
     error the write would raise."""
-    services, _ = chatted
+    services, session_id = chatted
     export = exporter(services)
-    assert export.existing(tmp_path / "new.md") is None
+
+    def target(path: Path) -> Path:
+        return export.target("alice", session_id, "md", path)
+
+    assert target(tmp_path / "new.md") == tmp_path / "new.md"
     log = tmp_path / "incident.log"
     log.write_text("02:51 ERROR\n")
     (tmp_path / "link.md").symlink_to(log)
-    assert export.existing(log) == log
-    assert export.existing(tmp_path / "link.md") == log  # the file the link names
+    assert target(log) == log
+    assert target(tmp_path / "link.md") == log  # the file the link names
     with pytest.raises(OncallError) as caught:
-        export.existing(tmp_path)
-    assert caught.value.reason == "export_is_directory"
+        target(tmp_path / "gone" / "x.md")
+    assert caught.value.reason == "export_no_directory"
     assert log.read_text() == "02:51 ERROR\n"
+
+
+def test_a_directory_given_gets_the_offered_name_in_it(
+    chatted: tuple[Services, int], tmp_path: Path
+) -> None:
+    """``~/incidents`` typed where a file name was offered: refused ("give a file name"), the
+    engineer typing a name out again mid-incident. It is the offered name in that folder, as
+    ``cp`` puts a file there."""
+    services, session_id = chatted
+    export = exporter(services)
+    folder = tmp_path / "incidents"
+    folder.mkdir()
+    offered = export.default_filename("alice", session_id, "md")
+    assert export.target("alice", session_id, "md", folder) == folder / offered
+    written = export.write("alice", session_id, "md", folder)
+    assert written == folder / offered
+    assert written.read_text(encoding="utf-8").startswith("# ")
+    assert [p.name for p in folder.iterdir()] == [offered]
 
 
 def refused(export: ExportService, path: Path, session_id: int) -> OncallError:
@@ -397,7 +419,10 @@ def test_a_directory_a_pipe_and_an_unwritable_directory_are_refused_untouched(
 ) -> None:
     services, session_id = chatted
     export = exporter(services)
+    taken = tmp_path / export.default_filename("alice", session_id, "md")
+    taken.mkdir()  # the offered name, in the folder given, is a directory
     assert refused(export, tmp_path, session_id).reason == "export_is_directory"
+    assert os.listdir(taken) == []
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     assert refused(export, pipe, session_id).reason == "export_not_regular"
@@ -664,8 +689,14 @@ def test_cli_errors_exit_2_and_write_nothing(
     assert (theirs.code, theirs.out) == (2, "")
     assert theirs.error()["code"] == "NOT_FOUND"
     assert not (tmp_path / "t.md").exists()
-    directory = cli("sessions", "export", str(session_id), "-o", str(tmp_path), "--json")
-    assert directory.code == 2
-    assert directory.error()["reason"] == "export_is_directory"
+    folder = tmp_path / "incidents"
+    folder.mkdir()
+    into = cli("sessions", "export", str(session_id), "-o", str(folder), "--json")
+    assert into.code == 0, into.err  # a folder: the offered name in it
+    (written,) = folder.iterdir()
+    assert written.name.startswith(f"oncall-session-{session_id}-")
+    assert into.json() == {
+        "exported": {"kind": "session", "id": session_id, "format": "md", "path": str(written)}
+    }
     bad_format = cli("sessions", "export", str(session_id), "--format", "pdf")
     assert (bad_format.code, bad_format.out) == (2, "")

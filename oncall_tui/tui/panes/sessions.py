@@ -132,9 +132,14 @@ class SessionActions:
             if not path or not path.strip():
                 return
             typed = Path(path.strip())
+
+            def resolve() -> tuple[Path, bool]:  # a folder given: the offered name in it
+                target = services.export.target(owner, session_id, format_for(typed), typed)
+                return target, target.exists()
+
             checked = self._calls.start(
-                lambda: services.export.existing(typed),
-                lambda found: write(typed) if found is None else self._replace(found, write),
+                resolve,
+                lambda found: self._replace(found[0], write) if found[1] else write(found[0]),
                 report=self._asked_again("EXPORT_FAILED", str(typed), ask),
             )
             hold_keys_for(self._listing.app, checked)  # typed behind Enter: to the question
