@@ -223,9 +223,10 @@ class ChatPane(Vertical):
                 dialog.dismiss(False)
 
     async def on_unmount(self) -> None:
-        """Quitting keeps the composer's text (the draft) and, mid-reply, the reply, marked
-        interrupted: the service stores it as the worker winds down, and the app waits for
-        that (a few seconds at most)."""
+        """Quitting keeps the composer's text (the draft; what the file does not hold is
+        printed after the app, :class:`~oncall_tui.tui.exit_deadline.HandBack`) and,
+        mid-reply, the reply, marked interrupted: the service stores it as the worker winds
+        down, and the app waits for that (a few seconds at most)."""
         self._quitting = True
         # Handed back until the draft is known kept: the exit deadline may come first.
         unkept = cast("OncallApp", self.app).unkept
