@@ -44,11 +44,6 @@ class ThinkingFilter:
         """Pieces of this output with nothing to show; -1 once it has shown something, or
         been said to think (:meth:`thinks`)."""
 
-    @property
-    def inside(self) -> bool:
-        """Within a thinking block (its pieces are held back)."""
-        return self._state == "inside"
-
     def feed(self, piece: str) -> str:
         if self._state == "passing":
             return piece

@@ -4,7 +4,7 @@ The same engine as for Ollama (:class:`~oncall_tui.llm.server_gateway.ServerGate
 streaming, tool calls, the usage of the final chunk calibrating the estimate, the 95% rule.
 What differs is how the window is known, since the app cannot set it: ``--num-ctx`` if given,
 else what the server says it runs (llama.cpp ``/props``, vLLM ``/v1/models``), else 8,192
-(:func:`~oncall_tui.llm.openai_api.explain_openai_window`); :meth:`window_source` says which.
+(:func:`~oncall_tui.llm.openai_api.explain_openai_window`); doctor's report says which.
 The server has only ``/v1/models`` to list: names and, from vLLM, each model's window.
 """
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.readiness import READY_SECONDS, ModelReadiness, running_loop
-from oncall_tui.llm.server import ListedModel, ServerKind, ServerReport, Window, WindowSource
+from oncall_tui.llm.server import ListedModel, ServerKind, ServerReport, Window
 from oncall_tui.llm.turn import AgentStreamItem, Summary, Turn
 from oncall_tui.settings import Settings
 
@@ -130,10 +130,6 @@ class ServerGateway(ABC):
 
     def context_window(self) -> int:
         return self._resolved().tokens
-
-    def window_source(self) -> WindowSource:
-        """Which rule gave the window."""
-        return self._resolved().source
 
     def _resolved(self, ask: bool = True) -> Window:
         """The window; found by a check when it is not known and no setting gives it (unless

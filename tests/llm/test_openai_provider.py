@@ -43,39 +43,45 @@ def gateway(server: FakeOpenAI, db_path: Path, **overrides: object) -> OpenAIGat
 # -- the window ---------------------------------------------------------------------------
 
 
+def window(gateway: OpenAIGateway) -> tuple[int, str]:
+    """The window, and the rule that gave it as doctor reports it."""
+    return gateway.context_window(), gateway.report().window.source
+
+
 def test_the_flag_sets_the_window_whatever_the_server_says(db_path: Path) -> None:
     with FakeOpenAI(props_n_ctx=4096) as server:
         chosen = gateway(server, db_path, num_ctx=3000)
-        assert (chosen.context_window(), chosen.window_source()) == (3000, "flag")
+        assert chosen.context_window() == 3000
         assert server.requests == []  # nothing to ask
+        assert window(chosen) == (3000, "flag")
 
 
 @pytest.mark.parametrize("top_level", [False, True])
 def test_llama_cpp_props_give_the_window(db_path: Path, top_level: bool) -> None:
     with FakeOpenAI(props_n_ctx=4096, props_top_level=top_level) as server:
         found = gateway(server, db_path)
-        assert (found.context_window(), found.window_source()) == (4096, "llama.cpp /props")
+        assert window(found) == (4096, "llama.cpp /props")
 
 
 def test_vllm_max_model_len_gives_the_window(openai: FakeOpenAI, db_path: Path) -> None:
     openai.models["big:1m"] = FakeModel("big:1m", context_length=32768, num_ctx=32768)
     found = gateway(openai, db_path, model="big:1m")
-    assert (found.context_window(), found.window_source()) == (32768, "vLLM /v1/models")
+    assert window(found) == (32768, "vLLM /v1/models")
 
 
 def test_without_a_word_from_the_server_the_window_is_8192(db_path: Path) -> None:
     with FakeOpenAI(max_model_len=False) as server:
         found = gateway(server, db_path)
-        assert (found.context_window(), found.window_source()) == (8192, "default")
+        assert window(found) == (8192, "default")
 
 
 def test_a_server_that_comes_back_replaces_the_fallback(db_path: Path, closed_url: str) -> None:
     with FakeOpenAI(props_n_ctx=2048) as server:
         found = gateway(server, db_path, base_url=f"{closed_url}/v1")
-        assert (found.context_window(), found.window_source()) == (8192, "default")
+        assert window(found) == (8192, "default")
         found._api.base_url = server.url  # the server comes up where it was looked for
         found.check_ready()
-        assert (found.context_window(), found.window_source()) == (2048, "llama.cpp /props")
+        assert window(found) == (2048, "llama.cpp /props")
 
 
 # -- readiness ----------------------------------------------------------------------------
