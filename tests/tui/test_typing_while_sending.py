@@ -112,3 +112,20 @@ async def test_text_changed_before_it_was_stored_is_left_alone(tmp_path: Path) -
         await held.stored()
         assert held.sent == ["restart the pod"]
         assert held.composer.text == "drain the node instead"
+
+
+async def test_a_log_pasted_while_the_send_is_on_its_way_goes_on_a_line_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: a question sent, and a 30-line log pasted before it was stored (the
+    first send of a run loads the model stack, a second or two): the paste was glued to the
+    end of the sent question, the composer's text was then the user's and stayed whole, and
+    the next Enter sent the first question again with the log."""
+    async with held_app(tmp_path) as held:
+        type_keys(held.app, "why is api-7 down\r")
+        await wait_until(held.pilot, lambda: held.sent == ["why is api-7 down"])
+        log = "02:51 ERROR upstream timeout\n02:52 ERROR upstream timeout"
+        held.app.post_message(events.Paste(log))
+        await wait_until(held.pilot, lambda: "02:52" in held.composer.text)
+        await held.stored()
+        assert held.composer.text == log

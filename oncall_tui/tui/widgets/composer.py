@@ -117,8 +117,12 @@ class Composer(InOrderBindings, TextArea):
         elif event.is_printable:
             self._typing_ahead()
 
+    def on_paste(self) -> None:
+        self._typing_ahead()  # (before the TextArea puts the paste where the cursor is)
+
     def _typing_ahead(self) -> None:
-        """Text typed while the sent text waits to be stored goes on a line of its own."""
+        """Text typed or pasted while the sent text waits to be stored goes on a line of its
+        own (the sent text leaves the composer once stored, and only it)."""
         if self._sent is not None and self.text == self._sent:
             self.move_cursor(self.document.end)
             self.insert("\n")
