@@ -129,3 +129,16 @@ async def test_a_log_pasted_while_the_send_is_on_its_way_goes_on_a_line_of_its_o
         await wait_until(held.pilot, lambda: "02:52" in held.composer.text)
         await held.stored()
         assert held.composer.text == log
+
+
+async def test_esc_before_the_message_is_stored_says_no_reply_was_kept(tmp_path: Path) -> None:
+    """Esc while the first send of a run was being stored (the model stack loads, a second or
+    two) said "Reply cancelled; the partial answer is kept", of an answer that never began.
+    The text is still in the composer, to send again."""
+    async with held_app(tmp_path) as held:
+        type_keys(held.app, "why is api-7 down\r")
+        await wait_until(held.pilot, lambda: held.sent == ["why is api-7 down"])
+        await held.pilot.press("escape")
+        await wait_until(held.pilot, lambda: not held.screen.sending)
+        assert status_text(held.screen) == "Cancelled before an answer began: no reply is kept."
+        assert held.composer.text == "why is api-7 down"

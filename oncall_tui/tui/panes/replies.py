@@ -134,7 +134,11 @@ class Replies:
         if self._reply is not None:
             self._reply.finish("interrupted")
         if said:
-            self._status.say(t("status.reply_cancelled", self._lang))
+            # Before the message was stored (the first send of a run loads the model stack, a
+            # second or two) no reply began: none is kept, and the text is still in the composer.
+            kept = self._reply is not None
+            said_key = "status.reply_cancelled" if kept else "status.send_cancelled"
+            self._status.say(t(said_key, self._lang))
 
     def failed(self, note: str) -> None:
         """A fault ended the send: a reply still streaming ends, failed, with ``note``."""
