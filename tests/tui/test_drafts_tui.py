@@ -137,7 +137,7 @@ async def test_the_text_at_quit_is_kept_or_else_handed_back(
     ended the app before the composer's change was heard of, and the draft was kept without
     those keys. And where the disk had filled (logs, mid-incident) since the draft was last
     written, ctrl+q lost the text without a word. The end writes the text as it is and reads
-    it back; what the file does not hold is handed back, for the CLI to print."""
+    it back; what the file does not hold is handed back, printed after the app."""
     settings = settings_in(tmp_path)
     app = app_for(settings)
     async with app.run_test() as pilot:
