@@ -29,6 +29,9 @@ from oncall_tui.llm.server import OLLAMA, ServerKind
 from oncall_tui.redaction import redact
 
 DETAIL_LIMIT = 160
+_NO_MEMORY = ("more system memory", "out of memory")
+"""Ollama's words for a model that does not fit in what memory is left (another model loaded,
+the machine's own work): "model requires more system memory (10.2 GiB) than is available"."""
 _NO_GENERATIONS = "No generations found in stream."
 """langchain-core's ValueError for a model stream that ended without a single chunk."""
 
@@ -67,6 +70,10 @@ def _map_one(
             return OncallError("MODEL_NOT_FOUND", model=model)
         if exc.status_code == 400 and "does not support tools" in str(exc.error):
             return OncallError("STREAM_FAILED", "stream_tools_refused", model=model)
+        if any(sign in str(exc.error).lower() for sign in _NO_MEMORY):
+            return OncallError(
+                "STREAM_FAILED", "stream_model_memory", model=model, problem=_short(exc.error)
+            )
         return OncallError("STREAM_FAILED", "stream_ollama_reported", problem=_short(exc.error))
     if (status := _openai_status(exc)) is not None:
         return _status_error(exc, status, url=url, model=model)

@@ -207,6 +207,19 @@ async def test_server_error_is_stream_failed_with_ollamas_reason(server: FakeSer
     assert "llama runner process has terminated" in error.message("en")
 
 
+async def test_a_model_that_does_not_fit_in_memory_says_what_frees_it(server: FakeOllama) -> None:
+    """Another model still loaded, a machine busy with the incident: Ollama's words alone left
+    the engineer to guess what to do at 3 a.m."""
+    said = "model requires more system memory (10.2 GiB) than is available (6.1 GiB)"
+    server.script(Reply.failure(500, said))
+    _, error = await collect_until_error(stream_agent(model_for(server.url), "SYS", HISTORY, []))
+    assert (error.code, error.reason) == ("STREAM_FAILED", "stream_model_memory")
+    assert error.message("en") == (
+        f"The model stream failed: Ollama cannot load qwen3:8b: {said}. Free memory (ollama ps "
+        "lists the models loaded, ollama stop NAME unloads one) or pick a smaller model."
+    )
+
+
 async def test_closing_the_stream_early_is_clean(server: FakeOllama) -> None:
     server.script(Reply(text="a b c d e f", delay_per_chunk=0.05))
     stream = stream_agent(model_for(server.url), "SYS", HISTORY, [])

@@ -170,7 +170,8 @@ REQUEST = httpx.Request("POST", f"{URL}/api/chat")
         (
             ollama.ResponseError("out of memory", 500),
             "STREAM_FAILED",
-            "Ollama reported: out of memory",
+            "Ollama cannot load qwen3:8b: out of memory. Free memory (ollama ps lists the models "
+            "loaded, ollama stop NAME unloads one) or pick a smaller model",
         ),
         (ollama.ResponseError("runner died"), "STREAM_FAILED", "Ollama reported: runner died"),
         (
