@@ -34,6 +34,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import replace
 from time import monotonic
 from typing import Any, TypeVar
 
@@ -380,7 +381,7 @@ class McpTools:
                 schema={},
             )
             schema = convert_to_openai_tool(wrap_tool(tool, self, None))
-            state.tools.append(_with_schema(tool, schema))
+            state.tools.append(replace(tool, schema=schema))
         state.missing = tuple(name for name in server.allow if name not in offered)
         state.session = session
         state.state, state.error = "ready", None
@@ -390,12 +391,6 @@ class McpTools:
             len(adapters),
             len(state.tools),
         )
-
-
-def _with_schema(tool: ServerTool, schema: Mapping[str, Any]) -> ServerTool:
-    from dataclasses import replace
-
-    return replace(tool, schema=schema)
 
 
 __all__ = [
