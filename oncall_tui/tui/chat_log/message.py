@@ -36,12 +36,9 @@ from oncall_tui.tui.chat_log.tool_calls import (
 if TYPE_CHECKING:
     from oncall_tui.services.views import ToolCallView
 
-STATUS_MARKS = {
-    "streaming": "…",
-    "interrupted": "⏸ interrupted",
-    "failed": "✗ failed",
-    "truncated": "✂ truncated",
-}
+STATUS_MARKS = {"streaming": "…", "interrupted": "⏸", "failed": "✗", "truncated": "✂"}
+"""A status's mark in the header, followed by the catalog's word for the status (its key:
+``log.status.`` and the status), but for a reply still streaming."""
 
 WAIT_SHOWN_FROM = 2
 """Seconds a reply streams with nothing to show before its header counts them: a model being
@@ -52,13 +49,6 @@ STALL_SHOWN_FROM = 5
 counts them again: a server that hangs (a GPU out of memory, a stalled link) stops a reply
 mid-sentence, which looked the same as an app that hangs. Local models leave gaps of a second
 or two between words at their slowest; a tool that runs long is counted too."""
-
-STATUS_WORDS = {
-    "interrupted": "log.status.interrupted",
-    "failed": "log.status.failed",
-    "truncated": "log.status.truncated",
-}
-"""The catalog's words for the marks above (the symbol stays)."""
 
 
 class MessageBlock:
@@ -141,8 +131,8 @@ class MessageBlock:
         """Who said it, and the status unless complete: ``assistant · ✗ failed``."""
         who = t("log.you" if self.role == "user" else "log.assistant", self.lang)
         mark = STATUS_MARKS.get(self.status)
-        if mark and self.status in STATUS_WORDS:
-            mark = f"{mark.split(' ')[0]} {t(STATUS_WORDS[self.status], self.lang)}"
+        if mark and self.status != "streaming":
+            mark = f"{mark} {t(f'log.status.{self.status}', self.lang)}"
         waited = self.shown_wait
         if mark and waited is not None:
             said = t("log.thinking" if self.thinks else "log.waited", self.lang, seconds=waited)
