@@ -322,7 +322,7 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
         for i in range(29):
             MessageRepository(session).add(chat, "user", f"q{i}")
             MessageRepository(session).add(chat, "assistant", f"a{i}")
-    server.script(Reply.failure(500, "out of memory"), "answer")
+    server.script(Reply.failure(500, "llama runner process has terminated"), "answer")
     events = await collect(services.chat.send("alice", session_id, "31st"))
     assert events[0] == CompactionStarted(session_id, 60)
     failed = events[1]
@@ -333,7 +333,7 @@ async def test_a_failed_automatic_compaction_is_reported_and_the_send_goes_on(
         "code": "MEMORY_COMPACTION_FAILED",
         "message": (
             "Memory compaction failed: The model stream failed: "
-            f"{server_name(server)} reported: out of memory. "
+            f"{server_name(server)} reported: llama runner process has terminated. "
             "The summary and history are unchanged. The message is sent without compacting."
         ),
     }
