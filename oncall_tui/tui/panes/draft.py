@@ -51,11 +51,11 @@ class ComposerDraft:
         self._calls = ServiceCalls(composer, status.report, status.show_fault)
         self._keeping = False
         """This app keeps the draft (it claimed it)."""
-        self._edits = 0
-        """The composer's changes so far; with :attr:`_kept_edits`, whether the file is behind."""
-        self._kept_edits = 0
         self._written = ""
-        """The text last given to be written (an empty composer has nothing to write)."""
+        """The text last given to be written: the file is behind while the composer's differs
+        (an empty composer has nothing to write)."""
+        self._generation = 0
+        """Of the last writing given: one that comes late loses to a later one."""
         self._timer: Timer | None = None
 
     def claim(self) -> None:
@@ -101,12 +101,11 @@ class ComposerDraft:
 
     def changed(self) -> None:
         """The composer's text changed."""
-        self._edits += 1
         if self._keeping and self._timer is None:
             self._timer = self._composer.set_interval(DRAFT_SECONDS, self._tick)
 
     def _tick(self) -> None:
-        if self._edits == self._kept_edits:
+        if self._composer.text == self._written:
             if self._timer is not None:
                 self._timer.stop()
                 self._timer = None
@@ -121,9 +120,8 @@ class ComposerDraft:
         when it is kept, or there is none."""
         text = self._composer.text
         write = None
-        if self._keeping and text != self._written:  # (keys in the quit's own read change
-            self._edits += 1  # the text before the pane hears of it: the count may be behind)
-            write = self._write()
+        if self._keeping and text != self._written:  # (keys in the quit's own read may have
+            write = self._write()  # changed it before the pane heard of it)
         elif not text.strip():
             return None
         drafts = self._services.drafts
@@ -140,6 +138,7 @@ class ComposerDraft:
 
     def _write(self) -> Callable[[], bool]:
         """Writing the composer's text as it is now; writings that come late lose to it."""
-        drafts, text, edits = self._services.drafts, self._composer.text, self._edits
-        self._kept_edits, self._written = edits, text
-        return lambda: drafts.keep(text, edits)
+        self._generation += 1
+        drafts, text, generation = self._services.drafts, self._composer.text, self._generation
+        self._written = text
+        return lambda: drafts.keep(text, generation)
