@@ -77,6 +77,14 @@ async def wait_until(
         await asyncio.sleep(0.02)
 
 
+async def settled(pilot: Pilot[Any]) -> None:
+    """Let the app handle what is queued, then draw its screen once more: a resize, a style
+    set or a key's effect is laid out at the next refresh, which ``pilot.pause`` alone does
+    not wait for (its look for idleness is shorter than a frame in these tests)."""
+    await pilot.pause()
+    await asyncio.wait_for(pilot.app.screen.wait_for_refresh(), 10)
+
+
 async def question_read(pilot: Pilot[Any]) -> None:
     """Wait, as a person reads it, until the question in front takes every answer (one that
     cannot be undone counts only after its first moments on screen)."""
@@ -84,6 +92,15 @@ async def question_read(pilot: Pilot[Any]) -> None:
 
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, Question) and app.screen.read)
+
+
+async def question_drawn(pilot: Pilot[Any]) -> None:
+    """Wait until the question in front has been drawn: its reading time runs from then (a
+    test that moves the dialogs' clock moves it after this)."""
+    from oncall_tui.tui.widgets.dialogs import Question
+
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, Question) and app.screen.drawn)
 
 
 def keys_in_one_read(app: App[Any], *keys: str) -> None:

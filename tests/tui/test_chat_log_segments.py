@@ -29,7 +29,7 @@ from oncall_tui.tui.chat_log.markdown import (
 from oncall_tui.tui.chat_log.message import STALL_SHOWN_FROM, WAIT_SHOWN_FROM
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
 from oncall_tui.tui.widgets.key_bar import KeyBar
-from tests.tui.harness import screen_rows, wait_until
+from tests.tui.harness import screen_rows, settled, wait_until
 
 
 def reply(paragraphs: int) -> str:
@@ -638,14 +638,34 @@ async def test_a_theme_change_redraws_kept_lines_in_the_new_colours() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         log = app.query_one(ChatLog)
         log.show_page(page(("assistant", "# Rollback\n\nrun `kubectl`")), earlier=0, boundary=0)
-        await pilot.pause()
+        await settled(pilot)
         before = [log.render_line(y) for y in range(4)]  # drawn and kept
         app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
-        await pilot.pause()
-        await pilot.pause()
+        await settled(pilot)
+        await settled(pilot)
         after = [log.render_line(y) for y in range(4)]
         assert [line.text for line in after] == [line.text for line in before]
         for row in (0, 1, 3):  # the header, the heading, a line with inline code
+            assert _colours(before[row]) != _colours(after[row])
+
+
+async def test_text_rendered_as_the_theme_changes_takes_the_new_colours() -> None:
+    """Text rendered between the theme's new name and its new colours (Textual sets them a
+    moment later: a reply streams as the theme is chosen) kept the old colours under the new
+    name, for the rest of the run."""
+    app = LogApp()
+    text = "# Rollback\n\nrun `kubectl`"
+    async with app.run_test(size=(80, 20)) as pilot:
+        log = app.query_one(ChatLog)
+        log.show_page(page(("assistant", text)), earlier=0, boundary=0)
+        await settled(pilot)
+        before = [log.render_line(y) for y in range(4)]
+        app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
+        log.show_page(page(("assistant", text)), earlier=0, boundary=0)  # before the colours
+        await settled(pilot)
+        await settled(pilot)
+        after = [log.render_line(y) for y in range(4)]
+        for row in (1, 3):  # the heading, a line with inline code
             assert _colours(before[row]) != _colours(after[row])
 
 

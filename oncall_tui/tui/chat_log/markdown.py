@@ -22,6 +22,23 @@ SEGMENT_CHARS = 500
 breaks outside code fences (fewer, larger segments render faster). A streaming reply is cut at
 every such break instead, so that only the paragraph being written is rendered again."""
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+MARKDOWN_VARIABLES = (
+    *(f"markdown-h{level}-{part}" for level in range(1, 7) for part in ("color", "text-style")),
+    "text-warning",
+    "warning-muted",
+    "text-accent",
+)
+"""The theme's variables the Markdown's styles are made of (:func:`.markdown_theme`)."""
+
+Look = tuple[object, ...]
+
+
+def markdown_look(app: App[object]) -> Look:
+    """What rendered Markdown looks like in the app's theme: its colours and whether it is dark
+    (code's highlighting). Not the theme's name: a theme's variables change after its name
+    does, and a frame drawn between the two kept the old colours under the new name."""
+    variables = app.theme_variables
+    return (app.current_theme.dark, *(variables.get(name) for name in MARKDOWN_VARIABLES))
 
 
 def _fence_open(text: str) -> bool:
@@ -101,8 +118,9 @@ class MarkdownLines:
         self._tail_lines: list[Line] | None = None
         """The tail's lines at ``_width``; None until drawn (again)."""
         self._width = -1
-        self._theme = ""
-        """The app theme the lines were rendered in; a theme change renders them again."""
+        self._look: Look = ()
+        """The look the lines were rendered in (:func:`markdown_look`); a new one renders them
+        again."""
 
     @property
     def text(self) -> str:
@@ -148,9 +166,10 @@ class MarkdownLines:
 
     def _lines_at(self, app: App[object], width: int) -> tuple[list[Line], list[Line]]:
         """The finished lines and the tail's lines at ``width``: what is new since the last
-        call is rendered now; a new width or theme renders everything again."""
-        if width != self._width or app.theme != self._theme:
-            self._width, self._theme = width, app.theme
+        call is rendered now; a new width or look renders everything again."""
+        look = markdown_look(app)
+        if width != self._width or look != self._look:
+            self._width, self._look = width, look
             self._lines, self._rendered, self._tail_lines = [], 0, None
         if width <= 0:
             return [], []

@@ -35,18 +35,21 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
 
+from oncall_tui.tui.chat_log.markdown import Look, markdown_look
 from oncall_tui.tui.line_breaks import LineBreakingText
 
 if TYPE_CHECKING:
     from textual.app import App
 
-_THEMES: dict[str, Theme] = {}
+_THEMES: dict[Look, Theme] = {}
 
 
-def themes(name: str, variables: Mapping[str, str]) -> Theme:
-    if name not in _THEMES:
-        _THEMES[name] = markdown_theme(variables)
-    return _THEMES[name]
+def themes(app: App[object]) -> Theme:
+    """Rich's Markdown styles for the app's look, made once a look."""
+    look = markdown_look(app)
+    if look not in _THEMES:
+        _THEMES[look] = markdown_theme(app.theme_variables)
+    return _THEMES[look]
 
 
 class _Heading(Heading):
@@ -206,7 +209,7 @@ def markdown_lines(app: App[object], text: str, options: ConsoleOptions) -> list
     at the edge, the app theme's Markdown styles; the blank line a list opens with dropped."""
     console = app.console
     document = rich_markdown(text, dark=app.current_theme.dark)
-    with console.use_theme(themes(app.theme, app.theme_variables)):
+    with console.use_theme(themes(app)):
         lines = console.render_lines(document, options, pad=False)
     while lines and not Segment.get_line_length(lines[0]):  # a list opens blank
         del lines[0]
