@@ -13,7 +13,7 @@ from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, Question, UnsavedChangesDialog
 from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextDialog, TextViewerDialog
 from tests.tui.conftest import wait_until
-from tests.tui.harness import question_read
+from tests.tui.harness import question_drawn, question_read, settled
 
 SIZE = (100, 32)
 
@@ -86,7 +86,7 @@ async def test_confirm_dialog_starts_on_no_and_marks_the_focused_button(
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         dialog = app.screen
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(dialog.focused, Button)
         assert dialog.focused.id == "no"
         assert button_text(dialog, "no") == "▸ No ◂"
@@ -106,7 +106,7 @@ async def test_confirm_dialog_labels_are_never_markup() -> None:
     app = DialogHost(lambda: ConfirmDialog("t", "m", yes_label="[b]Go[/b]", no_label="[i]x"))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.pause()
+        await settled(pilot)
         assert button_text(app.screen, "yes").strip() == "[b]Go[/b]"
         assert button_text(app.screen, "no") == "▸ [i]x ◂"
 
@@ -200,11 +200,11 @@ async def test_no_answer_typed_before_a_destructive_question_could_be_read_count
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         dialog = app.screen
         assert isinstance(dialog, ConfirmDialog)
-        await pilot.pause()  # drawn, at 100.0
+        await question_drawn(pilot)  # at 100.0
         now[0] += dialogs.READ_SECONDS - 0.01
         assert not takes_yes(dialog)
         await pilot.press(*early)
-        await pilot.pause()
+        await settled(pilot)
         assert app.results == []
         assert dialog.is_current  # still asking
         if late != "escape":
@@ -226,7 +226,7 @@ async def test_discarding_edits_typed_before_the_question_could_be_read_is_refus
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
         dialog = app.screen
-        await pilot.pause()
+        await question_drawn(pilot)
         await pilot.press("d")
         assert app.results == []
         assert dialog.is_current
@@ -248,8 +248,11 @@ async def test_a_long_question_scrolls_and_the_keys_and_buttons_stay_on_screen(
     app = DialogHost(lambda: ConfirmDialog("Run ops.deploy?", LONG_QUESTION))
     async with app.run_test(size=size) as pilot:
         await wait_until(pilot, lambda: bool(app.screen.query("#no")))
-        await pilot.pause()
         dialog = app.screen
+        await wait_until(  # laid out for the terminal's height (a class set as it is sized)
+            pilot,
+            lambda: {button.region.height for button in dialog.query(Button)} == {button_rows},
+        )
         for widget in (dialog.query_one("#confirm-keys"), *dialog.query(Button)):
             region = widget.region
             assert region.height > 0
@@ -262,6 +265,7 @@ async def test_a_long_question_scrolls_and_the_keys_and_buttons_stay_on_screen(
         await wait_until(pilot, lambda: body.scroll_y > 0)
         await pilot.press("pageup")
         await wait_until(pilot, lambda: body.scroll_y == 0)
+        await question_read(pilot)
         await pilot.press("n")
         await wait_until(pilot, lambda: app.results == [False])
 
@@ -270,7 +274,7 @@ async def test_a_short_question_is_drawn_whole_without_a_scroll() -> None:
     app = DialogHost(lambda: ConfirmDialog("Delete?", "Really?"))
     async with app.run_test(size=(60, 20)) as pilot:
         await wait_until(pilot, lambda: bool(app.screen.query("#no")))
-        await pilot.pause()
+        await settled(pilot)
         body = app.screen.query_one(".dialog--body")
         assert body.region.height == 1
         assert body.max_scroll_y == 0

@@ -20,6 +20,7 @@ from oncall_tui.tui.widgets.text_dialogs import TextDialog
 from tests.tui.harness import (
     keys_in_one_read,
     notifications,
+    question_drawn,
     question_read,
     screen_rows,
     scripted_app,
@@ -183,7 +184,7 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
         await export_to(target, "y")
         assert isinstance(app.screen, ConfirmDialog)
         assert "incident.log exists" in str(app.screen.query_one(".dialog--message").render())
-        await pilot.pause()
+        await question_drawn(pilot)
         assert isinstance(app.screen, ConfirmDialog)  # the early "y" answered nothing
         now[0] += dialogs.READ_SECONDS
         await pilot.press("n")

@@ -14,6 +14,7 @@ from oncall_tui.tui.chat_log.plain import PlainLines
 from oncall_tui.tui.chat_log.rich_markdown import rich_markdown
 from oncall_tui.tui.line_breaks import CLOSING, OPENING, break_offsets
 from oncall_tui.tui.widgets.plain_text import PlainText
+from tests.tui.harness import settled
 from tests.tui.test_chat_log_user_text import shown
 
 QUESTION = "fast 数据库连接池耗尽导致订单服务超时，请检查 max_connections 设置。"
@@ -102,16 +103,16 @@ async def test_the_status_line_breaks_chinese_between_characters_at_each_width()
         line.show(NOTE)
         cut = app.query_one("#cut", PlainText)  # one line, cut: given as it is
         cut.show(NOTE)
-        await pilot.pause()
+        await settled(pilot)
         assert line.text == NOTE
         assert str(cut.content) == NOTE  # no line break added
         first_two = ["模型输出中断：与 Ollama 的连接", "中断。已保留部分回复，标记为失"]
         assert drawn(line)[:2] == first_two
         line.styles.width = 24
-        await pilot.pause()
+        await settled(pilot)
         assert drawn(line)[:2] == ["模型输出中断：与 Ollama", "的连接中断。已保留部分回"]
         assert "".join(drawn(line)).replace(" ", "") == NOTE.replace(" ", "")
         english = "Ollama is not reachable at http://127.0.0.1:11434."
         line.show(english)  # given as it is: Textual breaks it
-        await pilot.pause()
+        await settled(pilot)
         assert (str(line.content), drawn(line)[0]) == (english, "Ollama is not reachable")

@@ -490,10 +490,14 @@ async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:
         screen = main_screen(app)
         app.query_one(Composer).text = "why 502s?"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].ended)
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status != "streaming"
+        )
         await app.workers.wait_for_complete()
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 3 and blocks(screen)[2].ended)
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 3 and blocks(screen)[2].status != "streaming"
+        )
         assert [(b.role, b.status) for b in blocks(screen)] == [
             ("user", "complete"),
             ("assistant", "failed"),
@@ -599,7 +603,9 @@ async def test_a_fault_mid_reply_marks_it_failed_and_ends_the_stream(tmp_path: P
         await app.workers.wait_for_complete()
         app.query_one(Composer).text = "status?"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(blocks(screen)) == 4 and blocks(screen)[3].ended)
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 4 and blocks(screen)[3].status != "streaming"
+        )
         reply = blocks(screen)[3]
         await wait_until(pilot, lambda: reply.status == "failed")
         assert reply.content == "Checking the pods"

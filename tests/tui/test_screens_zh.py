@@ -150,7 +150,9 @@ async def test_the_chat_log_speaks_chinese(tmp_path: Path) -> None:
         log = app.screen.query_one(ChatLog)
         app.screen.query_one(Composer).text = "db-3 disk alert"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(log.messages) == 2 and log.messages[1].ended)
+        await wait_until(
+            pilot, lambda: len(log.messages) == 2 and log.messages[1].status != "streaming"
+        )
         question, reply = log.messages
         assert question.who == "你"
         assert reply.who == "助手"

@@ -25,6 +25,7 @@ from oncall_tui.tui.widgets.text_dialogs import TextDialog
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
     keys_in_one_read,
+    question_drawn,
     question_read,
     screen_rows,
     scripted_app,
@@ -322,7 +323,7 @@ async def test_a_y_typed_with_the_delete_key_does_not_delete(
         screen, session_id = await open_seeded(pilot, 1, "redis failover")
         keys_in_one_read(app, "alt+x", *"yes")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.pause()
+        await question_drawn(pilot)
         assert isinstance(app.screen, ConfirmDialog)
         assert app.services.sessions.get("alice", session_id).message_count == 2
         now[0] += READ_SECONDS

@@ -22,7 +22,7 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.fakes.ollama_server import FakeOllama
 from tests.terminal import Terminal, wait_for
-from tests.tui.harness import screen_rows, scripted_app, seed_session, wait_until
+from tests.tui.harness import screen_rows, scripted_app, seed_session, settled, wait_until
 
 
 def main(app: OncallApp) -> MainScreen:
@@ -52,7 +52,7 @@ async def test_at_80_columns_the_footer_keeps_quit_keys_and_panel(tmp_path: Path
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(80, 24)) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         shown = footer_keys(app, 80)
         assert {"Quit", "Keys", "Panel"} <= set(shown), shown
 
@@ -68,7 +68,7 @@ async def test_at_80_columns_the_panel_opens_over_the_chat(tmp_path: Path) -> No
         width = chat.size.width
         assert width >= 50
         await pilot.press("ctrl+b")
-        await pilot.pause()
+        await settled(pilot)
         assert shown(panel)
         assert chat.size.width == width  # over it, not beside it
         assert panel.region.right == 80
@@ -85,7 +85,7 @@ async def test_typing_in_the_panel_over_the_chat_closes_it_and_goes_on_in_the_co
         await app.workers.wait_for_complete()
         panel, composer = screen.query_one(ContextPanel), screen.query_one(Composer)
         await pilot.press("ctrl+b")
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("tab")  # from the composer into the panel (its controls wait for a
         assert panel.has_focus_within  # session: the panel's scroll has the focus)
         await pilot.press(*"why")
@@ -123,7 +123,7 @@ async def test_a_long_status_message_is_wrapped_in_full(tmp_path: Path) -> None:
         status = screen.query_one("#status", PlainText)
         words = " ".join(f"word{n}" for n in range(60))  # about six lines at this width
         screen.status.say(words + " END.", error=True)
-        await pilot.pause()
+        await settled(pilot)
         assert status.size.height >= 6
         rendered = [line.text for line in status.render_lines(status.region.reset_offset)]
         assert "END." in " ".join(rendered)
@@ -150,11 +150,11 @@ async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
         assert edge(composer, "top") == "thick"
         assert edge(log, "left") == "vkey"
         log.focus()
-        await pilot.pause()
+        await settled(pilot)
         assert edge(log, "left") == "outer"
         assert edge(composer, "top") == "hkey"
         await pilot.press("alt+l")
-        await pilot.pause()
+        await settled(pilot)
         assert app.focused is not None
         assert app.focused.id == "session-filter"
         assert app.focused.styles.text_style.bold
@@ -185,7 +185,7 @@ async def test_below_120_columns_the_chat_keeps_three_fifths_of_the_width(
     async with app.run_test(size=(width, 24)) as pilot:
         screen = main(app)
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         centre = screen.query_one("#centre")
         assert centre.region.width >= 0.6 * width, (centre.region.width, width)
         # still there, narrower; below 70 columns folded away, the chat the whole width
@@ -204,7 +204,7 @@ async def test_a_panel_hidden_with_ctrl_b_stays_hidden_through_resizes(tmp_path:
         await wait_until(pilot, lambda: screen.has_class("-narrow"))
         await pilot.resize_terminal(130, 36)
         await wait_until(pilot, lambda: not screen.has_class("-narrow"))
-        await pilot.pause()
+        await settled(pilot)
         assert not panel.display
         await pilot.press("ctrl+b")  # and it comes back when asked
         await wait_until(pilot, lambda: panel.display)
@@ -221,11 +221,11 @@ async def test_the_sessions_pane_hides_with_alt_1_and_stays_hidden_until_asked(
         await app.workers.wait_for_complete()
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: not sessions.display)
-        await pilot.pause()
+        await settled(pilot)
         assert centre.region.width == 80  # the chat takes its width
         for width in (60, 130):  # folded by the width, or wide enough for it: as it was hidden
             await pilot.resize_terminal(width, 36)
-            await pilot.pause()
+            await settled(pilot)
             assert not sessions.display
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: sessions.display)
@@ -248,21 +248,21 @@ async def test_in_half_a_split_terminal_the_sessions_fold_away_until_alt_1_shows
         sessions = screen.query_one(SessionList)
         centre = screen.query_one("#centre")
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert not sessions.display
         assert centre.region.width == 60
         assert "alt+1 Sessions" in screen_rows(app)[-1]
         for width, shown in ((70, True), (69, False), (100, True), (60, False)):
             await pilot.resize_terminal(width, 20)
-            await pilot.pause()
+            await settled(pilot)
             assert sessions.display == shown, width
         await pilot.press("alt+1")
         await wait_until(pilot, lambda: sessions.display)
-        await pilot.pause()
+        await settled(pilot)
         assert centre.region.width == 60 - sessions.region.width
         for width in (50, 130, 60):
             await pilot.resize_terminal(width, 20)
-            await pilot.pause()
+            await settled(pilot)
             assert sessions.display, width
 
 
@@ -282,7 +282,7 @@ async def test_the_sessions_filter_row_has_the_lists_left_border(tmp_path: Path)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = main(app)
         await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         field = screen.query_one("#session-filter")
         options = screen.query_one("#session-options")
         assert edge(field, "left") == edge(options, "left") == "vkey"
@@ -334,6 +334,6 @@ async def test_a_resize_to_60_columns_under_the_keys_help_lays_the_chat_out_whol
         await wait_until(pilot, lambda: screen.has_class("-narrow"))
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
-        await pilot.pause()
+        await settled(pilot)
         assert app.is_running
         assert screen.query_one("#centre").region.width >= 36
