@@ -6,22 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.app import App
 
 from oncall_tui.core.memory import MemoryMode
 from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.chat_log.rich_markdown import markdown_theme
 from oncall_tui.tui.commands import checked_keymap, key_name, still_streaming
 from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
+from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.plain_text import PlainText
 from oncall_tui.tui.widgets.welcome import Welcome
 from tests.fakes.chat_model import ScriptedChatModel
 from tests.fakes.gateway import StaticGateway
-from tests.tui.harness import notifications, screen_rows, seed_session, wait_until
+from tests.tui.harness import notifications, screen_rows, seed_session, settled, wait_until
 from tests.tui.test_main_screen import drawn
 from tests.tui.test_welcome import shown
 
@@ -212,6 +215,45 @@ async def test_the_theme_in_the_file_is_applied_and_a_new_choice_is_written(
         app.theme = "gruvbox"
         await wait_until(pilot, lambda: 'theme = "gruvbox"' in config.read_text("utf-8"))
         assert config.read_text("utf-8").startswith("# mine\n")
+
+
+def test_every_theme_the_palette_offers_styles_markdown_with_code_that_shows() -> None:
+    """Each theme's variables make rich styles; inline code is never its own background."""
+    app = App[None]()
+    for name in sorted(app.available_themes):
+        app.theme = name
+        theme = markdown_theme(app.get_css_variables())
+        code = theme.styles["markdown.code"]
+        assert code.color is not None, name
+        assert code.color != code.bgcolor, name
+        assert all(theme.styles[f"markdown.h{level}"].color for level in range(1, 7)), name
+
+
+@pytest.mark.parametrize(("theme", "then"), [("ansi-light", "ansi-dark"), ("ansi-dark", "nord")])
+async def test_markdown_is_drawn_in_the_terminals_own_colours(
+    tmp_path: Path, theme: str, then: str
+) -> None:
+    """The ANSI themes (the terminal's own colours) ended the app with a traceback once
+    Markdown was drawn, and at each start after it, the theme being remembered."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'theme = "{theme}"\n', encoding="utf-8")
+    settings = Settings.resolve(
+        db=str(tmp_path / "t.db"), user="alice", config=str(config), environ={}
+    )
+    reply = (
+        "## Rollback\n\nRun `kubectl rollout undo`, see [the runbook](https://runbooks.example)."
+    )
+    model = ScriptedChatModel([reply])
+    app = build_app(settings, gateway=StaticGateway(model, 8192))
+    async with app.run_test(size=SIZE) as pilot:
+        app.query_one(Composer).text = "rollback?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("kubectl rollout undo" in r for r in screen_rows(app)))
+        assert app.theme == theme
+        app.theme = then
+        await wait_until(pilot, lambda: f'theme = "{then}"' in config.read_text("utf-8"))
+        await settled(pilot)
+        assert any("Rollback" in row for row in screen_rows(app))
 
 
 async def test_an_unknown_theme_is_said_and_the_default_kept(tmp_path: Path) -> None:

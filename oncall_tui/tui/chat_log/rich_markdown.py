@@ -183,20 +183,35 @@ def markdown_theme(variables: Mapping[str, str]) -> Theme:
     theme's colours, as in Textual's own Markdown documents)."""
 
     def color(name: str) -> str:
-        return Color.parse(variables[name]).hex6
+        return theme_colour(variables[name]) or "default"
+
+    def text_style(level: int) -> str:  # Textual's "none" is no word of rich's
+        words = variables.get(f"markdown-h{level}-text-style", "bold").split()
+        return " ".join(word for word in words if word != "none")
 
     styles = {
-        f"markdown.h{level}": (
-            f"{variables.get(f'markdown-h{level}-text-style', 'bold')} "
-            f"{color(f'markdown-h{level}-color')}"
-        )
+        f"markdown.h{level}": f"{text_style(level)} {color(f'markdown-h{level}-color')}".strip()
         for level in range(1, 7)
     }
-    styles["markdown.code"] = f"{color('text-warning')} on {color('warning-muted')}"
+    muted = theme_colour(variables["warning-muted"])
+    styles["markdown.code"] = color("text-warning") + (f" on {muted}" if muted else "")
     styles["markdown.code_cut"] = f"bold reverse {color('text-warning')}"
     styles["markdown.link"] = f"underline {color('text-accent')}"
     styles["markdown.link_url"] = f"underline {color('text-accent')}"
     return Theme(styles, inherit=True)
+
+
+def theme_colour(value: str) -> str | None:
+    """A theme variable's colour as rich writes it, None for one a terminal cannot show. The
+    ANSI themes use the terminal's own colours, and some with a share (``ansi_yellow 50%``, a
+    muted one: inline code's background), which Textual's CSS reads and ``Color.parse`` does
+    not (choosing such a theme ended the app with a traceback, and again at each start, the
+    theme being remembered): a terminal's colour has no shades, so one with a share is none."""
+    name, *share = value.split()
+    colour = Color.parse(name)
+    if share and colour.ansi is not None:
+        return None
+    return colour.rich_color.name
 
 
 def rich_markdown(text: str, *, dark: bool = True) -> RichMarkdown:
