@@ -29,6 +29,7 @@ from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor, search, tools
 from oncall_tui.cli.output import (
     EXIT_BROKEN_PIPE,
+    EXIT_DEFECT,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USER_ERROR,
@@ -234,7 +235,11 @@ def _run_tui(settings: Settings) -> int:
         return report_error(refused, settings.lang, as_json=False)
     from oncall_tui.tui.app import run_tui
 
-    failure, unsent = run_tui(settings)
+    failure, unsent, defect = run_tui(settings)
+    if defect is not None:  # printed above the text handed back, if any (``run_tui``)
+        said = text("cli.tui.defect", settings.lang, error=defect, log=settings.log_path)
+        sys.stderr.write(terminal_safe(redact(said)) + "\n")
+        return EXIT_DEFECT
     if failure is None:
         return 0
     status = report_error(failure, settings.lang, as_json=False)

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 EXIT_OK = 0
+EXIT_DEFECT = 1
+"""The TUI ended on an error it did not expect (a defect of its own), as Python exits on one."""
 EXIT_USER_ERROR = 2
 EXIT_CONTEXT_LIMIT = 3
 EXIT_MODEL_ERROR = 4

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from textual import constants, on
 from textual.app import SystemCommand
@@ -26,7 +26,7 @@ from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
 from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
 from oncall_tui.tui.commands import COMMANDS, checked_keymap, keys_to_say
-from oncall_tui.tui.exit_deadline import ExitDeadline, HandBack, terminal_restorer
+from oncall_tui.tui.exit_deadline import Defect, ExitDeadline, HandBack, terminal_restorer
 from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
 from oncall_tui.tui.palette import PaletteCommands
@@ -99,6 +99,8 @@ class OncallApp(KeyOrderApp):
         )
         self.failure: OncallError | None = None
         """What ended the app, when it could not go on (a database it cannot open)."""
+        self.defect = Defect()
+        self.defect.capture(self.error_console)  # an error not expected: said, not dumped
         self.unsent = ""
         """What the composer held when the app could not go on: the CLI prints it back."""
         self._model_stack_loading = False
@@ -375,9 +377,19 @@ def build_app(
     )
 
 
-def run_tui(settings: Settings) -> tuple[OncallError | None, str]:
-    """Run the app; what made it give up, if anything, and the text typed but not sent then
-    (the caller reports both)."""
+class Ending(NamedTuple):
+    """How the app ended, for the CLI to report."""
+
+    failure: OncallError | None = None
+    """What made it give up (a database it cannot open)."""
+    unsent: str = ""
+    """The composer's text then, which the CLI gives back."""
+    defect: str | None = None
+    """The error it ended on when it did not expect it (a defect): its kind and words."""
+
+
+def run_tui(settings: Settings) -> Ending:
+    """Run the app; how it ended (the caller reports it)."""
     typeahead = read_typeahead()  # the terminal as the app found it, then, for a last resort
     app = build_app(
         settings, typeahead=typeahead, restore_terminal=terminal_restorer(), ends_process=True
@@ -387,6 +399,8 @@ def run_tui(settings: Settings) -> tuple[OncallError | None, str]:
     finally:
         app.services.close()
     if app.failure is not None:
-        return app.failure, app.unsent  # (the composer's text, which the CLI gives back)
+        return Ending(app.failure, app.unsent)
+    if (defect := app.defect.error) is not None:
+        app.defect.log()
     app.unkept.print()
-    return None, ""
+    return Ending(defect=defect)

@@ -17,15 +17,21 @@ tool servers' processes, puts the terminal back as it was, and ends the process 
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import os
+import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.redaction import redact
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 log = logging.getLogger(__name__)
 
@@ -149,3 +155,42 @@ class HandBack:
                 with contextlib.suppress(OSError, ValueError):
                     output.write(f"{self._heading}\n{terminal_safe(redact(text))}\n")
                     output.flush()
+
+
+class Defect:
+    """Where Textual writes the error that ended the app when the app did not expect it (a
+    defect), in place of the terminal: its traceback shows each frame's variables (a
+    message's text, a prompt's body), which the scrollback would keep. The CLI says the
+    error's words, masked (:attr:`error`), and the log where it happened (:meth:`log`)."""
+
+    def __init__(self) -> None:
+        self._written = io.StringIO()
+
+    def capture(self, console: Console) -> None:
+        """Have ``console`` (the app's ``error_console``) write here, not on the terminal."""
+        console.file = self._written
+
+    @property
+    def error(self) -> str | None:
+        """The error's kind and words, as the traceback ends with them (after its last frame);
+        None if the app did not end on one."""
+        lines = self._plain().splitlines()
+        last_frame = max((n for n, line in enumerate(lines) if line.startswith("╰")), default=-1)
+        said = " ".join(line.strip() for line in lines[last_frame + 1 :] if line.strip())
+        return said or None
+
+    def log(self) -> None:
+        """The error's kind and the places it went through, innermost last: no words of it
+        and no variables (a message's text may be in either)."""
+        places = PLACE.findall(self._plain())
+        kind = (self.error or "").partition(":")[0]
+        log.error("the app ended on an error it did not expect: %s at %s", kind, places[-6:])
+
+    def _plain(self) -> str:
+        from rich.text import Text
+
+        return Text.from_ansi(self._written.getvalue()).plain
+
+
+PLACE = re.compile(r"(\S+\.py:\d+) in (\S+)")
+"""A frame of a traceback as rich writes it: ``path.py:263 in line_count``."""
