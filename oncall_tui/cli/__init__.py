@@ -233,7 +233,7 @@ def _run_tui(settings: Settings) -> int:
     if not (is_terminal(sys.stdin) and is_terminal(sys.stderr)):  # Textual's two streams
         refused = OncallError("VALIDATION_INVALID_ARGUMENT", "tui_needs_terminal")
         return report_error(refused, settings.lang, as_json=False)
-    from oncall_tui.tui.app import run_tui
+    from oncall_tui.tui.program import run_tui
 
     failure, unsent, defect = run_tui(settings)
     if defect is not None:  # printed above the text handed back, if any (``run_tui``)

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from textual import constants, on
 from textual.app import SystemCommand
@@ -18,20 +18,21 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.widget import Widget
 from textual.widgets import TextArea
 
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError, joined
 from oncall_tui.settings import Settings
 from oncall_tui.texts import text as t
+from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
 from oncall_tui.tui.commands import COMMANDS, checked_keymap, keys_to_say
-from oncall_tui.tui.exit_deadline import Defect, ExitDeadline, HandBack, terminal_restorer
+from oncall_tui.tui.exit_deadline import Defect, ExitDeadline, HandBack
 from oncall_tui.tui.key_order import KeyOrderApp
 from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
 from oncall_tui.tui.palette import PaletteCommands
 from oncall_tui.tui.screens.main import MainScreen
-from oncall_tui.tui.typeahead import read_typeahead
 from oncall_tui.tui.warmup import warm_up_rendering
 from oncall_tui.tui.widgets.composer import Composer
 
@@ -314,18 +315,26 @@ class OncallApp(KeyOrderApp):
             t("palette.screenshot.help", lang),
             lambda: self.set_timer(0.1, self.save_screen),
         )
+        pane = screen.focused
+        if isinstance(pane, Composer):  # the chat, whose reply a maximized composer hid
+            pane = next(iter(screen.query(ChatLog)), None)
         if screen.maximized is not None:
             yield SystemCommand(
                 t("palette.minimize", lang),
                 t("palette.minimize.help", lang),
                 screen.action_minimize,
             )
-        elif screen.focused is not None and screen.focused.allow_maximize:
+        elif pane is not None and pane.allow_maximize:
             yield SystemCommand(
                 t("palette.maximize", lang),
                 t("palette.maximize.help", lang),
-                screen.action_maximize,
+                partial(self._maximize, screen, pane),
             )
+
+    @staticmethod
+    def _maximize(screen: Screen[object], pane: Widget) -> None:
+        screen.maximize(pane)
+        pane.focus()
 
     def save_screen(self) -> None:
         """The palette's Screenshot: the screen as SVG where an export is offered (the
@@ -375,32 +384,3 @@ def build_app(
     return OncallApp(
         services, typeahead=typeahead, restore_terminal=restore_terminal, ends_process=ends_process
     )
-
-
-class Ending(NamedTuple):
-    """How the app ended, for the CLI to report."""
-
-    failure: OncallError | None = None
-    """What made it give up (a database it cannot open)."""
-    unsent: str = ""
-    """The composer's text then, which the CLI gives back."""
-    defect: str | None = None
-    """The error it ended on when it did not expect it (a defect): its kind and words."""
-
-
-def run_tui(settings: Settings) -> Ending:
-    """Run the app; how it ended (the caller reports it)."""
-    typeahead = read_typeahead()  # the terminal as the app found it, then, for a last resort
-    app = build_app(
-        settings, typeahead=typeahead, restore_terminal=terminal_restorer(), ends_process=True
-    )
-    try:
-        app.run()
-    finally:
-        app.services.close()
-    if app.failure is not None:
-        return Ending(app.failure, app.unsent)
-    if (defect := app.defect.error) is not None:
-        app.defect.log()
-    app.unkept.print()
-    return Ending(defect=defect)

@@ -27,6 +27,7 @@ from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.composer import Composer
+from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
     keys_in_one_read,
     notifications,
@@ -195,6 +196,33 @@ async def test_a_palette_command_runs_its_action(tmp_path: Path) -> None:
         chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Skills")
         chosen.callback()
         await wait_until(pilot, lambda: isinstance(app.screen, SkillLibraryScreen))
+
+
+async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
+    tmp_path: Path,
+) -> None:
+    """The message box alone on the screen hid the replies it sent; Esc gives the panes back,
+    the reply still running."""
+    app, _ = scripted_app(
+        tmp_path / "t.db", [Turn(text="Look at the 502s " * 20, chunk_size=8, delay_per_chunk=0.03)]
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        assert isinstance(app.focused, Composer)
+        app.focused.text = "why 502s?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.sending)
+        chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Maximize")
+        chosen.callback()
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: screen.maximized is log and app.focused is log)
+        assert screen.query_one(Composer).region.height == 0  # the chat alone
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Minimize" in titles
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        await wait_until(pilot, lambda: log.messages[-1].status != "streaming")
+        assert log.messages[-1].status == "complete"  # Esc restored the panes, cancelled nothing
 
 
 async def test_one_code_block_of_the_last_reply_is_copied_by_number(tmp_path: Path) -> None:

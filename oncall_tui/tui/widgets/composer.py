@@ -41,6 +41,10 @@ class Composer(InOrderBindings, TextArea):
     the other sessions'), ↓ goes back towards the newest and then to an empty composer. A
     recalled message is edited like typed text; once changed, ↑ and ↓ move the cursor again."""
 
+    ALLOW_MAXIMIZE = False
+    """Alone on the screen it hid the replies it sent: the palette's Maximize fills the
+    screen with the chat instead."""
+
     # Not in the footer (the placeholder says Enter and ctrl+j; F1 lists them all), so that
     # the screen's keys fit at 80 columns.
     BINDINGS = [
