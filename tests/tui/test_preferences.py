@@ -13,6 +13,7 @@ from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.chat_log.plain import block_look
 from oncall_tui.tui.chat_log.rich_markdown import markdown_theme
 from oncall_tui.tui.commands import checked_keymap, key_name, still_streaming
 from oncall_tui.tui.screens.keys import KeysScreen
@@ -254,6 +255,25 @@ async def test_markdown_is_drawn_in_the_terminals_own_colours(
         await wait_until(pilot, lambda: f'theme = "{then}"' in config.read_text("utf-8"))
         await settled(pilot)
         assert any("Rollback" in row for row in screen_rows(app))
+
+
+@pytest.mark.parametrize(("theme", "shaded"), [("ansi-dark", False), ("textual-dark", True)])
+async def test_a_terminals_own_colours_shade_no_message(
+    tmp_path: Path, theme: str, shaded: bool
+) -> None:
+    """A tenth of the theme's blue behind the user's message, and a twentieth behind pasted
+    output, were a solid blue band in the ANSI themes: a terminal's colours have no shades."""
+    app, _ = app_with_file(tmp_path, f'theme = "{theme}"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        log = app.query_one(ChatLog)
+        user = log.get_component_rich_style("chat-log--user")
+        assert (user.bgcolor is not None and not user.bgcolor.is_default) == shaded
+        variables = app.theme_variables
+        text, _ = block_look(
+            variables["background"], variables["primary"], variables["text-accent"]
+        )
+        assert (text.bgcolor is not None) == shaded
 
 
 async def test_an_unknown_theme_is_said_and_the_default_kept(tmp_path: Path) -> None:

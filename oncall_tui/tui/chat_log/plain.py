@@ -44,6 +44,8 @@ def block_look(background: str, primary: str, accent: str) -> tuple[Style, Style
     """The styles of a block in a theme of these colours (none yet: plain ones)."""
     if not (background and primary and accent):
         return Style(), Style(bold=True)
+    if Color.parse(primary).ansi is not None:  # a terminal's own colours: no shade to tint with
+        return Style(), Style(color=Color.parse(accent).rich_color, bold=True)
     tint = Color.parse(background).blend(Color.parse(primary), BLOCK_TINT)
     text = Style(bgcolor=tint.rich_color)
     return text, text + Style(color=Color.parse(accent).rich_color, bold=True)
