@@ -13,6 +13,7 @@ from oncall_tui.errors import Language
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
+from oncall_tui.tui.chat_log.entries import LogStyles
 from oncall_tui.tui.chat_log.plain import block_look
 from oncall_tui.tui.chat_log.rich_markdown import markdown_theme
 from oncall_tui.tui.commands import checked_keymap, key_name, still_streaming
@@ -267,8 +268,8 @@ async def test_a_terminals_own_colours_shade_no_message(
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         log = app.query_one(ChatLog)
-        user = log.get_component_rich_style("chat-log--user")
-        assert (user.bgcolor is not None and not user.bgcolor.is_default) == shaded
+        user = LogStyles.of(log.get_component_rich_style, 0).user
+        assert (user.bgcolor is not None) == shaded
         variables = app.theme_variables
         text, _ = block_look(
             variables["background"], variables["primary"], variables["text-accent"]

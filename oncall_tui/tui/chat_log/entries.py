@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
+from rich.color import ColorType
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
@@ -168,9 +169,12 @@ class LogStyles:
             text("tool-failed"),
             text("tool-detail"),
         )
+        user = component("chat-log--user")
+        if user.bgcolor is not None and user.bgcolor.type is ColorType.STANDARD:
+            user = text("user")  # a terminal's own colour has no shade: a tint was a solid band
         return cls(
             palette,
-            user=component("chat-log--user"),
+            user=user,
             cursor=component("chat-log--cursor"),
             cursor_bar=component("chat-log--cursor-bar"),
             divider=text("divider"),
