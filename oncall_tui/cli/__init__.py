@@ -236,7 +236,7 @@ def _run_tui(settings: Settings) -> int:
     from oncall_tui.tui.program import run_tui
 
     failure, unsent, defect = run_tui(settings)
-    if defect is not None:  # printed above the text handed back, if any (``run_tui``)
+    if defect is not None:  # under the text handed back, if any (``run_tui`` printed it)
         said = text("cli.tui.defect", settings.lang, error=defect, log=settings.log_path)
         sys.stderr.write(terminal_safe(redact(said)) + "\n")
         return EXIT_DEFECT

@@ -95,12 +95,13 @@ async def question_read(pilot: Pilot[Any]) -> None:
 
 
 async def question_drawn(pilot: Pilot[Any]) -> None:
-    """Wait until the question in front has been drawn: its reading time runs from then (a
-    test that moves the dialogs' clock moves it after this)."""
+    """Wait until the question in front has been drawn: its reading time runs from then, as
+    it is refreshed in front (a test that moves the dialogs' clock moves it after this)."""
     from oncall_tui.tui.widgets.dialogs import Question
 
     app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, Question) and app.screen.drawn)
+    await wait_until(pilot, lambda: isinstance(app.screen, Question))
+    await settled(pilot)
 
 
 def keys_in_one_read(app: App[Any], *keys: str) -> None:

@@ -111,11 +111,6 @@ class Question(ModalScreen[AnswerT]):
         """When the dialog was last drawn in front (``None`` while it is not)."""
 
     @property
-    def drawn(self) -> bool:
-        """Whether the dialog has been drawn in front: its reading time has begun."""
-        return self._drawn_at is not None
-
-    @property
     def read(self) -> bool:
         drawn = self._drawn_at
         return drawn is not None and clock() - drawn >= READ_SECONDS
