@@ -36,6 +36,7 @@ from oncall_tui.cli.output import (
     Handler,
     output_failure,
     reader_safe_output,
+    report_defect,
     report_error,
     report_warning,
 )
@@ -272,7 +273,7 @@ def _run_command(
     except Exception as exc:
         failure = context.database_failure(exc)  # found once, here, not around every query
         if failure is None:
-            raise
+            return report_defect(exc, settings.lang, settings.log_path)
         return report_error(failure, settings.lang, as_json)
     finally:
         context.close()

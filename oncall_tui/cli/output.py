@@ -18,10 +18,13 @@ import argparse
 import contextlib
 import io
 import json
+import logging
 import os
 import sys
+import traceback
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from oncall_tui.core.text import terminal_safe
@@ -35,9 +38,11 @@ if TYPE_CHECKING:
 
     from oncall_tui.services.container import Services
 
+log = logging.getLogger(__name__)
+
 EXIT_OK = 0
 EXIT_DEFECT = 1
-"""The TUI ended on an error it did not expect (a defect of its own), as Python exits on one."""
+"""An error the program did not expect (a defect of its own), as Python exits on one."""
 EXIT_USER_ERROR = 2
 EXIT_CONTEXT_LIMIT = 3
 EXIT_MODEL_ERROR = 4
@@ -244,6 +249,19 @@ def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
     else:
         sys.stderr.write(f"oncall-tui: {terminal_safe(redact(error.message(lang)))}\n")
     return exit_status(error.code)
+
+
+def report_defect(error: Exception, lang: Language, log_path: Path | None) -> int:
+    """An error a command did not expect (a defect of its own), said in one line, masked, as
+    every error is (Python's traceback said its words unmasked); the log gets its kind and the
+    frames it went through, no words of it (a message's text may be in them)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    places = [f"{frame.filename}:{frame.lineno} in {frame.name}" for frame in frames]
+    kind = type(error).__name__
+    log.error("the command ended on an error it did not expect: %s at %s", kind, places[-6:])
+    said = text("cli.defect", lang, error=f"{kind}: {error}", log=log_path)
+    sys.stderr.write(terminal_safe(redact(said)) + "\n")
+    return EXIT_DEFECT
 
 
 def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:

@@ -1,7 +1,8 @@
-"""An error the app did not expect (a defect of its own) ends it as an error it expects would:
-said in one line, masked, with no traceback (Textual's shows every frame's variables, a
-message's text among them); the reply so far and what was being typed are kept. A real
-process in a pseudo-terminal, the defect put in by the test."""
+"""An error the app or a command did not expect (a defect of its own) ends it as an error it
+expects would: said in one line, masked, with no traceback (Textual's shows every frame's
+variables, a message's text among them), exit status 1; in the TUI the reply so far and what
+was being typed are kept. The TUI is a real process in a pseudo-terminal, the defect put in by
+the test."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from rich.traceback import Traceback
 
 from oncall_tui.services.container import Services
+from oncall_tui.services.sessions import SessionService
 from oncall_tui.settings import Settings
 from oncall_tui.tui.exit_deadline import Defect
 from tests.cli.test_signals import SLOW, environment
+from tests.conftest import RunCli
 from tests.fakes.ollama_server import FakeOllama
 from tests.terminal import Terminal, wait_for
 from tests.tui.test_drafts_tui import draft_file
@@ -96,3 +100,25 @@ def test_the_words_of_an_error_wrapped_over_lines_are_said_whole_and_without_col
 
 def test_an_app_that_ended_well_has_no_defect() -> None:
     assert Defect().error is None
+
+
+def test_a_command_that_meets_a_defect_says_it_in_one_masked_line_and_exits_1(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch, private_log: Path
+) -> None:
+    """Python's own traceback said the error's words unmasked (a database URL, a message)."""
+
+    def broken(self: object, owner: str) -> list[object]:
+        raise KeyError("postgresql://ops:hunter2@db/oncall")
+
+    monkeypatch.setattr(SessionService, "list_sessions", broken)
+    result = cli("sessions", "list")
+    assert result.code == 1
+    assert result.err.startswith("oncall-tui stopped on an error of its own, a defect: KeyError:")
+    assert "ops:***@db" in result.err
+    assert "hunter2" not in result.err
+    assert "Traceback" not in result.err
+    assert len(result.err.splitlines()) == 1
+    logged = private_log.read_text()
+    assert "the command ended on an error it did not expect: KeyError at" in logged
+    assert "in broken" in logged  # where it happened, for the report
+    assert "hunter2" not in logged
