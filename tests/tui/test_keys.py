@@ -202,7 +202,7 @@ async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
     tmp_path: Path,
 ) -> None:
     """The message box alone on the screen hid the replies it sent; Esc gives the panes back,
-    the reply still running."""
+    the reply still running, and so does the next question typed (it was typed out of sight)."""
     app, _ = scripted_app(
         tmp_path / "t.db", [Turn(text="Look at the 502s " * 20, chunk_size=8, delay_per_chunk=0.03)]
     )
@@ -221,6 +221,13 @@ async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
         assert "Minimize" in titles
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.maximized is None)
+        chosen.callback()  # again; the next question typed gives the panes back, not typed blind
+        await wait_until(pilot, lambda: screen.maximized is log)
+        keys_in_one_read(app, *"and now?")
+        await wait_until(pilot, lambda: screen.maximized is None)
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "and now?")
+        assert app.focused is composer
         await wait_until(pilot, lambda: log.messages[-1].status != "streaming")
         assert log.messages[-1].status == "complete"  # Esc restored the panes, cancelled nothing
 

@@ -39,7 +39,7 @@ class TypingHandOff:
         event.stop()
         event.prevent_default()
         self._away = True
-        composer.screen.set_focus(composer)
+        self._hand_to(composer)
         composer.type_key(event.key, event.character)
 
     def paste(self, event: events.Paste) -> None:
@@ -48,11 +48,20 @@ class TypingHandOff:
             return
         event.stop()
         event.prevent_default()
-        composer.screen.set_focus(composer)
+        self._hand_to(composer)
         composer.type_text(event.text)
 
     def back(self) -> None:
         self._away = False
+
+    @staticmethod
+    def _hand_to(composer: Composer) -> None:
+        """The focus to the composer, shown: a pane filling the screen (maximized) gives the
+        others back, or the typing went on out of sight."""
+        screen = composer.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        screen.set_focus(composer)
 
     def _composer(self) -> Composer | None:
         try:
