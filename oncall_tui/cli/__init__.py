@@ -29,11 +29,11 @@ from oncall_tui import __version__
 from oncall_tui.cli import assets, chat, doctor, search, tools
 from oncall_tui.cli.output import (
     EXIT_BROKEN_PIPE,
-    EXIT_DEFECT,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USER_ERROR,
     Handler,
+    frames_of,
     output_failure,
     reader_safe_output,
     report_defect,
@@ -237,10 +237,8 @@ def _run_tui(settings: Settings) -> int:
     from oncall_tui.tui.program import run_tui
 
     failure, unsent, defect = run_tui(settings)
-    if defect is not None:  # under the text handed back, if any (``run_tui`` printed it)
-        said = text("cli.tui.defect", settings.lang, error=defect, log=settings.log_path)
-        sys.stderr.write(terminal_safe(redact(said)) + "\n")
-        return EXIT_DEFECT
+    if defect is not None and (said := defect.error) is not None:  # under the text handed back
+        return report_defect(said, defect.places, settings.lang, settings.log_path, app=True)
     if failure is None:
         return 0
     status = report_error(failure, settings.lang, as_json=False)
@@ -273,7 +271,8 @@ def _run_command(
     except Exception as exc:
         failure = context.database_failure(exc)  # found once, here, not around every query
         if failure is None:
-            return report_defect(exc, settings.lang, settings.log_path)
+            words = f"{type(exc).__name__}: {exc}"
+            return report_defect(words, frames_of(exc), settings.lang, settings.log_path, app=False)
         return report_error(failure, settings.lang, as_json)
     finally:
         context.close()

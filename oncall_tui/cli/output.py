@@ -251,17 +251,26 @@ def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
     return exit_status(error.code)
 
 
-def report_defect(error: Exception, lang: Language, log_path: Path | None) -> int:
-    """An error a command did not expect (a defect of its own), said in one line, masked, as
-    every error is (Python's traceback said its words unmasked); the log gets its kind and the
-    frames it went through, no words of it (a message's text may be in them)."""
-    frames = traceback.extract_tb(error.__traceback__)
-    places = [f"{frame.filename}:{frame.lineno} in {frame.name}" for frame in frames]
-    kind = type(error).__name__
-    log.error("the command ended on an error it did not expect: %s at %s", kind, places[-6:])
-    said = text("cli.defect", lang, error=f"{kind}: {error}", log=log_path)
+def report_defect(
+    error: str, places: Sequence[str], lang: Language, log_path: Path | None, *, app: bool
+) -> int:
+    """An error the app (``app``) or a command did not expect, a defect of its own: its kind
+    and words (``error``) said in one line, masked, as every error is (the traceback of Python,
+    or of Textual with each frame's variables, said them unmasked); the log gets its kind and
+    the frames it went through (``places``, innermost last), no words of it (a message's text
+    may be in them)."""
+    kind = error.partition(":")[0]
+    who = "app" if app else "command"
+    log.error("the %s ended on an error it did not expect: %s at %s", who, kind, list(places[-6:]))
+    said = text("cli.tui.defect" if app else "cli.defect", lang, error=error, log=log_path)
     sys.stderr.write(terminal_safe(redact(said)) + "\n")
     return EXIT_DEFECT
+
+
+def frames_of(error: BaseException) -> list[str]:
+    """The frames ``error`` went through, innermost last, as ``path.py:263 in line_count``."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return [f"{frame.filename}:{frame.lineno} in {frame.name}" for frame in frames]
 
 
 def report_warning(problem: OncallError, lang: Language, as_json: bool) -> None:

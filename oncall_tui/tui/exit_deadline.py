@@ -161,7 +161,7 @@ class Defect:
     """Where Textual writes the error that ended the app when the app did not expect it (a
     defect), in place of the terminal: its traceback shows each frame's variables (a
     message's text, a prompt's body), which the scrollback would keep. The CLI says the
-    error's words, masked (:attr:`error`), and the log where it happened (:meth:`log`)."""
+    error's words, masked (:attr:`error`), and logs where it happened (:attr:`places`)."""
 
     def __init__(self) -> None:
         self._written = io.StringIO()
@@ -179,12 +179,10 @@ class Defect:
         said = " ".join(line.strip() for line in lines[last_frame + 1 :] if line.strip())
         return said or None
 
-    def log(self) -> None:
-        """The error's kind and the places it went through, innermost last: no words of it
-        and no variables (a message's text may be in either)."""
-        places = PLACE.findall(self._plain())
-        kind = (self.error or "").partition(":")[0]
-        log.error("the app ended on an error it did not expect: %s at %s", kind, places[-6:])
+    @property
+    def places(self) -> list[str]:
+        """The frames it went through, innermost last, as ``path.py:263 in line_count``."""
+        return PLACE.findall(self._plain())
 
     def _plain(self) -> str:
         from rich.text import Text
@@ -192,5 +190,5 @@ class Defect:
         return Text.from_ansi(self._written.getvalue()).plain
 
 
-PLACE = re.compile(r"(\S+\.py:\d+) in (\S+)")
+PLACE = re.compile(r"\S+\.py:\d+ in \S+")
 """A frame of a traceback as rich writes it: ``path.py:263 in line_count``."""

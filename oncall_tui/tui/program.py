@@ -7,7 +7,7 @@ from typing import NamedTuple
 from oncall_tui.errors import OncallError
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
-from oncall_tui.tui.exit_deadline import terminal_restorer
+from oncall_tui.tui.exit_deadline import Defect, terminal_restorer
 from oncall_tui.tui.typeahead import read_typeahead
 
 
@@ -18,8 +18,8 @@ class Ending(NamedTuple):
     """What made it give up (a database it cannot open)."""
     unsent: str = ""
     """The composer's text then, which the CLI gives back."""
-    defect: str | None = None
-    """The error it ended on when it did not expect it (a defect): its kind and words."""
+    defect: Defect | None = None
+    """What Textual wrote of the error the app ended on (a defect), if any."""
 
 
 def run_tui(settings: Settings) -> Ending:
@@ -34,7 +34,5 @@ def run_tui(settings: Settings) -> Ending:
         app.services.close()
     if app.failure is not None:
         return Ending(app.failure, app.unsent)
-    if (defect := app.defect.error) is not None:
-        app.defect.log()
     app.unkept.print()
-    return Ending(defect=defect)
+    return Ending(defect=app.defect)

@@ -34,11 +34,11 @@ Look = tuple[object, ...]
 
 
 def markdown_look(app: App[object]) -> Look:
-    """What rendered Markdown looks like in the app's theme: its colours and whether it is dark
-    (code's highlighting). Not the theme's name: a theme's variables change after its name
-    does, and a frame drawn between the two kept the old colours under the new name."""
+    """What rendered Markdown looks like in the app's theme: its name (dark or light: code's
+    highlighting) and its colours. Not the name alone: a theme's variables change after its
+    name does, and a frame drawn between the two kept the old colours under the new name."""
     variables = app.theme_variables
-    return (app.current_theme.dark, *(variables.get(name) for name in MARKDOWN_VARIABLES))
+    return (app.theme, *(variables.get(name) for name in MARKDOWN_VARIABLES))
 
 
 def _fence_open(text: str) -> bool:
