@@ -3,8 +3,8 @@
 ``prepare_message`` is steps 1-5 of the memory rules (docs/ARCHITECTURE.md "Session memory"):
 estimate the candidate context, compact first when the mode says so, refuse at 95%, then
 store the user message. ``prepare_retry`` is the same for a stored message that has no
-answer, without storing it again. Compaction is one streamed model call with no tools; only a
-non-empty summary moves the boundary, and history is never deleted.
+answer, without storing it again. Compaction (:mod:`.compaction`) is one streamed model call
+with no tools; only a non-empty summary moves the boundary, and history is never deleted.
 
 Round trips: a send reads the session and the owner's active context (prompt, selected skills)
 in one unit of work, and stores the user message in a second; the request is estimated once,
@@ -35,7 +35,8 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelGateway
 from oncall_tui.llm.tokens import message_tokens
 from oncall_tui.llm.tool_specs import ToolSchema
-from oncall_tui.llm.turn import ModelUsage, Summary
+from oncall_tui.llm.turn import ModelUsage
+from oncall_tui.services.compaction import Compaction, Reading, memory_state
 from oncall_tui.services.configuration import (
     ActiveContext,
     ConfigurationService,
@@ -49,15 +50,13 @@ from oncall_tui.services.context import (
     SessionSnapshot,
     assembly_of,
     budget_of,
-    sendable,
 )
 from oncall_tui.services.sessions import title_from_message
 from oncall_tui.services.steps import completed_in_thread
-from oncall_tui.services.summaries import summarise
 from oncall_tui.store.engine import Database
 from oncall_tui.store.ids import stored_id
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from oncall_tui.store.tables import SessionRow, utcnow
+from oncall_tui.store.tables import SessionRow
 
 log = logging.getLogger(__name__)
 
@@ -77,18 +76,6 @@ class PreparedSend:
     away goes back only into the history it answers."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Reading:
-    """What a request is assembled from, read in one unit of work: the session (its row and
-    the messages after the boundary) and the owner's active prompt and selected skills."""
-
-    snapshot: SessionSnapshot
-    context: ActiveContext
-
-    def before(self, position: int | None) -> _Reading:
-        return _Reading(self.snapshot.before(position), self.context)
-
-
 Compacting = Callable[[int, int], None]
 """Told the session and the number of messages as an automatic compaction begins."""
 
@@ -106,6 +93,7 @@ class MemoryService:
         self._server_tools = server_tools
         """The schemas of the tool servers' bound tools (none before they start)."""
         self._gateway = gateway
+        self._compaction = Compaction(database, gateway, self._usage)
 
     # -- the send path -----------------------------------------------------------------------
 
@@ -209,7 +197,7 @@ class MemoryService:
         """:meth:`refresh_usage` in the caller's unit of work (one that may write), for
         ``row``, the owner's session it read: the reading is set on the row, and the row
         saved."""
-        reading = _Reading(
+        reading = Reading(
             SessionSnapshot.read(session, owner, stored_id(row)), active_context_in(session, owner)
         )
         state = self._state_of(reading)
@@ -219,14 +207,14 @@ class MemoryService:
 
     def baseline(self, owner: str) -> ContextUsage:
         """The usage a new, empty session starts from: system prompt and tool schemas."""
-        reading = _Reading(SessionSnapshot(row=None), self._configuration.active_context(owner))
+        reading = Reading(SessionSnapshot(row=None), self._configuration.active_context(owner))
         return self._usage(reading)
 
     async def compact(self, owner: str, session_id: int) -> MemoryState:
         """Summarise everything after the boundary now; with nothing there, no model call."""
         reading = await asyncio.to_thread(self._read, owner, session_id)
         if reading.snapshot.history:
-            state, _ = await self._compact(owner, reading)
+            state, _ = await self._compaction.run(owner, reading)
             return state
         return await completed_in_thread(self.refresh_usage, owner, session_id)
 
@@ -238,7 +226,7 @@ class MemoryService:
             snapshot = reading.snapshot
             if snapshot.history:
                 try:
-                    await self._compact(owner, reading)
+                    await self._compaction.run(owner, reading)
                 except OncallError as error:
                     raise OncallError(
                         "MEMORY_MODE_UNCHANGED", mode=snapshot.mode.value, detail=error
@@ -265,7 +253,7 @@ class MemoryService:
             in_prompt=by_text,
         )
 
-    def _request(self, reading: _Reading, candidate: tuple[str, str]) -> Request:
+    def _request(self, reading: Reading, candidate: tuple[str, str]) -> Request:
         """The request answering ``candidate`` after ``reading``'s history, and its estimate.
 
         Runs on the caller's loop: it is CPU work only, and each text's estimate is cached."""
@@ -277,7 +265,7 @@ class MemoryService:
             assembly, history, budget_of(snapshot.row, window), assembly.estimate(history)
         )
 
-    def _usage(self, reading: _Reading) -> ContextUsage:
+    def _usage(self, reading: Reading) -> ContextUsage:
         """The reading of the session's next request, before its message is known."""
         snapshot = reading.snapshot
         assembly = self._assembly(reading.context, snapshot.summary)
@@ -285,7 +273,7 @@ class MemoryService:
         budget = budget_of(snapshot.row, window)
         return budget.reading(assembly.estimate(snapshot.sent_history(window)))
 
-    def _read(self, owner: str, session_id: int | None) -> _Reading:
+    def _read(self, owner: str, session_id: int | None) -> Reading:
         """The session and the active context in one read (a selection that needs repair is
         repaired first, in a unit of work of its own). Blocking: the async methods call it in a
         worker thread. It also learns the window, which may ask the model server once."""
@@ -295,30 +283,18 @@ class MemoryService:
             context = read_active_context(session, owner)
         if context is None:
             context = self._configuration.repaired_active_context(owner)
-        return _Reading(snapshot, context)
+        return Reading(snapshot, context)
 
-    def _state_of(self, reading: _Reading) -> MemoryState:
+    def _state_of(self, reading: Reading) -> MemoryState:
         row = reading.snapshot.existing_row()
-        return self._state(row, self._usage(reading), can_compact=bool(reading.snapshot.history))
+        return memory_state(row, self._usage(reading), can_compact=bool(reading.snapshot.history))
 
-    def _state(self, row: SessionRow, usage: ContextUsage, *, can_compact: bool) -> MemoryState:
-        return MemoryState(
-            session_id=stored_id(row),
-            memory_mode=MemoryMode(row.memory_mode),
-            memory_summary=row.memory_summary,
-            memory_summary_status=row.memory_summary_status,
-            compacted_message_count=row.compacted_message_count,
-            usage=usage,
-            can_compact=can_compact,
-            last_compacted_at=row.last_compacted_at,
-        )
-
-    # -- compaction and storage ------------------------------------------------------------------
+    # -- storage ------------------------------------------------------------------
 
     async def _measure(
         self,
         owner: str,
-        earlier: _Reading,
+        earlier: Reading,
         candidate: tuple[str, str],
         until: int | None = None,
         *,
@@ -344,63 +320,13 @@ class MemoryService:
         if on_compacting is not None:
             on_compacting(stored_id(snapshot.existing_row()), len(snapshot.history))
         try:
-            compacted, after = await self._compact(owner, earlier)
+            compacted, after = await self._compaction.run(owner, earlier)
         except OncallError as error:
             log.warning(
                 "automatic compaction of session %s failed: %s", snapshot.session_id, error.code
             )
             return request, None, error
         return self._request(after.before(until), candidate), compacted, None
-
-    async def _compact(self, owner: str, reading: _Reading) -> tuple[MemoryState, _Reading]:
-        """Summarise ``reading``'s messages into the summary and move the boundary past them;
-        the state stored, and the session as it is after it (with ``reading``'s context).
-
-        The summary commits only if the session is still as it was read (see
-        :meth:`SessionSnapshot.changed_in`); otherwise it is discarded and the error says why.
-        """
-        snapshot = reading.snapshot
-        row = snapshot.existing_row()
-        transcript = [(m.role, m.content) for m in snapshot.messages if sendable(m)]
-        written = await summarise(
-            self._gateway, snapshot.summary, transcript, row.token_calibration
-        )
-        if written.truncated:
-            log.warning("the summary of session %s was cut at the model's length limit", row.id)
-        return await completed_in_thread(self._store_summary, owner, reading, written)
-
-    def _store_summary(
-        self, owner: str, reading: _Reading, written: Summary
-    ) -> tuple[MemoryState, _Reading]:
-        """One unit of work: check the session is as ``reading`` found it, store the summary
-        and the boundary, and measure the session's next request (with the configuration read
-        before the summary was written: a send goes on with the one it started with)."""
-        snapshot = reading.snapshot
-        session_id = stored_id(snapshot.existing_row())
-        with self._database.session() as session:
-            sessions = SessionRepository(session)
-            try:
-                current = sessions.require(owner, session_id)
-            except OncallError:
-                raise _discarded("it was deleted") from None
-            changed = snapshot.changed_in(current, MessageRepository(session).count(current))
-            if changed is not None:
-                raise _discarded(changed)
-            current.memory_summary = written.text
-            current.memory_summary_status = "truncated" if written.truncated else "complete"
-            current.compacted_message_count = snapshot.boundary + len(snapshot.messages)
-            current.last_compacted_at = utcnow()
-            current.reported_prompt_tokens = None  # that count was of the old, longer context
-            after = _Reading(SessionSnapshot.read(session, owner, session_id), reading.context)
-            usage = self._usage(after)
-            current.context_tokens = usage.context_tokens
-            sessions.save(current)
-            log.info(
-                "session %s compacted through message %d",
-                session_id,
-                current.compacted_message_count,
-            )
-            return self._state(current, usage, can_compact=bool(after.snapshot.history)), after
 
     def _store_user_message(
         self, owner: str, snapshot: SessionSnapshot, text: str, request: Request
@@ -426,9 +352,3 @@ class MemoryService:
             row = SessionRepository(session).require(owner, session_id)
             row.memory_mode = mode.value
             return self.refresh(session, owner, row)
-
-
-def _discarded(what: str) -> OncallError:
-    """The session is no longer as the compaction read it: its summary must not commit."""
-    log.warning("a compaction was discarded: %s", what)
-    return OncallError("MEMORY_COMPACTION_FAILED", "session_changed", what=what)

@@ -16,9 +16,9 @@ from textual.strip import Strip
 import oncall_tui.tui
 from oncall_tui.services.views import MessageView, ToolCallView
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
-from oncall_tui.tui.chat_log import log as chat_log_module
+from oncall_tui.tui.chat_log import flush as flush_module
 from oncall_tui.tui.chat_log.entries import GUTTER
-from oncall_tui.tui.chat_log.log import FLUSH_SECONDS
+from oncall_tui.tui.chat_log.flush import FLUSH_SECONDS
 from oncall_tui.tui.chat_log.markdown import (
     SEGMENT_CHARS,
     MarkdownLines,
@@ -97,8 +97,8 @@ def page(*messages: tuple[str, str], tools: Sequence[ToolCallView] = ()) -> list
 def lines_of(log: ChatLog, block: MessageBlock) -> list[Strip]:
     """The lines the log draws for ``block``, its margin excluded."""
     index = log.entries.index(block)
-    start, end = log._starts[index], log._starts[index + 1] - 1
-    return [line for y in range(start, end) if (line := log.line_at(y)) is not None]
+    start, height = log._layout.span(index)
+    return [line for y in range(start, start + height - 1) if (line := log.line_at(y)) is not None]
 
 
 def texts(lines: Sequence[Strip]) -> list[str]:
@@ -187,7 +187,7 @@ async def test_an_interrupted_reply_keeps_the_buffered_text_and_is_marked() -> N
 @pytest.fixture
 def quick_ticks(monkeypatch: pytest.MonkeyPatch) -> None:
     """The header looks at the (test's) clock every 20 ms, not every second."""
-    monkeypatch.setattr(chat_log_module, "TICK_SECONDS", 0.02)
+    monkeypatch.setattr(flush_module, "TICK_SECONDS", 0.02)
 
 
 def clocked_reply(

@@ -85,6 +85,11 @@ Entry = Earlier | Divider | MessageBlock
 RULE = "──"
 
 
+def choosable(entry: Entry) -> bool:
+    """Whether the cursor stops at ``entry``: a message, or the line offering earlier ones."""
+    return isinstance(entry, MessageBlock) or (isinstance(entry, Earlier) and entry.count > 0)
+
+
 def centred(text: str, width: int) -> list[str]:
     """``text`` broken to ``width`` cells as the chat's lines are (Chinese between its
     characters, a wide character counting two cells), each line centred."""

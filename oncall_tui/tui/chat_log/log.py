@@ -3,9 +3,8 @@
 Each message keeps its lines (see :mod:`.message`), and the log draws the lines in view from
 them through ``render_line``, with a cache of drawn lines as Textual's ``RichLog`` keeps: a
 frame draws only lines it has not drawn before, however many messages the page holds and
-however long the reply streaming into it. Streamed text is drawn on one flush timer: at once
-when nothing was drawn for :data:`FLUSH_SECONDS` (the first words of a reply), else joined
-until that much time has passed. Long sessions mount lazily: a session opens on its newest page
+however long the reply streaming into it. Streamed text is drawn on one flush timer
+(:mod:`.flush`). Long sessions mount lazily: a session opens on its newest page
 and older pages are added above on request, so a session with 10,000 messages opens as fast as
 one with 20.
 
@@ -18,20 +17,15 @@ line opens it.
 from __future__ import annotations
 
 import itertools
-import time
-from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.timer import Timer
 
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.entries import (
@@ -40,11 +34,14 @@ from oncall_tui.tui.chat_log.entries import (
     Earlier,
     Entry,
     LogStyles,
+    choosable,
     entry_height,
     entry_line,
     page_entries,
     text_width,
 )
+from oncall_tui.tui.chat_log.flush import StreamFlush
+from oncall_tui.tui.chat_log.layout import LogLayout
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
 from oncall_tui.tui.commands import keys_here
@@ -54,15 +51,6 @@ from oncall_tui.tui.widgets.typing_on import TypingHandOff
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
 
-FLUSH_SECONDS = 0.05
-"""Streamed text is drawn at most this often: about the rate a reader follows, and far below
-the frame budget at any speed a local model writes."""
-TICK_SECONDS = 1.0
-"""How often a streaming reply's header looks at how long it has waited (it counts seconds)."""
-CACHED_LINES = 256
-"""Drawn lines kept (a few screens): scrolling back over them draws nothing again. Lines
-further back are drawn again from their messages' rendered lines, which costs little; a strip
-kept costs the garbage collector more than it saves (see :mod:`.markdown`)."""
 _generations = itertools.count(1)
 
 
@@ -109,22 +97,9 @@ class ChatLog(ScrollView, can_focus=True):
         self.entries: list[Entry] = [self._earlier(0)]
         self.cursor: int | None = None
         """The selected entry (a message, or the line offering earlier ones)."""
-        self._starts: list[int] = []
-        """The first line of each entry; the last item is the total."""
-        self._heights: list[int] = []
-        self._width = 0
+        self._layout = LogLayout()
         self._styles: LogStyles | None = None
-        self._lines: LRUCache[tuple[int, int, int | None, int, Style], Strip] = LRUCache(
-            CACHED_LINES
-        )
-        """Drawn lines by (line of the log, width, entry drawn selected, styles generation,
-        the log's own style)."""
-        self._waiting: set[MessageBlock] = set()
-        """Messages with something to draw at the next flush."""
-        self._flush_timer: Timer | None = None
-        self._flushed_at = 0.0
-        self._wait_timer: Timer | None = None
-        """Counts the seconds a reply has had nothing to show, in its header."""
+        self._stream = StreamFlush(self, self._redraw)
         self.clock: Clock = local_now
         """Now: the time of a message created here, and the day headers compare with."""
         self.model_in_use: str | None = None
@@ -159,7 +134,7 @@ class ChatLog(ScrollView, can_focus=True):
 
     def prepend_page(self, messages: Sequence[MessageView], *, earlier: int, boundary: int) -> None:
         """Add an older page above; what is in view stays in view."""
-        before = self._total
+        before = self._layout.total
         added = page_entries(messages, boundary, self.clock, self.lang, self._summary_keys)
         if self.boundary is not None and any(isinstance(e, Divider) for e in added):
             added = [entry for entry in added if not isinstance(entry, Divider)]
@@ -171,7 +146,9 @@ class ChatLog(ScrollView, can_focus=True):
         self.entries[0] = self._earlier(earlier)
         self._relayout()
         if not self.is_vertical_scroll_end:
-            self.scroll_to(y=self.scroll_y + self._total - before, animate=False, immediate=True)
+            self.scroll_to(
+                y=self.scroll_y + self._layout.total - before, animate=False, immediate=True
+            )
 
     def _earlier(self, count: int) -> Earlier:
         return Earlier(count, self.lang, self._earlier_keys)
@@ -180,11 +157,11 @@ class ChatLog(ScrollView, can_focus=True):
         """The user's message and the reply about to stream."""
         reply = self._new_reply()
         self._append([MessageBlock("user", question, clock=self.clock, lang=self.lang), reply])
-        return self._count_wait(reply)
+        return self._stream.count_wait(reply)
 
     def add_reply(self) -> MessageBlock:
         """A reply about to stream, to the last message (a retry)."""
-        return self._count_wait(self._append([self._new_reply()]))
+        return self._stream.count_wait(self._append([self._new_reply()]))
 
     def _new_reply(self) -> MessageBlock:
         return MessageBlock(
@@ -202,20 +179,6 @@ class ChatLog(ScrollView, can_focus=True):
         self.model_in_use = model
         for block in self.messages:
             block.follow_model(model)
-
-    def _count_wait(self, reply: MessageBlock) -> MessageBlock:
-        """Count, in ``reply``'s header, each second it has nothing new to show (a tick a second
-        while it streams)."""
-        if self._wait_timer is not None:
-            self._wait_timer.stop()
-
-        def tick() -> None:
-            if not reply.tick() and self._wait_timer is not None:
-                self._wait_timer.stop()
-                self._wait_timer = None
-
-        self._wait_timer = self.set_interval(TICK_SECONDS, tick)
-        return reply
 
     def _append(self, blocks: list[MessageBlock]) -> MessageBlock:
         self._insert(len(self.entries), blocks)
@@ -241,10 +204,7 @@ class ChatLog(ScrollView, can_focus=True):
             if isinstance(entry, MessageBlock):
                 entry.listener = None
         self.entries = []
-        self._waiting.clear()
-        if self._wait_timer is not None:  # the reply it counted for is no longer shown
-            self._wait_timer.stop()
-            self._wait_timer = None
+        self._stream.clear()
         self.cursor = None
         self._insert(0, entries)
         self._relayout()
@@ -265,82 +225,51 @@ class ChatLog(ScrollView, can_focus=True):
     # -- changes and the flush -------------------------------------------------------------------
 
     def _message_changed(self, block: MessageBlock) -> None:
-        """A message has something new to draw: streamed text and endings wait for the flush
-        (at once if none ran for FLUSH_SECONDS); other changes (a tool line, its details) are
-        drawn now."""
-        if not block.waiting:
+        """A message has something new to draw: streamed text and endings wait for the flush;
+        other changes (a tool line, its details) are drawn now."""
+        if block.waiting:
+            self._stream.add(block)
+        else:
             self._redraw(block)
             self._offer_keys()  # a tool line came: Enter may open it now
-            return
-        self._waiting.add(block)
-        if self._flush_timer is None:
-            wait = FLUSH_SECONDS - (time.monotonic() - self._flushed_at)
-            if wait <= 0:
-                self._flush()
-            else:
-                self._flush_timer = self.set_timer(wait, self._flush)
-
-    def _flush(self) -> None:
-        self._flush_timer = None
-        self._flushed_at = time.monotonic()
-        waiting, self._waiting = self._waiting, set()
-        for block in waiting:
-            block.flush()
-            self._redraw(block)
 
     def _redraw(self, block: MessageBlock) -> None:
         """Forget the lines of ``block`` that changed and those after them if it grew."""
         first = block.take_changes()
-        if first is None or self._width <= 0 or block not in self.entries:
+        if first is None or self._layout.width <= 0 or block not in self.entries:
             return
-        if self.scrollable_content_region.width != self._width:
+        if self.scrollable_content_region.width != self._layout.width:
             self._relayout()
             return
         index = len(self.entries) - 1 if self.entries[-1] is block else self.entries.index(block)
-        height = self._entry_height(block)
-        self._forget_from(self._starts[index] + first)
-        if height != self._heights[index]:  # the entries after it move down
-            self._heights[index] = height
-            for after in range(index, len(self.entries)):
-                self._starts[after + 1] = self._starts[after] + self._heights[after]
-            self._set_virtual_height(self._total)
+        if self._layout.changed(index, first, self._entry_height(block)):
+            self._set_virtual_height(self._layout.total)
         self.refresh()
-
-    def _forget_from(self, y: int) -> None:
-        """Drop the drawn lines from line ``y`` of the log on."""
-        keys = self._lines.keys()  # an LRUCache is not iterable itself
-        for key in [key for key in keys if key[0] >= y]:
-            self._lines.discard(key)
 
     # -- layout ----------------------------------------------------------------------------------
 
-    @property
-    def _total(self) -> int:
-        return self._starts[-1] if self._starts else 0
-
     def _entry_height(self, entry: Entry) -> int:
-        return entry_height(entry, self.app, self._width, self.styles_of_lines.palette)
+        return entry_height(entry, self.app, self._layout.width, self.styles_of_lines.palette)
 
     def _relayout(self) -> None:
-        self._width = self.scrollable_content_region.width
-        if self._width <= 0:
-            return
-        self._heights = [self._entry_height(entry) for entry in self.entries]
-        self._starts = [0, *itertools.accumulate(self._heights)]
-        self._lines.clear()
-        self._set_virtual_height(self._total)
+        width = self.scrollable_content_region.width
+        self._layout.width = width
+        if width <= 0:
+            return  # nothing is drawn at no width
+        self._layout.lay_out([self._entry_height(entry) for entry in self.entries])
+        self._set_virtual_height(self._layout.total)
         self.refresh()
         self._offer_keys()  # what is selected may be another entry now
 
     def _set_virtual_height(self, height: int) -> None:
         """Grow or shrink the scrollable area, following the end if the view was there."""
         following = self.is_anchored and self.scroll_offset.y >= self.max_scroll_y
-        self.virtual_size = Size(self._width, height)
+        self.virtual_size = Size(self._layout.width, height)
         if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def on_resize(self) -> None:
-        if self.scrollable_content_region.width != self._width:
+        if self.scrollable_content_region.width != self._layout.width:
             self._relayout()
 
     def notify_style_update(self) -> None:
@@ -364,13 +293,12 @@ class ChatLog(ScrollView, can_focus=True):
         styles = self.styles_of_lines
         selected = self._current() if self.has_focus else None
         background = self.rich_style
-        key = (line_y, self._width, selected, styles.palette.generation, background)
-        line = self._lines.get(key)
+        width, drawn = self._layout.width, self._layout.drawn
+        key = (line_y, width, selected, styles.palette.generation, background)
+        line = drawn.get(key)
         if line is None:  # kept as drawn: the styled strip, not also the one it was made from
-            line = (self._line_at(line_y, selected) or Strip.blank(self._width)).apply_style(
-                background
-            )
-            self._lines.set(key, line)
+            line = (self._line_at(line_y, selected) or Strip.blank(width)).apply_style(background)
+            drawn.set(key, line)
         return line
 
     def line_at(self, y: int) -> Strip | None:
@@ -378,17 +306,14 @@ class ChatLog(ScrollView, can_focus=True):
         return self._line_at(y, self._current() if self.has_focus else None)
 
     def _line_at(self, y: int, selected: int | None) -> Strip | None:
-        if not 0 <= y < self._total or self._width != self.scrollable_content_region.width:
+        layout = self._layout
+        if not 0 <= y < layout.total or layout.width != self.scrollable_content_region.width:
             return None
-        index = bisect_right(self._starts, y) - 1
+        index = layout.index_at(y)
+        start, height = layout.span(index)
+        entry, styles = self.entries[index], self.styles_of_lines
         return entry_line(
-            self.entries[index],
-            y - self._starts[index],
-            self._heights[index],
-            self.app,
-            self._width,
-            self.styles_of_lines,
-            selected=index == selected,
+            entry, y - start, height, self.app, layout.width, styles, selected=index == selected
         )
 
     # -- selection -------------------------------------------------------------------------------
@@ -414,31 +339,23 @@ class ChatLog(ScrollView, can_focus=True):
     def _current(self) -> int | None:
         """The selected entry: the one chosen, else (with the focus) the last message that
         starts in view, so that focusing the log selects without scrolling."""
-        if self.cursor is not None or not self.has_focus or not self._starts:
+        if self.cursor is not None or not self.has_focus or not self._layout.starts:
             return self.cursor
         bottom = self.scroll_offset.y + self.size.height
-        in_view = [i for i in range(len(self.entries)) if self._starts[i] < bottom]
-        return next((i for i in reversed(in_view) if self._choosable(i)), None)
+        in_view = [i for i in range(len(self.entries)) if self._layout.starts[i] < bottom]
+        return next((i for i in reversed(in_view) if choosable(self.entries[i])), None)
 
     def on_blur(self, event: events.Blur) -> None:
         self.refresh()
 
-    def _choosable(self, index: int) -> bool:
-        entry = self.entries[index]
-        return isinstance(entry, MessageBlock) or (isinstance(entry, Earlier) and entry.count > 0)
-
-    def _last_selectable(self) -> int | None:
-        return next((i for i in reversed(range(len(self.entries))) if self._choosable(i)), None)
-
     def action_cursor(self, step: int) -> None:
-        current = self._current()
-        if current is None:
-            self._move_to(self._last_selectable())
-            return
-        index = current + step
-        while 0 <= index < len(self.entries) and not self._choosable(index):
+        """Up and down: the message before or after the selected one (none: the last)."""
+        current, count = self._current(), len(self.entries)
+        start, step = (count - 1, -1) if current is None else (current + step, step)
+        index = start
+        while 0 <= index < count and not choosable(self.entries[index]):
             index += step
-        if 0 <= index < len(self.entries):
+        if 0 <= index < count:
             self._move_to(index)
 
     def select_position(self, position: int) -> bool:
@@ -446,7 +363,7 @@ class ChatLog(ScrollView, can_focus=True):
         hit opened); whether it is loaded."""
         for index, entry in enumerate(self.entries):
             if isinstance(entry, MessageBlock) and entry.position == position:
-                if len(self._starts) != len(self.entries) + 1:  # not laid out since the page
+                if not self._layout.holds(len(self.entries)):  # not laid out since the page
                     self._relayout()
                 self._move_to(index)
                 return True
@@ -454,9 +371,9 @@ class ChatLog(ScrollView, can_focus=True):
 
     def _move_to(self, index: int | None) -> None:
         self.cursor = index
-        if index is not None and self._starts:
-            start, height = self._starts[index], self._heights[index]
-            region = Region(0, start, self._width, max(min(height, self.size.height), 1))
+        if index is not None and self._layout.starts:
+            start, height = self._layout.span(index)
+            region = Region(0, start, self._layout.width, max(min(height, self.size.height), 1))
             self.scroll_to_region(region, animate=False, immediate=True)
         self.refresh()
         self._offer_keys()
@@ -494,15 +411,15 @@ class ChatLog(ScrollView, can_focus=True):
         if offset is None:
             return
         y = self.scroll_offset.y + offset.y
-        if not 0 <= y < self._total:
+        if not 0 <= y < self._layout.total:
             return
-        index = bisect_right(self._starts, y) - 1
+        index = self._layout.index_at(y)
         entry = self.entries[index]
         if isinstance(entry, Earlier):
             self.post_message(self.EarlierRequested())
         elif isinstance(entry, MessageBlock):
             self.focus()
             self._move_to(index)
-            width, palette = text_width(self._width), self.styles_of_lines.palette
-            if entry.is_tool_row(self.app, width, palette, y - self._starts[index]):
+            width, palette = text_width(self._layout.width), self.styles_of_lines.palette
+            if entry.is_tool_row(self.app, width, palette, y - self._layout.starts[index]):
                 entry.toggle_tools()

@@ -1,6 +1,6 @@
-"""The open session's memory, as the context panel acts on it: compact now, change the mode,
-read the summary. Left alone while a reply streams; one change at a time (a compaction is a
-model call)."""
+"""The open session's memory, as the context panel shows it and acts on it: the selection and
+the gauge read again, compact now, change the mode, read the summary. Left alone while a reply
+streams; one change at a time (a compaction is a model call)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import Worker
 
-from oncall_tui.core.memory import MemoryMode, MemoryState
+from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.errors import Language, OncallError, joined
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_here
+from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     from oncall_tui.services.container import Services
 
 _MODES = list(MemoryMode)
+PanelReading = tuple[str, list[str], MemoryState | None, ContextUsage | None]
+"""The active prompt's label, the selected skills' names, the session's memory, and a new
+session's gauge."""
 
 
 def compacting_status(messages: int | None, lang: Language, stop_keys: str) -> str:
@@ -45,10 +49,10 @@ class MemoryChanged(Message):
 
 
 class SessionMemory:
-    """The memory actions of the main screen's panel (``panel``), said on ``status``.
+    """The memory of the main screen's panel (``panel``) and its actions, said on ``status``.
 
     ``streaming`` tells whether a reply streams (memory is left alone then). The memory shown is
-    :attr:`state`, set by the screen each time it reads the open session's."""
+    :attr:`state`, read again (:meth:`read`) each time the screen shows the open session."""
 
     def __init__(
         self,
@@ -61,11 +65,45 @@ class SessionMemory:
         self._panel = panel
         self._status = status
         self._streaming = streaming
+        self._calls = ServiceCalls(panel, status.report, status.show_fault)
         self.state: MemoryState | None = None
         self._work: Worker[None] | None = None
         self._summarising: Worker[None] | None = None
         """The work under way when it has the model summarise (Esc stops it; a mode being
         saved is left to finish)."""
+
+    def read(self, session_id: int | None) -> None:
+        """Read the selection (the active prompt, the selected skills) and ``session_id``'s
+        memory into the panel, with the gauge (a new session's: its first request without the
+        message); what comes for a session no longer open is left unshown."""
+        services, owner = self._services, self._services.owner
+
+        def fetch() -> PanelReading:
+            configuration = services.configuration.get_configuration(owner)
+            names = [skill.name for skill in configuration.selected_skills]
+            memory = None
+            if session_id is not None:
+                try:
+                    memory = services.memory.state(owner, session_id)
+                except OncallError as error:  # deleted elsewhere: the listing closes it
+                    if error.code != "NOT_FOUND":
+                        raise
+            baseline = services.memory.baseline(owner) if memory is None else None
+            return configuration.active_prompt.label, names, memory, baseline
+
+        def show(result: PanelReading) -> None:
+            if self._status.open_session != session_id:  # the read of the one open shows it
+                return
+            label, names, memory, baseline = result
+            self._panel.show_selection(label, names)
+            self.state = memory
+            self._panel.show_memory(memory)
+            if baseline is not None:
+                self._panel.gauge.update_usage(
+                    baseline.context_tokens, baseline.context_window_tokens
+                )
+
+        self._calls.start(fetch, show)
 
     def compact(self) -> None:
         session_id, lang = self._status.open_session, ui_lang(self._panel)

@@ -19,7 +19,7 @@ from textual.binding import BindingsMap
 from textual.containers import Horizontal
 from textual.screen import Screen
 
-from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
+from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError, held_saved_note
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
@@ -241,37 +241,8 @@ class MainScreen(Screen[None]):
         self.refresh_context()
 
     def refresh_context(self) -> None:
-        """Re-read the selection and the session's memory (gauge, mode, summary); what is
-        read for a session no longer open when it comes is left unshown."""
-        owner, session_id = self.services.owner, self.session_id
-        services = self.services
-
-        def fetch() -> tuple[str, list[str], MemoryState | None, ContextUsage | None]:
-            configuration = services.configuration.get_configuration(owner)
-            names = [skill.name for skill in configuration.selected_skills]
-            memory = None
-            if session_id is not None:
-                try:
-                    memory = services.memory.state(owner, session_id)
-                except OncallError as error:  # deleted elsewhere: the listing closes it
-                    if error.code != "NOT_FOUND":
-                        raise
-            baseline = services.memory.baseline(owner) if memory is None else None
-            return configuration.active_prompt.label, names, memory, baseline
-
-        def show(result: tuple[str, list[str], MemoryState | None, ContextUsage | None]) -> None:
-            if self.session_id != session_id:  # the refresh of the one open now shows it
-                return
-            label, names, memory, baseline = result
-            self.panel.show_selection(label, names)
-            self.memory_actions.state = memory
-            self.panel.show_memory(memory)
-            if baseline is not None:
-                self.panel.gauge.update_usage(
-                    baseline.context_tokens, baseline.context_window_tokens
-                )
-
-        self._calls.start(fetch, show)
+        """Read the selection and the open session's memory (gauge, mode, summary) again."""
+        self.memory_actions.read(self.session_id)
 
     def refresh_tools(self) -> None:
         """The tool servers' state in the panel (they start in the background the first
