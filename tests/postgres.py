@@ -105,13 +105,25 @@ class PostgresServer:
         runs with ``synchronous_commit=off`` (for speed), so an immediate stop may lose a
         transaction already reported committed, a loss a real server's settings do not allow
         (it made a stored user message vanish under load)."""
-        if self._started:
-            self._run("pg_ctl", "-D", str(self._dir / "data"), "-m", "fast", "-w", "stop")
-            self._started = False
+        self._stop("fast")
 
     def stop(self) -> None:
-        self.halt()
-        shutil.rmtree(self._dir, ignore_errors=True)
+        """Stop the server for good and remove its files, in the background: nothing it holds
+        is read again (``immediate``), and removing a worker's 60-odd databases, 20,000 files,
+        took up to 10 s at the worker's end on a disk mounted with ``discard``."""
+        self._stop("immediate")
+        subprocess.Popen(
+            ["rm", "-rf", "--", str(self._dir)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def _stop(self, mode: str) -> None:
+        if self._started:
+            self._run("pg_ctl", "-D", str(self._dir / "data"), "-m", mode, "-w", "stop")
+            self._started = False
 
     def execute(self, sql: str, database: str = "postgres", *, role: str = SUPERUSER) -> None:
         import psycopg
