@@ -131,6 +131,31 @@ async def test_typing_in_the_keys_help_goes_on_in_the_composer(tmp_path: Path) -
         assert app.screen.query_one(ChatLog).messages[0].content == "queue lag?"
 
 
+async def test_typing_in_the_keys_help_opened_from_the_chat_takes_the_focus_to_the_composer(
+    tmp_path: Path,
+) -> None:
+    """F1 from the chat (Tab, to read a reply), then a question typed: its first letters went
+    to the composer, the focus went back to the chat, and the next "c" copied the selected
+    message instead of being typed ("renameat" for "renamecat"). Typing handed to the
+    composer takes the focus with it, from any screen that hands it."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        screen.open_session(seed_reply(app, "Restart the probe."))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 2)
+        log.focus()
+        await pilot.press("up", "f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        keys_in_one_read(app, *"rename")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await pilot.press(*"cat")
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "renamecat")
+        assert app.focused is composer
+        assert not any("copied" in note for note in notifications(app))
+
+
 async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE):

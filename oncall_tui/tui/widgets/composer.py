@@ -132,10 +132,11 @@ class Composer(InOrderBindings, TextArea):
             self.insert("\n")
 
     def type_key(self, key: str, character: str | None) -> None:
-        """A key typed for the composer that another screen received (a dialog that opened
-        under the typing hands it back): a character is inserted, Enter sends, ctrl+j and
-        alt+enter break the line and Backspace deletes, as if typed here. Other keys are
+        """A key typed for the composer that a pane or another screen received (a dialog that
+        opened under the typing hands it back): a character is inserted, Enter sends, ctrl+j
+        and alt+enter break the line and Backspace deletes, as if typed here. Other keys are
         dropped: they would act on whatever screen is in front."""
+        self._take_focus()
         if key == "enter":
             self.action_submit()
         elif key in NEWLINE_KEYS:
@@ -148,9 +149,20 @@ class Composer(InOrderBindings, TextArea):
     def type_text(self, text: str) -> None:
         """Text typed or pasted for the composer where it did not have the focus: put where
         the cursor is, as if typed here."""
+        self._take_focus()
         self._typing_ahead()
         start, end = self.selection
         self.replace(text, start, end, maintain_selection_offset=False)
+
+    def _take_focus(self) -> None:
+        """Typing handed here brings the focus, shown: the keys after it are typed here too,
+        not a pane's (a "c" in the chat copied a message), and a pane filling the screen gives
+        the others back (the typing went on out of sight). The screen's focus is set while a
+        dialog is in front too: it is where the focus comes back to."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        screen.set_focus(self)
 
     @staticmethod
     def _take(event: events.Key) -> None:

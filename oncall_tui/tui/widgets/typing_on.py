@@ -39,8 +39,7 @@ class TypingHandOff:
         event.stop()
         event.prevent_default()
         self._away = True
-        self._hand_to(composer)
-        composer.type_key(event.key, event.character)
+        composer.type_key(event.key, event.character)  # (the focus goes with it)
 
     def paste(self, event: events.Paste) -> None:
         composer = self._composer()
@@ -48,20 +47,10 @@ class TypingHandOff:
             return
         event.stop()
         event.prevent_default()
-        self._hand_to(composer)
         composer.type_text(event.text)
 
     def back(self) -> None:
         self._away = False
-
-    @staticmethod
-    def _hand_to(composer: Composer) -> None:
-        """The focus to the composer, shown: a pane filling the screen (maximized) gives the
-        others back, or the typing went on out of sight."""
-        screen = composer.screen
-        if screen.maximized is not None:
-            screen.minimize()
-        screen.set_focus(composer)
 
     def _composer(self) -> Composer | None:
         try:
