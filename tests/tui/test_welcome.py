@@ -251,6 +251,51 @@ async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
         release.set()
 
 
+async def test_a_first_message_sent_while_the_sessions_are_read_and_refused_leaves_the_guide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question typed as the app starts, sent while the sessions were read and refused (the
+    model is not there): no session opens under the text the user keeps, and the welcome said
+    "Reading your sessions… the most recent one opens here" for ever after. Once read, it is the
+    guide of a new session, as after ctrl+n."""
+    with FakeOllama(models=["llama3.2:1b"]) as server:
+        server.show_gate = threading.Event()  # the model's details come late
+        settings = Settings(
+            db_path=tmp_path / "t.db", user="alice", ollama_url=server.url, model="qwen3:8b"
+        )
+        app = build_app(settings)
+        seed_session(app, 1, title="last night's incident")
+        release = threading.Event()
+        listing = app.services.sessions.list_sessions
+
+        def slow(owner: str) -> list[SessionView]:
+            release.wait(10)
+            return listing(owner)
+
+        monkeypatch.setattr(app.services.sessions, "list_sessions", slow)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                screen = app.screen
+                assert isinstance(screen, MainScreen)
+                welcome = screen.query_one(Welcome)
+                await wait_until(pilot, lambda: "Reading your sessions" in shown(welcome))
+                screen.query_one(Composer).text = "pods crashlooping in api"
+                await pilot.press("enter")
+                await wait_until(pilot, lambda: screen.sending)
+                release.set()  # the sessions are read while the send waits for the model
+                await wait_until(pilot, lambda: len(screen.sessions.sessions) == 1)
+                assert screen.sending
+                server.show_gate.set()
+                await wait_until(pilot, lambda: "not available" in screen.status.text)
+                await wait_until(pilot, lambda: "where to start" in shown(welcome))
+                assert "Reading your sessions" not in shown(welcome)
+                assert screen.session_id is None
+                assert screen.query_one(Composer).text == "pods crashlooping in api"
+        finally:
+            release.set()
+            server.show_gate.set()
+
+
 async def test_with_no_session_stored_the_guide_follows_the_reading(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

@@ -273,6 +273,11 @@ class ChatPane(Vertical):
             keys = keys_here(self, "retry", first=True)
             self.status.say(t("log.unanswered", ui_lang(self), keys=keys))
 
+    def sessions_read(self) -> None:
+        """The sessions are read and none opens here: an empty log is a new session's, and
+        the welcome guides it (it said the most recent session would open)."""
+        self.query_one(Welcome).loaded()
+
     def select_found(self, position: int, count: int) -> None:
         """Select the message a search hit is on, if the page reaches it."""
         log = self.query_one(ChatLog)

@@ -161,6 +161,8 @@ class MainScreen(Screen[None]):
                 self.open_session(target, keep_status=open_newest)
             elif open_newest and not user_moved_on:
                 self.open_session(None, keep_status=True)
+            elif self.session_id is None:  # none opens (a first message went meanwhile)
+                self.chat.sessions_read()
 
         def listing() -> list[SessionView]:
             self._save_held_replies()  # the database answers: what it did not take goes in
