@@ -26,6 +26,7 @@ from oncall_tui.tui.screens.keys import KeysScreen
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
+from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.composer import Composer
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
@@ -33,6 +34,7 @@ from tests.tui.harness import (
     notifications,
     screen_rows,
     scripted_app,
+    seed_session,
     spy,
     wait_until,
 )
@@ -154,6 +156,26 @@ async def test_typing_in_the_keys_help_opened_from_the_chat_takes_the_focus_to_t
         await wait_until(pilot, lambda: composer.text == "renamecat")
         assert app.focused is composer
         assert not any("copied" in note for note in notifications(app))
+
+
+async def test_typing_in_the_summary_goes_on_in_the_composer_q_included(tmp_path: Path) -> None:
+    """f6 to read the summary, then the next question typed: its letters were dropped, and a
+    q among them closed the summary ("quick" came out as "uick"). As in the keys help, the
+    summary closes at the first character and every key behind it is the composer's."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
+        screen.open_session(seed)
+        await wait_until(pilot, lambda: screen.memory is not None)
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: isinstance(app.screen, SummaryScreen))
+        keys_in_one_read(app, *"quick look")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await pilot.press(*" at db-3")
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "quick look at db-3")
+        assert app.focused is composer
 
 
 async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from oncall_tui.tui.widgets.status_line import StatusLine
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
+    from oncall_tui.tui.widgets.typing_on import Typed
 
 _MODES = list(MemoryMode)
 PanelReading = tuple[str, list[str], MemoryState | None, ContextUsage | None]
@@ -151,10 +152,11 @@ class SessionMemory:
         dialog = ConfirmDialog(t("memory.manual.title", lang), question)
         self._panel.app.push_screen(dialog, decided)
 
-    def show_summary(self) -> None:
+    def show_summary(self, typed: Typed) -> None:
+        """The summary over the chat; ``typed`` takes what is typed there (the composer)."""
         from oncall_tui.tui.screens.summary import SummaryScreen
 
-        self._panel.app.push_screen(SummaryScreen(self.state))
+        self._panel.app.push_screen(SummaryScreen(self.state, typed))
 
     def _call(
         self,

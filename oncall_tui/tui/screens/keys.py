@@ -29,9 +29,10 @@ from textual.widgets import DataTable, Label
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
 from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.typing_on import TypingClosesIt
 
 if TYPE_CHECKING:
-    from oncall_tui.tui.widgets.tool_dialog import Typed
+    from oncall_tui.tui.widgets.typing_on import Typed
 
 WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
@@ -91,11 +92,7 @@ class KeysScreen(ModalScreen[str | None]):
         self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
-        self._typed = typed
-        """Takes the keys typed here for the composer (``None``: they are dropped)."""
-        self._handing_on = False
-        """A character was typed: the help is closing, and every key that still comes here
-        goes on to the composer, in order."""
+        self._typing = TypingClosesIt(self, typed)
         self._actions: dict[str, Command] = {}
         self._what_width: int | None = None
         """The descriptions' column width the table was filled with (``None``: their own)."""
@@ -117,15 +114,7 @@ class KeysScreen(ModalScreen[str | None]):
         self.call_after_refresh(self._fit)
 
     def on_key(self, event: events.Key) -> None:
-        typing = event.is_printable and bool(event.character)
-        if self._typed is None or not (typing or self._handing_on):
-            return
-        event.stop()
-        event.prevent_default()
-        self._typed(event.key, event.character)
-        if not self._handing_on:
-            self._handing_on = True
-            self.dismiss(None)
+        self._typing.key(event)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.height < SHORT_ROWS, "-short")

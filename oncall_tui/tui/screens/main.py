@@ -423,7 +423,7 @@ class MainScreen(Screen[None]):
         self.memory_actions.cycle_mode()
 
     def action_show_summary(self) -> None:
-        self.memory_actions.show_summary()
+        self.memory_actions.show_summary(self.query_one(Composer).type_key)
 
     def action_check_ollama(self) -> None:
         """alt+g: ask the model server again, and say what it answered."""

@@ -1,5 +1,9 @@
 """A read-only view of the session summary: what the model is told about earlier messages.
 
+A character typed here is the next message's, as in the keys help: the summary closes and the
+key goes on in the composer, with the keys typed behind it (a ``q`` closed it, and the rest of
+the question was typed without it).
+
 The header (what the summary covers, when it was written, whether it was cut off) and the
 keys that close the dialog sit outside the scrolling text, so neither is pushed off a small
 terminal by a long summary. The styles are the screen's own, under an id of its own: the app
@@ -9,8 +13,9 @@ which let a long summary push the header out of sight.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -25,6 +30,10 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.chat_log.times import full_time
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.typing_on import TypingClosesIt
+
+if TYPE_CHECKING:
+    from oncall_tui.tui.widgets.typing_on import Typed
 
 
 def summary_header(memory: MemoryState, lang: Language) -> list[str]:
@@ -71,14 +80,18 @@ class SummaryScreen(ModalScreen[None]):
     }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,f6", "dismiss", "Close", id="summary.close"),
+        Binding("escape,f6", "dismiss", "Close", id="summary.close"),
     ]
 
-    def __init__(self, memory: MemoryState | None) -> None:
+    def __init__(self, memory: MemoryState | None, typed: Typed | None = None) -> None:
         super().__init__()
         self.memory = memory
         self.lang = ui_lang(self)
         translate_bindings(self, {"summary.close": "dialog.close"})
+        self._typing = TypingClosesIt(self, typed)
+
+    def on_key(self, event: events.Key) -> None:
+        self._typing.key(event)
 
     def compose(self) -> ComposeResult:
         memory = self.memory

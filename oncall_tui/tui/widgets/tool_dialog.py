@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.timer import Timer
@@ -26,6 +27,9 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets import dialogs
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from oncall_tui.tui.widgets.lang import ui_lang
+
+if TYPE_CHECKING:
+    from oncall_tui.tui.widgets.typing_on import Typed
 
 GRACE_SECONDS = 1.5
 """How long the dialog is on screen before an answer counts (longer than a key-every-0.3 s
@@ -44,9 +48,6 @@ TYPING_KEYS = frozenset({"enter", "backspace", "ctrl+j", "alt+enter", "shift+ent
 READING_KEYS = frozenset({"pageup", "pagedown"})
 """Keys that scroll a long question (:class:`ConfirmDialog`): reading it answers nothing, so
 they act at once, and say nothing of typing."""
-
-Typed = Callable[[str, str | None], None]
-"""Takes a key handed back (its name and character), as :meth:`Composer.type_key` does."""
 
 
 class ToolConfirmDialog(ConfirmDialog):

@@ -1,4 +1,4 @@
-"""Typing in a pane that takes no characters goes on in the composer.
+"""Typing in a pane or a screen that takes no characters goes on in the composer.
 
 An engineer who Tabbed into the messages (or the sessions, or the panel) to read them types the
 next question there, or pastes a log; those panes take no characters, so it was lost, and its
@@ -6,15 +6,26 @@ Enter opened a message. A character that no key on the focus's way takes (the pa
 screen's) is handed to the composer with the focus; the keys of the same read, already handed
 to the pane before the focus moved, follow it there, Enter included (``Composer.type_key``). A
 paste goes there whole.
+
+A screen read over the chat (the keys help, the summary) closes at the first character typed
+there, which goes on in the composer with every key behind it (:class:`TypingClosesIt`): the
+question typed after reading was lost, and a ``q`` in it closed the screen.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from textual import events
 from textual.css.query import NoMatches
+from textual.screen import Screen
 from textual.widget import Widget
 
 from oncall_tui.tui.widgets.composer import Composer
+
+Typed = Callable[[str, str | None], None]
+"""Takes a key handed on (its name and character), as :meth:`Composer.type_key` does."""
 
 
 class TypingHandOff:
@@ -57,3 +68,27 @@ class TypingHandOff:
             return self._pane.screen.query_one(Composer)
         except NoMatches:
             return None
+
+
+class TypingClosesIt:
+    """The hand-off of a screen read over the chat; the screen calls :meth:`key` from its
+    ``on_key``. ``typed`` takes the keys (the composer's :meth:`Composer.type_key`; ``None``:
+    a screen with no composer under it drops them)."""
+
+    def __init__(self, screen: Screen[Any], typed: Typed | None) -> None:
+        self._screen = screen
+        self._typed = typed
+        self._handing_on = False
+        """A character was typed: the screen is closing, and every key that still comes to
+        it goes on to the composer, in order."""
+
+    def key(self, event: events.Key) -> None:
+        typing = event.is_printable and bool(event.character)
+        if self._typed is None or not (typing or self._handing_on):
+            return
+        event.stop()
+        event.prevent_default()
+        self._typed(event.key, event.character)
+        if not self._handing_on:
+            self._handing_on = True
+            self._screen.dismiss(None)
