@@ -324,7 +324,7 @@ class OncallApp(KeyOrderApp):
                 t("palette.minimize.help", lang),
                 screen.action_minimize,
             )
-        elif pane is not None and pane.allow_maximize:
+        elif pane is not None and pane.allow_maximize and pane.focusable:  # (not an empty chat)
             yield SystemCommand(
                 t("palette.maximize", lang),
                 t("palette.maximize.help", lang),

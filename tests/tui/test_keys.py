@@ -256,12 +256,14 @@ async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
     async with app.run_test(size=SIZE) as pilot:
         screen = main(app)
         assert isinstance(app.focused, Composer)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Maximize" not in titles  # an empty chat: it would hide the message box alone
         app.focused.text = "why 502s?"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: screen.sending)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: screen.sending and len(log.messages) == 2)
         chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Maximize")
         chosen.callback()
-        log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: screen.maximized is log and app.focused is log)
         assert screen.query_one(Composer).region.height == 0  # the chat alone
         titles = [c.title for c in app.get_system_commands(app.screen)]
@@ -292,6 +294,26 @@ async def test_one_code_block_of_the_last_reply_is_copied_by_number(tmp_path: Pa
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.clipboard == "kubectl logs deploy/api --since=10m\ngrep -c 502"
         assert "Code block copied (2 lines)" in notifications(app)
+
+
+async def test_typing_in_the_code_block_list_goes_on_in_the_composer(tmp_path: Path) -> None:
+    """alt+y lists the blocks to copy; letters typed there were dropped. They are the next
+    message's, as in the keys help; a digit is still a block's, one with no block copies
+    nothing and types nothing."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        screen.open_session(seed_reply(app, TWO_BLOCKS))
+        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
+        await pilot.press("alt+y")
+        await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
+        await pilot.press("9")
+        assert isinstance(app.screen, CodeBlockPicker)
+        keys_in_one_read(app, *"ok, 2")
+        await wait_until(pilot, lambda: app.screen is screen)
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "ok, 2")
+        assert app.clipboard == ""
 
 
 async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(

@@ -1,4 +1,8 @@
-"""Copy one code block of a message: its blocks numbered, a digit or Enter copies one."""
+"""Copy one code block of a message: its blocks numbered, a digit or Enter copies one.
+
+Any other character typed here is the next message's, as in the keys help: the list closes and
+the key goes on in the composer, with the keys typed behind it.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import counted, text
 from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.typing_on import Typed, TypingClosesIt
 
 
 class CodeBlockPicker(ModalScreen[CodeBlock | None]):
@@ -23,10 +28,11 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
 
     BINDINGS = [Binding("escape", "dismiss_none", show=False)]
 
-    def __init__(self, blocks: list[CodeBlock]) -> None:
+    def __init__(self, blocks: list[CodeBlock], typed: Typed | None = None) -> None:
         super().__init__()
         self.blocks = blocks
         self.lang = ui_lang(self)
+        self._typing = TypingClosesIt(self, typed)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="code-dialog"):
@@ -52,11 +58,17 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
         self.query_one(OptionList).focus()
 
     def on_key(self, event: events.Key) -> None:
-        if event.character and event.character.isdigit() and event.character != "0":
+        """A digit copies its block (one with no block rings the bell); other typing goes on in
+        the composer, and every key behind it."""
+        if event.character and event.character in "0123456789" and not self._typing.closing:
+            event.stop()
             index = int(event.character) - 1
-            if index < len(self.blocks):
-                event.stop()
+            if 0 <= index < len(self.blocks):
                 self.dismiss(self.blocks[index])
+            else:
+                self.app.bell()
+            return
+        self._typing.key(event)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -82,6 +82,11 @@ class TypingClosesIt:
         """A character was typed: the screen is closing, and every key that still comes to
         it goes on to the composer, in order."""
 
+    @property
+    def closing(self) -> bool:
+        """A character was typed: every key that still comes is the composer's."""
+        return self._handing_on
+
     def key(self, event: events.Key) -> None:
         typing = event.is_printable and bool(event.character)
         if self._typed is None or not (typing or self._handing_on):
