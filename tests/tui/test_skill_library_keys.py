@@ -17,6 +17,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
+from tests.tui.harness import keys_in_one_read
 from tests.tui.test_skill_library import (
     OWNER,
     add_skill,
@@ -128,6 +129,31 @@ async def test_tab_and_shift_tab_switch_between_the_path_field_and_the_list(
         await pilot.press("tab")
         assert screen.focused is grid
         assert field.value == str(tmp_path / "run")
+
+
+async def test_a_path_typed_in_the_list_goes_on_in_the_path_field_and_is_added(
+    tmp_path: Path, assets_host: HostFactory, library_services: Services
+) -> None:
+    """Tab to the list, space to select a skill, then the next path typed at once: it was
+    dropped, every character of it. A character none of the list's keys takes goes to the
+    path field with the focus, the keys behind it too, Enter included; space and v stay the
+    list's."""
+    add_skill(library_services, "alpha")
+    folder = write_skill(tmp_path / "runbooks", skill_md())
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await opened(pilot)
+        field, grid = path_input(screen), table(screen)
+        await pilot.press("tab", "space")
+        await wait_until(pilot, lambda: uses(screen) == ["[x]"])
+        path = str(folder)
+        keys_in_one_read(app, *path[:5])
+        await wait_until(pilot, lambda: screen.focused is field)
+        await pilot.pause()  # the field's focus handled: what came with it was not selected
+        keys_in_one_read(app, *path[5:], "enter")
+        await wait_until(pilot, lambda: [s.name for s in screen.skills] == ["alpha", "disk-full"])
+        assert screen.focused is field
+        assert grid.row_count == 2
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])

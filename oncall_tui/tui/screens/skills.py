@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
@@ -32,6 +32,7 @@ from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
 from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextViewerDialog
+from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -52,12 +53,32 @@ def format_size(size: int) -> str:
     return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KiB"
 
 
+class SkillTable(DataTable[Text]):
+    """The skills. A character none of the list's keys takes (space, v, a) goes on in the path
+    field, with the focus, and the keys behind it (:mod:`...widgets.typing_on`): a path typed
+    here was lost."""
+
+    def __init__(self) -> None:
+        super().__init__(id="skill-table", cursor_type="row")
+        self._typing = TypingHandOff(self, lambda: self.screen.query_one(PathInput))
+
+    def on_key(self, event: events.Key) -> None:
+        self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
+
+    def on_focus(self) -> None:
+        self._typing.back()
+
+
 class SkillLibraryScreen(AssetScreen):
     """List, add, view, delete, select and deselect the user's skills.
 
     It opens in the path field, so whatever is typed first lands there: a space typed into a
     path never reaches the list. The list's own keys (space, v, a) act only while the list
-    has the focus; tab and shift+tab switch between the two. Esc always leaves in one press
+    has the focus, and any other character typed there goes on in the path field; tab and
+    shift+tab switch between the two. Esc always leaves in one press
     (once a running upload or save has reported, when one is under way).
     """
 
@@ -101,8 +122,7 @@ class SkillLibraryScreen(AssetScreen):
             id="skill-path", placeholder=t("skills.placeholder", self._lang, key=COMPLETE_KEY)
         )
         yield ErrorText(id="skill-error")
-        table: DataTable[Text] = DataTable(id="skill-table", cursor_type="row")
-        yield table
+        yield SkillTable()
         yield Static("", id="skill-status", markup=False)
         yield Static("", id="skill-description", markup=False)
         yield KeyBar()

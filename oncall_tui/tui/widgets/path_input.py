@@ -69,8 +69,33 @@ class PathInput(InOrderInput):
     def __init__(
         self, *, id: str | None = None, placeholder: str = "", classes: str | None = None
     ) -> None:
-        super().__init__(id=id, placeholder=placeholder, classes=classes, suggester=PathSuggester())
+        super().__init__(
+            id=id,
+            placeholder=placeholder,
+            classes=classes,
+            suggester=PathSuggester(),
+            select_on_focus=False,  # typing handed here as the focus comes is kept, not selected
+        )
         translate_bindings(self, {"path.complete": "path.key.complete"})
+
+    def type_key(self, key: str, character: str | None) -> None:
+        """A key typed for the field that the list beside it received (:mod:`.typing_on`): the
+        focus comes here, a character is inserted, Enter submits and Backspace deletes, as if
+        typed here; other keys are dropped. The focus moves at once, not after a refresh as
+        ``focus()`` moves it: the list's keys among those behind (``a``) are typing then."""
+        self.screen.set_focus(self)
+        if key == "enter":
+            self.post_message(self.Submitted(self, self.value))
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character is not None and character.isprintable():
+            self.insert_text_at_cursor(character)
+
+    def type_text(self, text: str) -> None:
+        """A paste the list beside it received: its first line goes here, as a paste here."""
+        self.screen.set_focus(self)
+        if lines := text.splitlines():
+            self.insert_text_at_cursor(lines[0])
 
     def action_complete(self) -> None:
         """Complete the path as typed now, not the suggestion on offer, which may still be

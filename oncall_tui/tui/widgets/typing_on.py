@@ -15,7 +15,7 @@ question typed after reading was lost, and a ``q`` in it closed the screen.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from textual import events
 from textual.css.query import NoMatches
@@ -28,15 +28,26 @@ Typed = Callable[[str, str | None], None]
 """Takes a key handed on (its name and character), as :meth:`Composer.type_key` does."""
 
 
+class TypingField(Protocol):
+    """Where typing is handed: it takes the focus with the first key (the composer; the skill
+    library's path field)."""
+
+    def type_key(self, key: str, character: str | None) -> None: ...
+
+    def type_text(self, text: str) -> None: ...
+
+
 class TypingHandOff:
     """The hand-off of one pane; the pane calls :meth:`key` and :meth:`paste` from its
-    handlers and :meth:`back` when the focus comes back into it. A screen without a composer
-    (a test's) hands nothing."""
+    handlers and :meth:`back` when the focus comes back into it. ``field`` finds where the
+    typing goes (by default the screen's composer); where there is none (a test's screen),
+    nothing is handed."""
 
-    def __init__(self, pane: Widget) -> None:
+    def __init__(self, pane: Widget, field: Callable[[], TypingField | None] | None = None) -> None:
         self._pane = pane
+        self._field = field or self._composer
         self._away = False
-        """A character typed here sent the focus to the composer."""
+        """A character typed here sent the focus to the field."""
 
     def key(self, event: events.Key) -> None:
         if not (self._away and not self._pane.has_focus_within):
@@ -44,21 +55,21 @@ class TypingHandOff:
             typing = event.is_printable and bool(character)
             if not typing or event.key in self._pane.screen.active_bindings:
                 return
-        composer = self._composer()
-        if composer is None:
+        field = self._field()
+        if field is None:
             return
         event.stop()
         event.prevent_default()
         self._away = True
-        composer.type_key(event.key, event.character)  # (the focus goes with it)
+        field.type_key(event.key, event.character)  # (the focus goes with it)
 
     def paste(self, event: events.Paste) -> None:
-        composer = self._composer()
-        if composer is None:
+        field = self._field()
+        if field is None:
             return
         event.stop()
         event.prevent_default()
-        composer.type_text(event.text)
+        field.type_text(event.text)
 
     def back(self) -> None:
         self._away = False
