@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.store import opening, sqlite
 from oncall_tui.store.engine import Database
@@ -27,7 +28,7 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.conftest import ollama_at, port_outside_the_ephemeral_range, sqlite_full
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
-from tests.tui.harness import notifications, scripted_app, spy, wait_until
+from tests.tui.harness import notifications, scripted_app, seed_session, spy, wait_until
 
 SIZE = (120, 40)
 ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
@@ -129,6 +130,49 @@ def own_server() -> Iterator[PostgresServer]:
         pytest.skip(reason)
     with running_server() as server:
         yield server
+
+
+async def test_postgresql_away_at_the_first_listing_opens_the_newest_session_once_back(
+    own_server: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database stops between the start (which reached it) and the first read of the
+    sessions: the welcome said "Reading your sessions… the most recent one opens here" for good,
+    though the listings every 3 s read them once it was back. The newest session opens at the
+    first listing that comes."""
+    monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)  # the rule, on a faster clock
+    with FakeOllama() as ollama:
+        settings = Settings(
+            db_path=tmp_path / "unused.db",
+            db_url=own_server.new_database(),
+            user="alice",
+            ollama_url=ollama.url,
+            model="qwen3:8b",
+            spool_dir=tmp_path / "spool",
+        )
+        app = build_app(settings)
+        seed_session(app, 1, title="api latency")
+        release = threading.Event()
+        listing = app.services.sessions.list_sessions
+
+        def first_waits(owner: str) -> list[SessionView]:
+            release.wait(10)
+            return listing(owner)
+
+        monkeypatch.setattr(app.services.sessions, "list_sessions", first_waits)
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                screen = app.screen
+                assert isinstance(screen, MainScreen)
+                status = screen.query_one("#status", PlainText)
+                own_server.halt()
+                release.set()
+                await wait_until(pilot, lambda: "database" in status.text, timeout=15)
+                own_server.start()
+                log = screen.query_one(ChatLog)
+                await wait_until(pilot, lambda: len(log.messages) == 2, timeout=15)
+                assert log.messages[0].content == "question 0"
+        finally:
+            release.set()
 
 
 async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_is_back(

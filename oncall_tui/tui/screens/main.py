@@ -88,6 +88,9 @@ class MainScreen(Screen[None]):
         self._after_send: int | None = None
         """The messages the log holds once this terminal's send ended: a listing that counts
         more has what another terminal stored meanwhile (its question, asked at once)."""
+        self._listed = False
+        """A listing has come: until then each one may open the newest session (the first
+        failed where the database went away just after the start)."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -140,7 +143,7 @@ class MainScreen(Screen[None]):
 
     def _poll(self) -> None:
         if not self.sending and self.app.screen is self:
-            self.load_sessions()
+            self.load_sessions(open_newest=not self._listed and self.session_id is None)
 
     def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
         """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
@@ -148,6 +151,7 @@ class MainScreen(Screen[None]):
         started = self.session_id
 
         def done(sessions: list[SessionView]) -> None:
+            self._listed = True
             self.status.database_answered()
             listing = self.sessions
             listing.sessions = tuple(sessions)
