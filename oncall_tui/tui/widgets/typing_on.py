@@ -5,11 +5,13 @@ next question there, or pastes a log; those panes take no characters, so it was 
 Enter opened a message. A character that no key on the focus's way takes (the pane's own, the
 screen's) is handed to the composer with the focus; the keys of the same read, already handed
 to the pane before the focus moved, follow it there, Enter included (``Composer.type_key``). A
-paste goes there whole.
+paste goes there whole. The skill library's list hands its typing to the path field the same
+way.
 
-A screen read over the chat (the keys help, the summary) closes at the first character typed
-there, which goes on in the composer with every key behind it (:class:`TypingClosesIt`): the
-question typed after reading was lost, and a ``q`` in it closed the screen.
+A screen read over the chat (the keys help, the summary, the list of code blocks) closes at the
+first character typed there, which goes on in the composer with every key behind it
+(:class:`TypingClosesIt`): the question typed after reading was lost, and a ``q`` in it closed
+the summary.
 """
 
 from __future__ import annotations
