@@ -94,6 +94,25 @@ async def test_typing_in_the_panel_over_the_chat_closes_it_and_goes_on_in_the_co
         assert composer.text == "why"
 
 
+async def test_typing_in_the_composer_under_the_panel_over_the_chat_closes_it(
+    tmp_path: Path,
+) -> None:
+    """ctrl+b opens the panel over the chat and leaves the focus in the composer: what was
+    typed next went on under the panel, most of it out of sight."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = main(app)
+        await app.workers.wait_for_complete()
+        panel, composer = screen.query_one(ContextPanel), screen.query_one(Composer)
+        await pilot.press("ctrl+b")
+        await settled(pilot)
+        assert shown(panel)
+        assert composer.has_focus
+        await pilot.press(*"why")
+        await wait_until(pilot, lambda: not shown(panel))
+        assert composer.text == "why"
+
+
 async def test_a_resize_applies_the_same_rules_both_ways(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(120, 36)) as pilot:

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingsMap
 from textual.containers import Horizontal
 from textual.screen import Screen
+from textual.widgets import TextArea
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
 from oncall_tui.errors import OncallError, held_saved_note
@@ -448,7 +449,17 @@ class MainScreen(Screen[None]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The composer takes the focus (typing in a pane that takes none, Tab, Esc): the
         panel open over the chat (narrow) closes, or it would hide the composer."""
-        if isinstance(event.widget, Composer) and self.has_class("-narrow") and self.panel.display:
+        if isinstance(event.widget, Composer):
+            self._uncover_the_composer()
+
+    @on(TextArea.Changed, "Composer")
+    def _composer_changed(self) -> None:
+        """Typed with the panel open over the chat (ctrl+b leaves the focus in the composer):
+        the panel closes, or most of what is typed goes on under it."""
+        self._uncover_the_composer()
+
+    def _uncover_the_composer(self) -> None:
+        if self.has_class("-narrow") and self.panel.display:
             self.panes.toggle_panel()
 
     def on_resize(self, event: events.Resize) -> None:
