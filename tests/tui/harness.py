@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
 from oncall_tui.errors import Language
+from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp, build_app
@@ -115,6 +117,20 @@ def keys_in_one_read(app: App[Any], *keys: str) -> None:
             app.post_message(events.Key(key if key.isalnum() else _character_to_key(key), key))
         else:
             app.post_message(events.Key(key, " " if key == "space" else None))
+
+
+def sessions_read_late(app: OncallApp, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The app's reads of its sessions list wait until the event returned is set (at most
+    10 s): a test sees what the app does before the sessions are read. Set it on the way out."""
+    release = threading.Event()
+    listing = app.services.sessions.list_sessions
+
+    def late(owner: str) -> list[SessionView]:
+        release.wait(10)
+        return listing(owner)
+
+    monkeypatch.setattr(app.services.sessions, "list_sessions", late)
+    return release
 
 
 def seed_session(

@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.store import opening, sqlite
 from oncall_tui.store.engine import Database
-from oncall_tui.tui.app import build_app
+from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.panes import server as server_pane
 from oncall_tui.tui.screens import main as main_screen
@@ -28,7 +27,14 @@ from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.conftest import ollama_at, port_outside_the_ephemeral_range, sqlite_full
 from tests.fakes.ollama_server import FakeOllama, Reply
 from tests.postgres import PostgresServer, running_server, unavailable_reason
-from tests.tui.harness import notifications, scripted_app, seed_session, spy, wait_until
+from tests.tui.harness import (
+    notifications,
+    scripted_app,
+    seed_session,
+    sessions_read_late,
+    spy,
+    wait_until,
+)
 
 SIZE = (120, 40)
 ANSWER = "Roll back payments-api to revision 41, then watch p99 for ten minutes."
@@ -132,6 +138,19 @@ def own_server() -> Iterator[PostgresServer]:
         yield server
 
 
+def postgres_app(server: PostgresServer, ollama: FakeOllama, tmp_path: Path) -> OncallApp:
+    """The app on a database of ``server``, held replies kept under ``tmp_path``."""
+    settings = Settings(
+        db_path=tmp_path / "unused.db",
+        db_url=server.new_database(),
+        user="alice",
+        ollama_url=ollama.url,
+        model="qwen3:8b",
+        spool_dir=tmp_path / "spool",
+    )
+    return build_app(settings)
+
+
 async def test_postgresql_away_at_the_first_listing_opens_the_newest_session_once_back(
     own_server: PostgresServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -141,24 +160,9 @@ async def test_postgresql_away_at_the_first_listing_opens_the_newest_session_onc
     first listing that comes."""
     monkeypatch.setattr(main_screen, "POLL_SECONDS", 0.2)  # the rule, on a faster clock
     with FakeOllama() as ollama:
-        settings = Settings(
-            db_path=tmp_path / "unused.db",
-            db_url=own_server.new_database(),
-            user="alice",
-            ollama_url=ollama.url,
-            model="qwen3:8b",
-            spool_dir=tmp_path / "spool",
-        )
-        app = build_app(settings)
+        app = postgres_app(own_server, ollama, tmp_path)
         seed_session(app, 1, title="api latency")
-        release = threading.Event()
-        listing = app.services.sessions.list_sessions
-
-        def first_waits(owner: str) -> list[SessionView]:
-            release.wait(10)
-            return listing(owner)
-
-        monkeypatch.setattr(app.services.sessions, "list_sessions", first_waits)
+        release = sessions_read_late(app, monkeypatch)
         try:
             async with app.run_test(size=SIZE) as pilot:
                 screen = app.screen
@@ -179,15 +183,7 @@ async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_
     own_server: PostgresServer, tmp_path: Path
 ) -> None:
     with FakeOllama() as ollama:
-        settings = Settings(
-            db_path=tmp_path / "unused.db",
-            db_url=own_server.new_database(),
-            user="alice",
-            ollama_url=ollama.url,
-            model="qwen3:8b",
-            spool_dir=tmp_path / "spool",
-        )
-        app = build_app(settings)
+        app = postgres_app(own_server, ollama, tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             screen = app.screen
             assert isinstance(screen, MainScreen)

@@ -9,7 +9,6 @@ import pytest
 
 from oncall_tui.core.examples import skills_examples_path
 from oncall_tui.errors import Language
-from oncall_tui.services.views import SessionView
 from oncall_tui.settings import Settings
 from oncall_tui.tui.app import build_app
 from oncall_tui.tui.chat_log import ChatLog
@@ -25,7 +24,7 @@ from tests.conftest import ollama_at, port_outside_the_ephemeral_range
 from tests.fakes.chat_model import Turn
 from tests.fakes.ollama_server import FakeOllama
 from tests.fakes.openai_server import FakeOpenAI
-from tests.tui.harness import scripted_app, seed_session, wait_until
+from tests.tui.harness import scripted_app, seed_session, sessions_read_late, wait_until
 from tests.tui.test_ollama_and_palette import closed_port_url, panel_model_text
 
 SIZE = (120, 36)
@@ -225,14 +224,7 @@ async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
     window unknown"; then the most recent session opens."""
     app, _ = scripted_app(tmp_path / "t.db")
     seed_session(app, 1, title="last night's incident")
-    release = threading.Event()
-    listing = app.services.sessions.list_sessions
-
-    def slow(owner: str) -> list[SessionView]:
-        release.wait(10)
-        return listing(owner)
-
-    monkeypatch.setattr(app.services.sessions, "list_sessions", slow)
+    release = sessions_read_late(app, monkeypatch)
     try:
         async with app.run_test(size=SIZE) as pilot:
             welcome = app.screen.query_one(Welcome)
@@ -265,14 +257,7 @@ async def test_a_first_message_sent_while_the_sessions_are_read_and_refused_leav
         )
         app = build_app(settings)
         seed_session(app, 1, title="last night's incident")
-        release = threading.Event()
-        listing = app.services.sessions.list_sessions
-
-        def slow(owner: str) -> list[SessionView]:
-            release.wait(10)
-            return listing(owner)
-
-        monkeypatch.setattr(app.services.sessions, "list_sessions", slow)
+        release = sessions_read_late(app, monkeypatch)
         try:
             async with app.run_test(size=SIZE) as pilot:
                 screen = app.screen
