@@ -75,6 +75,21 @@ def main(app: OncallApp) -> MainScreen:
     return app.screen
 
 
+async def typed_over_the_chat(pilot: Pilot[None], first: str, then: str) -> Composer:
+    """``first`` typed in one read on a screen over the chat, which closes; ``then`` typed
+    after it. Both are the composer's, which has the focus; it is returned."""
+    app = pilot.app
+    screen = app.screen_stack[-2]  # the main screen, under the one typed on
+    assert isinstance(screen, MainScreen)
+    keys_in_one_read(app, *first)
+    await wait_until(pilot, lambda: app.screen is screen)
+    await pilot.press(*then)
+    composer = screen.query_one(Composer)
+    await wait_until(pilot, lambda: composer.text == first + then)
+    assert app.focused is composer
+    return composer
+
+
 @pytest.mark.parametrize(
     ("key", "screen_type"), [("alt+p", PromptEditorScreen), ("alt+s", SkillLibraryScreen)]
 )
@@ -149,12 +164,7 @@ async def test_typing_in_the_keys_help_opened_from_the_chat_takes_the_focus_to_t
         log.focus()
         await pilot.press("up", "f1")
         await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
-        keys_in_one_read(app, *"rename")
-        await wait_until(pilot, lambda: app.screen is screen)
-        await pilot.press(*"cat")
-        composer = screen.query_one(Composer)
-        await wait_until(pilot, lambda: composer.text == "renamecat")
-        assert app.focused is composer
+        await typed_over_the_chat(pilot, "rename", "cat")
         assert not any("copied" in note for note in notifications(app))
 
 
@@ -170,12 +180,7 @@ async def test_typing_in_the_summary_goes_on_in_the_composer_q_included(tmp_path
         await wait_until(pilot, lambda: screen.memory is not None)
         await pilot.press("f6")
         await wait_until(pilot, lambda: isinstance(app.screen, SummaryScreen))
-        keys_in_one_read(app, *"quick look")
-        await wait_until(pilot, lambda: app.screen is screen)
-        await pilot.press(*" at db-3")
-        composer = screen.query_one(Composer)
-        await wait_until(pilot, lambda: composer.text == "quick look at db-3")
-        assert app.focused is composer
+        await typed_over_the_chat(pilot, "quick look", " at db-3")
 
 
 async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:
@@ -281,15 +286,19 @@ async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
         assert log.messages[-1].status == "complete"  # Esc restored the panes, cancelled nothing
 
 
+async def code_blocks_listed(pilot: Pilot[None], app: OncallApp) -> None:
+    """A reply with two code blocks opened, and alt+y's list of them shown."""
+    screen = main(app)
+    screen.open_session(seed_reply(app, TWO_BLOCKS))
+    await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
+    await pilot.press("alt+y")
+    await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
+
+
 async def test_one_code_block_of_the_last_reply_is_copied_by_number(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = main(app)
-        screen.open_session(seed_reply(app, TWO_BLOCKS))
-        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
-        await pilot.press("alt+y")
-        await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
+        await code_blocks_listed(pilot, app)
         await pilot.press("2")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.clipboard == "kubectl logs deploy/api --since=10m\ngrep -c 502"
@@ -302,17 +311,10 @@ async def test_typing_in_the_code_block_list_goes_on_in_the_composer(tmp_path: P
     nothing and types nothing."""
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        screen.open_session(seed_reply(app, TWO_BLOCKS))
-        await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
-        await pilot.press("alt+y")
-        await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
+        await code_blocks_listed(pilot, app)
         await pilot.press("9")
         assert isinstance(app.screen, CodeBlockPicker)
-        keys_in_one_read(app, *"ok, 2")
-        await wait_until(pilot, lambda: app.screen is screen)
-        composer = screen.query_one(Composer)
-        await wait_until(pilot, lambda: composer.text == "ok, 2")
+        await typed_over_the_chat(pilot, "ok, 2", " then")
         assert app.clipboard == ""
 
 
