@@ -14,6 +14,7 @@ from textual import events
 from textual.app import App
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
+from textual.widgets import TextArea
 
 from oncall_tui.errors import Language
 from oncall_tui.services.views import SessionView
@@ -117,6 +118,20 @@ def keys_in_one_read(app: App[Any], *keys: str) -> None:
             app.post_message(events.Key(key if key.isalnum() else _character_to_key(key), key))
         else:
             app.post_message(events.Key(key, " " if key == "space" else None))
+
+
+async def keys_at_the_text_ends(pilot: Pilot[Any], area: TextArea) -> tuple[str, str, str]:
+    """In the focused ``area`` holding three lines, the cursor in the middle one: the text
+    after ctrl+end ``Z`` ctrl+home ``A``, then what ctrl+shift+end selects from the second
+    character, and what ctrl+shift+home selects from the end."""
+    area.text = "first line\nsecond\nthird line"
+    area.move_cursor((1, 3))
+    await pilot.press("ctrl+end", "Z", "ctrl+home", "A")
+    typed = area.text
+    await pilot.press("ctrl+shift+end")
+    to_the_end = area.selected_text
+    await pilot.press("ctrl+end", "ctrl+shift+home")
+    return typed, to_the_end, area.selected_text
 
 
 def sessions_read_late(app: OncallApp, monkeypatch: pytest.MonkeyPatch) -> threading.Event:

@@ -11,7 +11,7 @@ from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
 from tests.fakes.chat_model import Turn
-from tests.tui.harness import scripted_app, wait_until
+from tests.tui.harness import keys_at_the_text_ends, scripted_app, wait_until
 
 SIZE = (120, 36)
 
@@ -108,6 +108,17 @@ async def test_alt_a_selects_everything_typed(tmp_path: Path) -> None:
         assert composer.selected_text == "line one\nline two"
         await pilot.press("backspace")
         assert composer.text == ""
+
+
+async def test_ctrl_home_and_ctrl_end_go_to_the_ends_of_the_text(tmp_path: Path) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        composer = app.query_one(Composer)
+        assert composer.has_focus
+        typed, to_the_end, to_the_start = await keys_at_the_text_ends(pilot, composer)
+    assert typed == "Afirst line\nsecond\nthird lineZ"
+    assert to_the_end == "first line\nsecond\nthird lineZ"
+    assert to_the_start == typed
 
 
 async def test_ctrl_c_stops_a_streaming_reply_and_keeps_it_marked(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
-from tests.tui.harness import question_read
+from tests.tui.harness import keys_at_the_text_ends, question_read
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -164,6 +164,20 @@ async def test_character_counters_follow_typing_and_flag_the_limit(
         await pilot.pause()
         assert rendered(screen, "#content-count") == "content 12,001/12,000"
         assert screen.query_one("#content-count").has_class("-over")
+
+
+async def test_ctrl_home_and_ctrl_end_go_to_the_ends_of_the_content(
+    assets_host: HostFactory,
+) -> None:
+    app = editor_host(assets_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        content_area(screen).focus()
+        await pilot.pause()
+        typed, to_the_end, to_the_start = await keys_at_the_text_ends(pilot, content_area(screen))
+    assert typed == "Afirst line\nsecond\nthird lineZ"
+    assert to_the_end == "first line\nsecond\nthird lineZ"
+    assert to_the_start == typed
 
 
 async def test_choosing_a_prompt_as_active_is_saved(

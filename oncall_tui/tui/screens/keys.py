@@ -41,6 +41,7 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("enter", "keys.composer.send"),
             ("alt+enter, ctrl+j", "keys.composer.newline"),
             ("↑ ↓", "keys.composer.history"),
+            ("ctrl+home, ctrl+end", "keys.composer.ends"),
             ("ctrl+l", "keys.composer.clear"),
             ("alt+a", "keys.composer.select_all"),
             ("tab, shift+tab", "keys.composer.focus"),

@@ -32,7 +32,7 @@ from oncall_tui.tui.panes.draft import DRAFT_SECONDS
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
 from oncall_tui.tui.service_calls import in_thread
 from oncall_tui.tui.widgets.dialogs import ErrorText, UnsavedChangesDialog
-from oncall_tui.tui.widgets.in_order import InOrderBindings, InOrderInput
+from oncall_tui.tui.widgets.in_order import InOrderInput, InOrderTextArea
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 
@@ -48,7 +48,7 @@ def counter_text(name: str, count: int, limit: int) -> str:
     return f"{name} {count:,}/{limit:,}"
 
 
-class PromptContent(InOrderBindings, TextArea):
+class PromptContent(InOrderTextArea):
     """The prompt's text; ctrl+a or alt+a selects all of it (a paste over the limit goes in
     one key), and its keys apply in order with the typing around them."""
 

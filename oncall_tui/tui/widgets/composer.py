@@ -8,11 +8,10 @@ from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import TextArea
 
 from oncall_tui.core.text import one_line, terminal_safe
 from oncall_tui.texts import text as t
-from oncall_tui.tui.widgets.in_order import InOrderBindings
+from oncall_tui.tui.widgets.in_order import InOrderTextArea
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
@@ -32,7 +31,7 @@ TITLE_ROOM = 8
 the gauge's figures (at 60 columns, 30 do)."""
 
 
-class Composer(InOrderBindings, TextArea):
+class Composer(InOrderTextArea):
     """Enter sends; ctrl+j, alt+enter or shift+enter (where the terminal reports it) break
     the line. The text sent leaves the composer only when the app says the send was accepted,
     and only that text: what was typed after it stays.

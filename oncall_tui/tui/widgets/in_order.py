@@ -10,10 +10,11 @@ whose action is not available now) goes on as before, to the screen's and the ap
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
-from textual.widgets import Input
+from textual.binding import Binding, BindingType
+from textual.widgets import Input, TextArea
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -41,3 +42,23 @@ class InOrderBindings(_Mixin):
 class InOrderInput(InOrderBindings, Input):
     """The one-line input of the app: export file name, session filter, rename, prompt label,
     skill path, search."""
+
+
+class InOrderTextArea(InOrderBindings, TextArea):
+    """The multi-line editor of the app: the composer, a prompt's content. ctrl+home and
+    ctrl+end go to the start and the end of the text (with shift, selecting), as in other
+    editors: Textual's own keys reach only a line's ends, and a pasted log's end was a page of
+    ↓ away."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+home", "cursor_text_start", show=False),
+        Binding("ctrl+end", "cursor_text_end", show=False),
+        Binding("ctrl+shift+home", "cursor_text_start(True)", show=False),
+        Binding("ctrl+shift+end", "cursor_text_end(True)", show=False),
+    ]
+
+    def action_cursor_text_start(self, select: bool = False) -> None:
+        self.move_cursor((0, 0), select=select)
+
+    def action_cursor_text_end(self, select: bool = False) -> None:
+        self.move_cursor(self.document.end, select=select)
