@@ -124,6 +124,20 @@ async def test_f1_lists_the_apps_actions_first_and_enter_runs_one(tmp_path: Path
         await wait_until(pilot, lambda: getattr(app.focused, "id", None) == "session-filter")
 
 
+async def test_home_and_end_in_the_keys_help_go_to_the_first_and_the_last_key(
+    tmp_path: Path,
+) -> None:
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
+        table = app.screen.query_one(DataTable)
+        await pilot.press("end")
+        at_the_end = table.cursor_row
+        await pilot.press("home")
+        assert (at_the_end, table.cursor_row) == (table.row_count - 1, 0)
+
+
 @pytest.mark.parametrize("key", ["escape", "f1", "alt+h"])
 async def test_the_keys_help_closes_with_esc_or_f1(tmp_path: Path, key: str) -> None:
     app, _ = scripted_app(tmp_path / "t.db")

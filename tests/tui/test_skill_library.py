@@ -19,6 +19,7 @@ from oncall_tui.tui.widgets.path_input import complete_path
 from oncall_tui.tui.widgets.text_dialogs import TextViewerDialog
 from tests.tui.conftest import EXAMPLES_DIR, AssetsHostApp, ScreenFactory, wait_until
 from tests.tui.harness import notifications, question_read
+from tests.tui.harness import settled as settled_screen
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -237,6 +238,45 @@ async def test_view_shows_the_full_content_read_only(
         await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("enter")  # enter on a row views it too
         await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
+
+
+async def test_home_and_end_in_the_list_go_to_the_first_and_the_last_skill(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    names = ["alpha", "beta", "gamma"]
+    for name in names:
+        add_skill(library_services, name)
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        table = screen.query_one("#skill-table", DataTable)
+        await pilot.press("tab")
+        assert screen.focused is table
+        await pilot.press("end")
+        at_the_end = screen.skills[table.cursor_row].name
+        await pilot.press("home")
+        assert (at_the_end, screen.skills[table.cursor_row].name) == ("gamma", "alpha")
+
+
+async def test_the_viewer_goes_to_the_end_and_back_with_ctrl_end_and_ctrl_home(
+    assets_host: HostFactory, library_services: Services
+) -> None:
+    long = skill_md("runbook", "A long one.") + "".join(f"step {n}\n" for n in range(200))
+    skill = library_services.configuration.add_skill(OWNER, "SKILL.md", long.encode())
+    app = assets_host(SkillLibraryScreen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await move_to(pilot, screen, skill.id)
+        await pilot.press("v")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
+        viewer = app.screen.query_one(TextArea)
+        await pilot.press("ctrl+end")
+        await settled_screen(pilot)
+        at_the_end = (viewer.cursor_location, viewer.scroll_y > 0)
+        await pilot.press("ctrl+home")
+        await settled_screen(pilot)
+        assert at_the_end == (viewer.document.end, True)
+        assert (viewer.cursor_location, viewer.scroll_y) == ((0, 0), 0)
 
 
 async def test_delete_asks_first_and_removes_the_skill_and_its_selection(

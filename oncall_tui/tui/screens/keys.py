@@ -29,6 +29,7 @@ from textual.widgets import DataTable, Label
 from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
 from oncall_tui.tui.widgets.lang import ui_lang
+from oncall_tui.tui.widgets.row_table import RowTable
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class KeysScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="keys-dialog"):
             yield Label(Text(text("keys.title", self.lang)), classes="dialog-title")
-            yield DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
+            yield RowTable(id="keys-table", cursor_type="row", zebra_stripes=True)
             yield Label("", id="keys-help")
             yield Label(Text(text("keys.footer", self.lang)), id="keys-note")
 

@@ -31,6 +31,7 @@ from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
+from oncall_tui.tui.widgets.row_table import RowTable
 from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextViewerDialog
 from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
@@ -53,7 +54,7 @@ def format_size(size: int) -> str:
     return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KiB"
 
 
-class SkillTable(DataTable[Text]):
+class SkillTable(RowTable[Text]):
     """The skills. A character none of the list's keys takes (space, v, a) goes on in the path
     field, with the focus, and the keys behind it (:mod:`...widgets.typing_on`): a path typed
     here was lost."""

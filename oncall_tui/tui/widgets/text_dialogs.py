@@ -17,7 +17,7 @@ from textual.widgets import DirectoryTree, Input, Static, TextArea
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.dialogs import DIALOG_CSS, DIALOG_KEYS, ErrorText
-from oncall_tui.tui.widgets.in_order import InOrderInput
+from oncall_tui.tui.widgets.in_order import InOrderInput, InOrderTextArea
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 
@@ -122,7 +122,7 @@ class TextViewerDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._title, markup=False, classes="dialog--title")
-            yield TextArea(self._text, read_only=True, soft_wrap=True, id="viewer-text")
+            yield InOrderTextArea(self._text, read_only=True, soft_wrap=True, id="viewer-text")
             keys = t("dialog.viewer.keys", self.lang)
             yield Static(keys, classes="dialog--keys", markup=False)
 
