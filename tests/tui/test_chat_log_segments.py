@@ -526,6 +526,27 @@ async def test_keys_move_between_messages_and_the_earlier_line_loads_more() -> N
         assert len(app.requests) == 2
 
 
+@pytest.mark.parametrize(("earlier", "first"), [(30, None), (0, 0)], ids=["earlier", "all"])
+async def test_home_and_end_select_the_first_entry_and_the_last_message(
+    earlier: int, first: int | None
+) -> None:
+    app = EarlierApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        log = app.query_one(ChatLog)
+        log.show_page(
+            page(*[("user", f"message {i}") for i in range(12)]), earlier=earlier, boundary=0
+        )
+        log.focus()
+        await pilot.press("up", "home")
+        at_home = (log.cursor, selected(log), log.scroll_offset.y)
+        await pilot.press("end")
+        assert selected(log) is log.messages[-1]
+        assert log.scroll_offset.y == log.max_scroll_y  # brought into view
+    # with earlier messages, the line offering them (the entry before the first message)
+    expected = None if first is None else log.messages[first]
+    assert at_home == (0 if earlier else 1, expected, 0)
+
+
 def test_documents_share_one_parser_and_are_set_up_as_rich_sets_up_its_own() -> None:
     """The shared parser skips rich's own __init__: if rich ever sets up more, this says so."""
     text = (

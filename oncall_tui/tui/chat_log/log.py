@@ -61,6 +61,8 @@ class ChatLog(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "cursor(-1)", "Previous message", show=False),
         Binding("down", "cursor(1)", "Next message", show=False),
+        Binding("home", "cursor(-1, True)", "First message", show=False),
+        Binding("end", "cursor(1, True)", "Last message", show=False),
         Binding("c", "copy", "Copy message"),
         Binding("b", "screen.copy_code", "Copy code", show=False),
         Binding("enter", "open", "Open"),
@@ -86,6 +88,8 @@ class ChatLog(ScrollView, can_focus=True):
             {
                 "cursor(-1)": "log.key.previous",
                 "cursor(1)": "log.key.next",
+                "cursor(-1, True)": "log.key.first",
+                "cursor(1, True)": "log.key.last",
                 "copy": "log.key.copy",
                 "screen.copy_code": "log.key.copy_code",
                 "open": "log.key.open",
@@ -348,10 +352,14 @@ class ChatLog(ScrollView, can_focus=True):
     def on_blur(self, event: events.Blur) -> None:
         self.refresh()
 
-    def action_cursor(self, step: int) -> None:
-        """Up and down: the message before or after the selected one (none: the last)."""
+    def action_cursor(self, step: int, far: bool = False) -> None:
+        """Up and down: the message before or after the selected one (none: the last); Home
+        and End (``far``): the first entry there is to choose, the last message."""
         current, count = self._current(), len(self.entries)
-        start, step = (count - 1, -1) if current is None else (current + step, step)
+        if far:
+            start, step = (0, 1) if step < 0 else (count - 1, -1)
+        else:
+            start, step = (count - 1, -1) if current is None else (current + step, step)
         index = start
         while 0 <= index < count and not choosable(self.entries[index]):
             index += step

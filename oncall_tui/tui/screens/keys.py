@@ -52,6 +52,7 @@ WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "keys.section.log",
         (
             ("↑ ↓", "keys.log.move"),
+            ("home, end", "keys.log.ends"),
             ("c", "keys.log.copy"),
             ("b", "keys.log.code"),
             ("enter", "keys.log.open"),
