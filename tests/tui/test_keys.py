@@ -197,6 +197,28 @@ async def test_typing_in_the_summary_goes_on_in_the_composer_q_included(tmp_path
         await typed_over_the_chat(pilot, "quick look", " at db-3")
 
 
+@pytest.mark.parametrize(("key", "screen_type"), [("f6", SummaryScreen), ("f1", KeysScreen)])
+async def test_a_key_no_screen_takes_before_the_typing_over_the_chat_sends_nothing(
+    tmp_path: Path, key: str, screen_type: type
+) -> None:
+    """An Enter in the summary, then the question, in one read: the Enter, which nothing there
+    takes, went on up to the app behind the first character, which had closed the summary and
+    gone to the composer, and sent it ("q", answered; "uick" left)."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
+        screen.open_session(seed)
+        await wait_until(pilot, lambda: screen.memory is not None)
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, screen_type))
+        keys_in_one_read(app, "ctrl+u" if key == "f1" else "enter", *"quick")
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: app.screen is screen and composer.text.endswith("ick"))
+        await app.workers.wait_for_complete()
+        assert (composer.text, len(screen.query_one(ChatLog).messages)) == ("quick", 4)
+
+
 async def test_the_palette_offers_every_action_with_what_it_does(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE):

@@ -140,6 +140,41 @@ async def test_typing_in_a_pane_without_text_goes_on_in_the_composer_and_enter_s
         assert focused(app) is composer
 
 
+@pytest.mark.parametrize(
+    ("keys", "pane", "key"),
+    [
+        (["shift+tab"], ChatLog, "enter"),
+        (["shift+tab"], ChatLog, "c"),
+        (["shift+tab"] * 2, SessionList, "enter"),
+        (["tab"], ContextPanel, "enter"),
+    ],
+)
+async def test_a_panes_key_typed_before_the_question_acts_there_and_sends_nothing(
+    tmp_path: Path, keys: list[str], pane: type[Widget], key: str
+) -> None:
+    """An Enter in the chat or the panel, then the question, in one read: the Enter went up to
+    the app behind the question's first character, which had taken the focus to the composer,
+    and sent that character ("w", answered). The pane's key acts where it was typed."""
+    app, _ = scripted_app(tmp_path / "t.db", ["it is the pool"])
+    seed_session(app, 3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await main_screen(app)
+        log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
+        await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
+        await pilot.press(*keys)
+        assert in_pane(focused(app), pane)
+        keys_in_one_read(app, key, *"why slow?")
+        await wait_until(pilot, lambda: composer.text.endswith("slow?"))
+        await app.workers.wait_for_complete()
+        assert (composer.text, len(log.messages)) == ("why slow?", 6)
+        assert focused(app) is composer
+        if key == "c":  # the log's copy, of the message selected
+            assert app.clipboard.endswith("answer 2")
+        keys_in_one_read(app, "enter")
+        await wait_until(pilot, lambda: log.messages[-1].content == "it is the pool")
+        assert [m.content for m in log.messages[-2:]] == ["why slow?", "it is the pool"]
+
+
 async def test_pgup_and_pgdn_in_the_composer_scroll_the_chat_and_the_chat_scrolls_itself(
     tmp_path: Path,
 ) -> None:

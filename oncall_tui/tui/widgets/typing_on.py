@@ -53,9 +53,14 @@ class TypingHandOff:
 
     def key(self, event: events.Key) -> None:
         if not (self._away and not self._pane.has_focus_within):
-            character = event.character
-            typing = event.is_printable and bool(character)
-            if not typing or event.key in self._pane.screen.active_bindings:
+            if event.key in self._pane.screen.active_bindings:
+                return  # the pane's, the screen's or the app's (the keys behind it wait for it)
+            if not (event.is_printable and event.character):
+                # No key takes it: it ends here. Gone on up to the app, it was matched there
+                # against the focus of then, the composer's when a character typed behind it
+                # had gone there first: an Enter in the chat or the panel sent that character.
+                event.stop()
+                event.prevent_default()
                 return
         field = self._field()
         if field is None:
@@ -103,6 +108,9 @@ class TypingClosesIt:
     def key(self, event: events.Key) -> None:
         typing = event.is_printable and bool(event.character)
         if self._typed is None or not (typing or self._handing_on):
+            if not typing and event.key not in self._screen.active_bindings:
+                event.stop()  # no key takes it: it ends here, not in the composer (as above)
+                event.prevent_default()
             return
         event.stop()
         event.prevent_default()
