@@ -364,6 +364,7 @@ def test_a_run_longer_than_the_held_bound_without_white_space_is_let_out_whole()
 def test_a_reply_echoing_a_secret_token_by_token_never_shows_it(cli: RunCli, as_json: bool) -> None:
     """Found by piping a log with a token into ``chat``: the model's echo of it streamed out
     as written, the human output redacting each token alone and ``--json`` not at all."""
+    register_secret(KEY)  # a secret this process holds (it passed only after a test that had)
     with FakeOllama() as server:
         server.script(Reply(STREAMED, chunk_size=3))
         flags = ("--json",) if as_json else ()
