@@ -20,7 +20,7 @@ from textual.coordinate import Coordinate
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, TextArea
 
-from oncall_tui.core.prompts import MAX_CONTENT_CHARS
+from oncall_tui.core.prompts import DEFAULT_PROMPT_LABEL, MAX_CONTENT_CHARS
 from oncall_tui.services.container import Services
 from oncall_tui.tui import key_order
 from oncall_tui.tui.app import OncallApp
@@ -31,6 +31,7 @@ from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
+from oncall_tui.tui.widgets.dialogs import UnsavedChangesDialog
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.session_list import SessionList
 from tests.tui.conftest import AssetsHostApp, ScreenFactory
@@ -309,6 +310,30 @@ async def test_keys_typed_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt
         await wait_until(pilot, lambda: content.text == "Check df first.")
         assert editor.query_one("#prompt-label", Input).value == "disk full"
         assert editor.editing_id is None  # a new prompt
+
+
+async def test_a_name_typed_behind_ctrl_n_over_unsaved_edits_answers_nothing(
+    tmp_path: Path,
+) -> None:
+    """ctrl+n and the new prompt's name in one read, with the open prompt's edits unsaved: the
+    keys went to the dialog asking about them, and the ``s`` of "k8s triage" saved them,
+    unseen (the name was lost too)."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await main_screen(app)
+        await pilot.press("alt+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+        editor = app.screen
+        assert isinstance(editor, PromptEditorScreen)
+        await wait_until(pilot, lambda: editor.loaded)
+        editor.query_one("#prompt-label", Input).value = "half-edited"
+        keys_in_one_read(app, "ctrl+n", *"k8s triage")
+        await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        for _ in range(3):  # the keys held behind ctrl+n, given to the dialog
+            await pilot.pause()
+        assert isinstance(app.screen, UnsavedChangesDialog)  # still asking
+        prompts = app.services.configuration.list_prompts("alice")
+        assert [prompt.label for prompt in prompts] == [DEFAULT_PROMPT_LABEL]
 
 
 async def test_keys_typed_behind_ctrl_s_edit_the_export_path_and_enter_writes_it(

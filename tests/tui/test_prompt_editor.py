@@ -278,6 +278,10 @@ async def test_leaving_with_save_chosen_saves_then_leaves(
         label_input(screen).value = "On-call, terse"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        await pilot.press("s")  # before the question could be read: the bell, nothing saved
+        assert isinstance(app.screen, UnsavedChangesDialog)
+        assert library_services.configuration.list_prompts(OWNER)[0].label != "On-call, terse"
+        await question_read(pilot)
         await pilot.press("s")
         await wait_until(pilot, lambda: app.screen is app.screen_stack[0])  # back on the host
         assert len(app.configuration_changes) == 1
@@ -303,7 +307,7 @@ async def test_switching_prompts_with_unsaved_edits_asks_first(
         assert screen.query_one("#prompt-list", OptionList).highlighted == 0
 
         await pilot.press("down")
-        await wait_until(pilot, lambda: isinstance(app.screen, UnsavedChangesDialog))
+        await question_read(pilot)
         await pilot.press("s")
         await settled(pilot, screen)
         assert screen.editing_id == second.id

@@ -264,8 +264,10 @@ class ConfirmDialog(Question[bool]):
 class UnsavedChangesDialog(Question[UnsavedChoice]):
     """Save, discard or keep editing: asked before anything would drop unsaved edits.
 
-    The focus starts on "Cancel" (keep editing), the only answer that changes nothing;
-    "Discard" counts only once the question has been read (:class:`Question`).
+    The focus starts on "Cancel" (keep editing), the only answer that changes nothing, and
+    the only one that counts before the question has been read (:class:`Question`): "Save"
+    and "Discard" ring the bell until then (the ``s`` of a prompt's name typed behind ctrl+n
+    saved the edits it asked about, unseen).
     """
 
     DEFAULT_CSS = "UnsavedChangesDialog {" + DIALOG_CSS + "}"
@@ -305,11 +307,9 @@ class UnsavedChangesDialog(Question[UnsavedChoice]):
         self.action_choose(event.button.id or "cancel")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "save":
-            self.dismiss("save")
-        elif choice != "discard":
+        if choice not in ("save", "discard"):
             self.dismiss("cancel")
-        elif self.read:  # the edits go for good: only once the question could be read
-            self.dismiss("discard")
-        else:
+        elif not self.read:  # the edits are written, or go for good: only once it could be read
             self.app.bell()
+        else:
+            self.dismiss("save" if choice == "save" else "discard")
