@@ -182,16 +182,22 @@ async def test_typing_in_the_keys_help_opened_from_the_chat_takes_the_focus_to_t
         assert not any("copied" in note for note in notifications(app))
 
 
+async def summarised_session_open(pilot: Pilot[None], app: OncallApp) -> MainScreen:
+    """The main screen on a session whose two exchanges are summarised, its memory read."""
+    screen = main(app)
+    seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
+    screen.open_session(seed)
+    await wait_until(pilot, lambda: screen.memory is not None)
+    return screen
+
+
 async def test_typing_in_the_summary_goes_on_in_the_composer_q_included(tmp_path: Path) -> None:
     """f6 to read the summary, then the next question typed: its letters were dropped, and a
     q among them closed the summary ("quick" came out as "uick"). As in the keys help, the
     summary closes at the first character and every key behind it is the composer's."""
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
-        screen.open_session(seed)
-        await wait_until(pilot, lambda: screen.memory is not None)
+        await summarised_session_open(pilot, app)
         await pilot.press("f6")
         await wait_until(pilot, lambda: isinstance(app.screen, SummaryScreen))
         await typed_over_the_chat(pilot, "quick look", " at db-3")
@@ -206,10 +212,7 @@ async def test_a_key_no_screen_takes_before_the_typing_over_the_chat_sends_nothi
     gone to the composer, and sent it ("q", answered; "uick" left)."""
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
-        screen = main(app)
-        seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
-        screen.open_session(seed)
-        await wait_until(pilot, lambda: screen.memory is not None)
+        screen = await summarised_session_open(pilot, app)
         await pilot.press(key)
         await wait_until(pilot, lambda: isinstance(app.screen, screen_type))
         keys_in_one_read(app, "ctrl+u" if key == "f1" else "enter", *"quick")

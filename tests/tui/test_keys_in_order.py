@@ -17,6 +17,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.coordinate import Coordinate
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, TextArea
 
@@ -105,6 +106,19 @@ def in_pane(widget: Widget | None, pane: type[Widget]) -> bool:
     return widget is not None and pane in {type(node) for node in widget.ancestors_with_self}
 
 
+async def focus_in_pane(
+    pilot: Pilot[None], app: OncallApp, keys: list[str], pane: type[Widget]
+) -> tuple[ChatLog, Composer]:
+    """The open session's six messages shown, then ``keys`` typed, which take the focus into
+    ``pane``; the chat log and the composer."""
+    screen = await main_screen(app)
+    log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
+    await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
+    await pilot.press(*keys)
+    assert in_pane(focused(app), pane)
+    return log, composer
+
+
 @pytest.mark.parametrize(
     ("keys", "pane"),
     [(["shift+tab"], ChatLog), (["shift+tab"] * 2, SessionList), (["tab"], ContextPanel)],
@@ -118,11 +132,7 @@ async def test_typing_in_a_pane_without_text_goes_on_in_the_composer_and_enter_s
     app, _ = scripted_app(tmp_path / "t.db", ["it is the pool"])
     seed_session(app, 3)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await main_screen(app)
-        log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
-        await pilot.press(*keys)
-        assert in_pane(focused(app), pane)
+        log, composer = await focus_in_pane(pilot, app, keys, pane)
         keys_in_one_read(app, *"why slow?", "enter")
         await wait_until(pilot, lambda: log.messages[-1].content == "it is the pool")
         assert [m.content for m in log.messages[-2:]] == ["why slow?", "it is the pool"]
@@ -159,11 +169,7 @@ async def test_a_panes_key_typed_before_the_question_acts_there_and_sends_nothin
     app, _ = scripted_app(tmp_path / "t.db", ["it is the pool"])
     seed_session(app, 3)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await main_screen(app)
-        log, composer = screen.query_one(ChatLog), screen.query_one(Composer)
-        await wait_until(pilot, lambda: len(log.messages) == 6 and log.can_focus)
-        await pilot.press(*keys)
-        assert in_pane(focused(app), pane)
+        log, composer = await focus_in_pane(pilot, app, keys, pane)
         keys_in_one_read(app, key, *"why slow?")
         await wait_until(pilot, lambda: composer.text.endswith("slow?"))
         await app.workers.wait_for_complete()

@@ -79,6 +79,14 @@ async def move_to(pilot: Pilot[None], screen: SkillLibraryScreen, skill_id: int)
     await pilot.pause()
 
 
+async def viewed(pilot: Pilot[None], screen: SkillLibraryScreen, skill_id: int) -> TextArea:
+    """The skill's viewer, opened from the list with v: its text."""
+    await move_to(pilot, screen, skill_id)
+    await pilot.press("v")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, TextViewerDialog))
+    return pilot.app.screen.query_one(TextArea)
+
+
 @pytest.mark.parametrize(
     ("filename", "text", "expected"),
     [
@@ -228,10 +236,7 @@ async def test_view_shows_the_full_content_read_only(
     app = assets_host(SkillLibraryScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
-        await move_to(pilot, screen, skill.id)
-        await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
-        viewer = app.screen.query_one(TextArea)
+        viewer = await viewed(pilot, screen, skill.id)
         assert viewer.read_only
         assert viewer.text == skill_md("disk-full", "Does a thing.")
         await pilot.press("escape")
@@ -266,10 +271,7 @@ async def test_the_viewer_goes_to_the_end_and_back_with_ctrl_end_and_ctrl_home(
     app = assets_host(SkillLibraryScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)
-        await move_to(pilot, screen, skill.id)
-        await pilot.press("v")
-        await wait_until(pilot, lambda: isinstance(app.screen, TextViewerDialog))
-        viewer = app.screen.query_one(TextArea)
+        viewer = await viewed(pilot, screen, skill.id)
         await pilot.press("ctrl+end")
         await settled_screen(pilot)
         at_the_end = (viewer.cursor_location, viewer.scroll_y > 0)
