@@ -8,10 +8,11 @@ from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
+from textual.widgets import TextArea
 
 from oncall_tui.core.text import one_line, terminal_safe
 from oncall_tui.texts import text as t
-from oncall_tui.tui.widgets.in_order import InOrderTextArea
+from oncall_tui.tui.widgets.in_order import TEXT_ENDS, InOrderBindings, TextEnds
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 NEWLINE_KEYS = ("ctrl+j", "alt+enter", "shift+enter")
@@ -31,7 +32,7 @@ TITLE_ROOM = 8
 the gauge's figures (at 60 columns, 30 do)."""
 
 
-class Composer(InOrderTextArea):
+class Composer(InOrderBindings, TextEnds, TextArea):
     """Enter sends; ctrl+j, alt+enter or shift+enter (where the terminal reports it) break
     the line. The text sent leaves the composer only when the app says the send was accepted,
     and only that text: what was typed after it stays.
@@ -55,6 +56,7 @@ class Composer(InOrderTextArea):
         # composer on another screen leaves the keys alone).
         Binding("pageup", "screen.page_chat(-1)", show=False),
         Binding("pagedown", "screen.page_chat(1)", show=False),
+        *TEXT_ENDS,
     ]
 
     class Submitted(Message):

@@ -6,22 +6,27 @@ from a fast typist, a paste without brackets or ``tmux send-keys``, ``BSpace BSp
 wrote ``….mdjs`` instead of ``….json``. A widget with :class:`InOrderBindings` runs its own
 bindings as its key handler, in the order the keys came; a key it has no binding for (or
 whose action is not available now) goes on as before, to the screen's and the app's.
+
+Here too, the keys every text area of the app adds to Textual's: ctrl+home and ctrl+end
+(:data:`TEXT_ENDS`, :class:`TextEnds`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 if TYPE_CHECKING:
     from textual.widget import Widget
+    from textual.widgets import TextArea
 
     _Mixin = Widget
+    _TextMixin = TextArea
 else:  # not a widget class itself: Textual takes a widget's CSS from its first widget base
-    _Mixin = object
+    _Mixin = _TextMixin = object
 
 
 class InOrderBindings(_Mixin):
@@ -44,18 +49,21 @@ class InOrderInput(InOrderBindings, Input):
     skill path, search."""
 
 
-class InOrderTextArea(InOrderBindings, TextArea):
-    """The multi-line editor of the app: the composer, a prompt's content. ctrl+home and
-    ctrl+end go to the start and the end of the text (with shift, selecting), as in other
-    editors: Textual's own keys reach only a line's ends, and a pasted log's end was a page of
-    ↓ away."""
+TEXT_ENDS: list[BindingType] = [
+    Binding("ctrl+home", "cursor_text_start", show=False),
+    Binding("ctrl+end", "cursor_text_end", show=False),
+    Binding("ctrl+shift+home", "cursor_text_start(True)", show=False),
+    Binding("ctrl+shift+end", "cursor_text_end(True)", show=False),
+]
+"""ctrl+home and ctrl+end: the start and the end of a text area's text (with shift, selecting),
+as in other editors. Textual's own keys reach only a line's ends: a pasted log's end was a
+page of ↓ away. Bound by each area with :class:`TextEnds`."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+home", "cursor_text_start", show=False),
-        Binding("ctrl+end", "cursor_text_end", show=False),
-        Binding("ctrl+shift+home", "cursor_text_start(True)", show=False),
-        Binding("ctrl+shift+end", "cursor_text_end(True)", show=False),
-    ]
+
+class TextEnds(_TextMixin):
+    """Mixed in before ``TextArea``, with :data:`TEXT_ENDS` in the area's bindings: not a widget
+    class between them, which would change the composer's place in the CSS (its styles parsed
+    again on the way to the first frame)."""
 
     def action_cursor_text_start(self, select: bool = False) -> None:
         self.move_cursor((0, 0), select=select)

@@ -17,8 +17,9 @@ from textual.widgets import DirectoryTree, Input, Static, TextArea
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.dialogs import DIALOG_CSS, DIALOG_KEYS, ErrorText
-from oncall_tui.tui.widgets.in_order import InOrderInput, InOrderTextArea
+from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.text_area import InOrderTextArea
 
 
 class TextDialog(ModalScreen[str | None]):
