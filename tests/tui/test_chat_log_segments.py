@@ -547,6 +547,32 @@ async def test_home_and_end_select_the_first_entry_and_the_last_message(
     assert at_home == (0 if earlier else 1, expected, 0)
 
 
+async def test_a_selection_scrolled_out_of_view_gives_way_to_what_is_in_view() -> None:
+    """↑ to a message, then PgUp to read further up, then ``c``: it copied the message chosen
+    pages below, out of sight. Scrolled wholly out of view, the selection is let go; the
+    last message that starts in view is the selected one again, and ↑ goes on from there."""
+    app = LogApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        log = app.query_one(ChatLog)
+        log.show_page(page(*[("user", f"message {i}") for i in range(30)]), earlier=0, boundary=0)
+        log.focus()
+        await pilot.press("up", "up")
+        chosen = selected(log)
+        assert chosen is log.messages[-3]
+        log.scroll_to(y=log.scroll_offset.y - 1, animate=False, immediate=True)
+        await pilot.pause()
+        partly = selected(log)  # still in view, if lower: still the one chosen
+        await pilot.press("pageup", "pageup")
+        assert (partly, log.cursor) == (chosen, None)
+        in_view = selected(log)
+        assert in_view is not None
+        assert in_view is not chosen
+        start, _ = log._layout.span(log.entries.index(in_view))
+        assert log.scroll_offset.y <= start < log.scroll_offset.y + log.size.height
+        await pilot.press("c")
+        assert app.clipboard.endswith(in_view.content)
+
+
 def test_documents_share_one_parser_and_are_set_up_as_rich_sets_up_its_own() -> None:
     """The shared parser skips rich's own __init__: if rich ever sets up more, this says so."""
     text = (

@@ -150,9 +150,11 @@ class ChatLog(ScrollView, can_focus=True):
         self.entries[0] = self._earlier(earlier)
         self._relayout()
         if not self.is_vertical_scroll_end:
+            cursor = self.cursor  # kept, in view or not: Enter on the earlier line loads more
             self.scroll_to(
                 y=self.scroll_y + self._layout.total - before, animate=False, immediate=True
             )
+            self.cursor = cursor
 
     def _earlier(self, count: int) -> Earlier:
         return Earlier(count, self.lang, self._earlier_keys)
@@ -271,6 +273,19 @@ class ChatLog(ScrollView, can_focus=True):
         self.virtual_size = Size(self._layout.width, height)
         if following:
             self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """A selection scrolled wholly out of view (PgUp, the wheel) is let go: the last message
+        that starts in view is selected again, as when the log took the focus, so that ``c``
+        copies one that can be seen (it copied the one chosen pages below)."""
+        super().watch_scroll_y(old_value, new_value)
+        if self.cursor is None or not self._layout.holds(len(self.entries)):
+            return
+        start, height = self._layout.span(self.cursor)
+        top = self.scroll_offset.y
+        if start + height <= top or start >= top + self.size.height:
+            self.cursor = None
+            self._offer_keys()
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._layout.width:
