@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,9 +135,13 @@ async def keys_at_the_text_ends(pilot: Pilot[Any], area: TextArea) -> tuple[str,
     return typed, to_the_end, area.selected_text
 
 
-def sessions_read_late(app: OncallApp, monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """The app's reads of its sessions list wait until the event returned is set (at most
-    10 s): a test sees what the app does before the sessions are read. Set it on the way out."""
+@contextlib.contextmanager
+def sessions_read_late(
+    app: OncallApp, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[threading.Event]:
+    """Within the block, the app's reads of its sessions list wait until the event yielded is
+    set (at most 10 s): a test sees what the app does before the sessions are read. It is set
+    on the way out, however the block ends."""
     release = threading.Event()
     listing = app.services.sessions.list_sessions
 
@@ -145,7 +150,10 @@ def sessions_read_late(app: OncallApp, monkeypatch: pytest.MonkeyPatch) -> threa
         return listing(owner)
 
     monkeypatch.setattr(app.services.sessions, "list_sessions", late)
-    return release
+    try:
+        yield release
+    finally:
+        release.set()
 
 
 def seed_session(

@@ -162,8 +162,7 @@ async def test_postgresql_away_at_the_first_listing_opens_the_newest_session_onc
     with FakeOllama() as ollama:
         app = postgres_app(own_server, ollama, tmp_path)
         seed_session(app, 1, title="api latency")
-        release = sessions_read_late(app, monkeypatch)
-        try:
+        with sessions_read_late(app, monkeypatch) as release:
             async with app.run_test(size=SIZE) as pilot:
                 screen = app.screen
                 assert isinstance(screen, MainScreen)
@@ -175,8 +174,6 @@ async def test_postgresql_away_at_the_first_listing_opens_the_newest_session_onc
                 log = screen.query_one(ChatLog)
                 await wait_until(pilot, lambda: len(log.messages) == 2, timeout=15)
                 assert log.messages[0].content == "question 0"
-        finally:
-            release.set()
 
 
 async def test_an_answer_shown_while_postgresql_stops_is_kept_and_saved_when_it_is_back(

@@ -224,8 +224,7 @@ async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
     window unknown"; then the most recent session opens."""
     app, _ = scripted_app(tmp_path / "t.db")
     seed_session(app, 1, title="last night's incident")
-    release = sessions_read_late(app, monkeypatch)
-    try:
+    with sessions_read_late(app, monkeypatch) as release:
         async with app.run_test(size=SIZE) as pilot:
             welcome = app.screen.query_one(Welcome)
             gauge = app.screen.query_one(ContextGauge)
@@ -239,8 +238,6 @@ async def test_a_slow_start_says_it_is_reading_the_sessions_not_where_to_start(
             log = app.screen.query_one(ChatLog)
             await wait_until(pilot, lambda: len(log.messages) == 2)
             assert log.messages[0].content == "question 0"
-    finally:
-        release.set()
 
 
 async def test_a_first_message_sent_while_the_sessions_are_read_and_refused_leaves_the_guide(
@@ -257,8 +254,7 @@ async def test_a_first_message_sent_while_the_sessions_are_read_and_refused_leav
         )
         app = build_app(settings)
         seed_session(app, 1, title="last night's incident")
-        release = sessions_read_late(app, monkeypatch)
-        try:
+        with sessions_read_late(app, monkeypatch) as release:
             async with app.run_test(size=SIZE) as pilot:
                 screen = app.screen
                 assert isinstance(screen, MainScreen)
@@ -276,9 +272,6 @@ async def test_a_first_message_sent_while_the_sessions_are_read_and_refused_leav
                 assert "Reading your sessions" not in shown(welcome)
                 assert screen.session_id is None
                 assert screen.query_one(Composer).text == "pods crashlooping in api"
-        finally:
-            release.set()
-            server.show_gate.set()
 
 
 async def test_with_no_session_stored_the_guide_follows_the_reading(tmp_path: Path) -> None:
