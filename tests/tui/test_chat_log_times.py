@@ -138,6 +138,7 @@ async def test_a_reopened_session_shows_each_message_time_across_midnight(tmp_pa
             "you · 00:10",
             "assistant · 00:15",
         ]
+        await wait_until(pilot, lambda: log.size.height > 0)  # on screen, as a person sees it
         log.focus()
         await pilot.press("up", "up", "up")  # from the newest to the first
         assert log.selected is log.messages[0]
