@@ -215,6 +215,22 @@ async def test_cycling_to_manual_asks_before_it_compacts(tmp_path: Path) -> None
         assert app.services.sessions.get("alice", session_id).compacted_message_count == 4
 
 
+async def mode_before_manual(pilot: Pilot[None]) -> tuple[MainScreen, int]:
+    """A seeded session open at "at 70%": the next f7 asks before it switches to manual."""
+    app = pilot.app
+    assert isinstance(app, OncallApp)
+    screen, session_id = await opened(app, 2)
+    await wait_until(pilot, lambda: screen.memory is not None)
+    await pilot.press("f7")  # every 30 replies -> at 70%: manual is the next
+    await wait_until(
+        pilot,
+        lambda: (
+            screen.memory is not None and screen.memory.memory_mode is MemoryMode.CONTEXT_70_PERCENT
+        ),
+    )
+    return screen, session_id
+
+
 async def test_f7_and_a_y_typed_in_one_burst_do_not_switch_to_manual(
     tmp_path: Path,
 ) -> None:
@@ -223,22 +239,41 @@ async def test_f7_and_a_y_typed_in_one_burst_do_not_switch_to_manual(
     question's, which takes an answer once it has been read."""
     app, model = scripted_app(tmp_path / "t.db", ["summary of it"])
     async with app.run_test(size=SIZE) as pilot:
-        screen, session_id = await opened(app, 2)
-        await wait_until(pilot, lambda: screen.memory is not None)
-        await pilot.press("f7")  # every 30 replies -> at 70%: manual is the next
-        await wait_until(
-            pilot,
-            lambda: (
-                screen.memory is not None
-                and screen.memory.memory_mode is MemoryMode.CONTEXT_70_PERCENT
-            ),
-        )
+        _, session_id = await mode_before_manual(pilot)
         keys_in_one_read(app, "f7", "y")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
         await pilot.pause(0.1)
         assert isinstance(app.screen, ConfirmDialog)
         assert model.calls == []
         assert app.services.sessions.get("alice", session_id).memory_mode is not MemoryMode.MANUAL
+
+
+@pytest.mark.parametrize("read", [False, True])
+async def test_a_question_typed_behind_f7_closes_the_question_and_is_kept(
+    tmp_path: Path, read: bool
+) -> None:
+    """f7 and "and now?" in one read opened the question switching to manual asks, and the
+    words went to it: none was an answer, and all were lost. The first character that is not
+    an answer closes the question unanswered (nothing changes), and it goes on in the composer
+    with every key behind it, the Enter included; so does one typed once it has been read."""
+    app, model = scripted_app(tmp_path / "t.db", ["summary of it", "It is fine."])
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await mode_before_manual(pilot)
+        if read:
+            await pilot.press("f7")
+            await question_read(pilot)
+            keys_in_one_read(app, *"and now?", "enter")
+        else:
+            keys_in_one_read(app, "f7", *"and now?", "enter")
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: app.screen is screen and len(log.messages) == 6)
+        assert log.messages[-2].content == "and now?"
+        await wait_until(pilot, lambda: not screen.sending)
+        assert screen.query_one(Composer).text == ""
+        assert len(model.calls) == 1  # the question's answer, not a summary
+        stored = app.services.sessions.get("alice", session_id)
+        assert stored.memory_mode is MemoryMode.CONTEXT_70_PERCENT  # the question: unanswered
+        assert stored.compacted_message_count == 0
 
 
 async def test_a_second_f9_while_compacting_is_refused_and_the_first_goes_on(

@@ -332,6 +332,21 @@ async def test_a_y_typed_with_the_delete_key_does_not_delete(
         assert [s.id for s in app.services.sessions.list_sessions("alice")] == []
 
 
+async def test_words_typed_behind_the_delete_key_close_the_question_and_are_kept(
+    tmp_path: Path,
+) -> None:
+    """alt+x and "what now" in one read: the w is no answer, so the question closes
+    unanswered and the words go on in the composer; the session stays."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await open_seeded(pilot, 1, "redis failover")
+        keys_in_one_read(app, "alt+x", *"what now")
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: app.screen is screen and composer.text == "what now")
+        assert app.focused is composer
+        assert app.services.sessions.get("alice", session_id).message_count == 2
+
+
 async def test_the_delete_dialog_says_one_message_for_a_session_of_one(tmp_path: Path) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:

@@ -20,6 +20,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
+from oncall_tui.tui.widgets.typing_on import composer_typing
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -149,7 +150,8 @@ class SessionMemory:
                 self._call(save, done)
 
         question = t("memory.manual.question", lang, keys=keys_here(self._panel, "compact"))
-        dialog = ConfirmDialog(t("memory.manual.title", lang), question)
+        typed = composer_typing(self._panel)
+        dialog = ConfirmDialog(t("memory.manual.title", lang), question, typed=typed)
         self._panel.app.push_screen(dialog, decided)
 
     def show_summary(self, typed: Typed) -> None:

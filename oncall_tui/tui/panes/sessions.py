@@ -15,6 +15,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
+from oncall_tui.tui.widgets.typing_on import composer_typing
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -67,6 +68,7 @@ class SessionActions:
             question,
             yes_label=text("delete.yes", lang),
             destructive=True,
+            typed=composer_typing(self._listing),
         )
         self._listing.app.push_screen(dialog, decided)
 
@@ -166,6 +168,7 @@ class SessionActions:
             text("export.replace.ask", lang, path=str(target)),
             yes_label=text("export.replace.yes", lang),
             destructive=True,
+            typed=composer_typing(self._listing),
         )
         self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
 

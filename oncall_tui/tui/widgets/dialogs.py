@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, TypeVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -24,6 +24,9 @@ from textual.widgets import Button, Static
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+
+if TYPE_CHECKING:
+    from oncall_tui.tui.widgets.typing_on import Typed, TypingClosesIt
 
 READ_SECONDS = 0.4
 """How long a question is on screen before an answer counts: less than it takes
@@ -138,6 +141,12 @@ class ConfirmDialog(Question[bool]):
     y, n and Enter ring the bell and the dialog stays (``Delete y Enter`` answered "No" with the
     Enter, and the question was gone before it was seen); Esc, which answers nothing, closes it
     at once.
+
+    Over the chat (``typed``: the composer's :meth:`~.composer.Composer.type_key`), a character
+    that is not an answer, typed before any answer, closes it unanswered too, and goes on in
+    the composer with every key behind it: it is the next question being typed (``f7`` and "and
+    now?" in one read lost the words to the question switching to manual asks). Once a y or n
+    has come, counted or not, the keys are the question's, as ever ("yes" typed with alt+x).
     """
 
     DEFAULT_CSS = (
@@ -174,6 +183,8 @@ class ConfirmDialog(Question[bool]):
     above them (:data:`SAVED_ROWS`), so that the question is read whole more often (the
     focused one is marked ``▸ … ◂`` all the same)."""
     SAVED_ROWS = 3
+    ANSWERS = frozenset({"y", "n"})
+    """The characters that answer (:attr:`BINDINGS`); any other is typing."""
 
     def __init__(
         self,
@@ -183,9 +194,18 @@ class ConfirmDialog(Question[bool]):
         yes_label: str | None = None,
         no_label: str | None = None,
         destructive: bool = False,
+        typed: Typed | None = None,
     ) -> None:
-        """``yes_label`` and ``no_label`` default to "Yes" and "No" in the user's language."""
+        """``yes_label`` and ``no_label`` default to "Yes" and "No" in the user's language;
+        ``typed`` takes what is typed that is not an answer (``None``: it is dropped)."""
         super().__init__()
+        self._typing: TypingClosesIt | None = None
+        self._answering = False
+        """A y or n has come (too early to count, maybe): what follows is not typing."""
+        if typed is not None:
+            from oncall_tui.tui.widgets.typing_on import TypingClosesIt
+
+            self._typing = TypingClosesIt(self, typed, closed=False)
         self.lang = ui_lang(self)
         translate_bindings(self, DIALOG_KEYS)
         self._title = terminal_safe(title)
@@ -222,6 +242,15 @@ class ConfirmDialog(Question[bool]):
         other = self.OTHER_ROWS - (self.SAVED_ROWS if short else 0)
         body = self.query_one(".dialog--body", VerticalScroll)
         body.styles.max_height = max(3, event.size.height - other)
+
+    def on_key(self, event: events.Key) -> None:
+        typing = self._typing
+        if typing is None:
+            return
+        if not typing.closing and event.key in self.ANSWERS:
+            self._answering = True  # (the binding answers, or rings the bell)
+        elif typing.closing or not self._answering:
+            typing.key(event)
 
     def action_scroll_body(self, pages: int) -> None:
         body = self.query_one(".dialog--body", VerticalScroll)

@@ -11,7 +11,8 @@ way.
 A screen read over the chat (the keys help, the summary, the list of code blocks) closes at the
 first character typed there, which goes on in the composer with every key behind it
 (:class:`TypingClosesIt`): the question typed after reading was lost, and a ``q`` in it closed
-the summary.
+the summary. A yes/no question over the chat does the same at the first character that is not
+an answer, and closes unanswered (``f7`` and "and now?" in one read lost the words).
 """
 
 from __future__ import annotations
@@ -88,14 +89,25 @@ class TypingHandOff:
             return None
 
 
+def composer_typing(widget: Widget) -> Typed | None:
+    """Where typing handed on from a screen opened over ``widget``'s goes: its screen's
+    composer (``None``: a screen without one)."""
+    try:
+        return widget.screen.query_one(Composer).type_key
+    except NoMatches:
+        return None
+
+
 class TypingClosesIt:
     """The hand-off of a screen read over the chat; the screen calls :meth:`key` from its
     ``on_key``. ``typed`` takes the keys (the composer's :meth:`Composer.type_key`; ``None``:
     a screen with no composer under it drops them)."""
 
-    def __init__(self, screen: Screen[Any], typed: Typed | None) -> None:
+    def __init__(self, screen: Screen[Any], typed: Typed | None, *, closed: object = None) -> None:
+        """``closed``: what the screen dismisses with as it closes (a question: no answer)."""
         self._screen = screen
         self._typed = typed
+        self._closed = closed
         self._handing_on = False
         """A character was typed: the screen is closing, and every key that still comes to
         it goes on to the composer, in order."""
@@ -117,4 +129,4 @@ class TypingClosesIt:
         self._typed(event.key, event.character)
         if not self._handing_on:
             self._handing_on = True
-            self._screen.dismiss(None)
+            self._screen.dismiss(self._closed)
