@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.command import Command, CommandInput, CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import DataTable
@@ -28,6 +29,7 @@ from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.screens.skills import SkillLibraryScreen
 from oncall_tui.tui.screens.summary import SummaryScreen
 from oncall_tui.tui.widgets.composer import Composer
+from oncall_tui.tui.widgets.dialogs import ConfirmDialog
 from tests.fakes.chat_model import Turn
 from tests.tui.harness import (
     keys_in_one_read,
@@ -355,6 +357,44 @@ async def test_typing_in_the_code_block_list_goes_on_in_the_composer(tmp_path: P
         assert isinstance(app.screen, CodeBlockPicker)
         await typed_over_the_chat(pilot, "ok, 2", " then")
         assert app.clipboard == ""
+
+
+PASTED_LOG = "02:51 ERROR upstream 502\n02:52 ERROR pool exhausted\n"
+
+
+@pytest.mark.parametrize(
+    ("key", "screen_type"),
+    [
+        ("f1", KeysScreen),
+        ("f6", SummaryScreen),
+        ("alt+y", CodeBlockPicker),
+        ("alt+x", ConfirmDialog),
+    ],
+)
+async def test_a_log_pasted_over_the_chat_closes_what_is_open_and_lands_in_the_composer_whole(
+    tmp_path: Path, key: str, screen_type: type
+) -> None:
+    """A log pasted with the keys help, the summary, the code list or a yes/no question open
+    was lost (the screen stayed, the paste went nowhere). It is the next message's, as a
+    character typed there: the screen closes (the question unanswered) and the composer
+    holds the paste whole, unsent."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main(app)
+        if key == "alt+y":
+            await code_blocks_listed(pilot, app)
+        else:
+            await summarised_session_open(pilot, app)
+            await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, screen_type))
+        stored = [s.message_count for s in app.services.sessions.list_sessions("alice")]
+        app.post_message(events.Paste(PASTED_LOG))
+        composer = screen.query_one(Composer)
+        await wait_until(pilot, lambda: app.screen is screen and composer.text == PASTED_LOG)
+        assert app.focused is composer
+        await app.workers.wait_for_complete()
+        assert [s.message_count for s in app.services.sessions.list_sessions("alice")] == stored
+        assert stored != []
 
 
 async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(

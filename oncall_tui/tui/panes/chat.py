@@ -360,4 +360,4 @@ class ChatPane(Vertical):
         if len(blocks) == 1:
             chosen(blocks[0])
         else:
-            self.app.push_screen(CodeBlockPicker(blocks, self._composer.type_key), chosen)
+            self.app.push_screen(CodeBlockPicker(blocks, self._composer), chosen)

@@ -20,11 +20,11 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
-from oncall_tui.tui.widgets.typing_on import composer_typing
+from oncall_tui.tui.widgets.typing_on import composer_of
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
-    from oncall_tui.tui.widgets.typing_on import Typed
+    from oncall_tui.tui.widgets.typing_on import TypingField
 
 _MODES = list(MemoryMode)
 PanelReading = tuple[str, list[str], MemoryState | None, ContextUsage | None]
@@ -150,15 +150,16 @@ class SessionMemory:
                 self._call(save, done)
 
         question = t("memory.manual.question", lang, keys=keys_here(self._panel, "compact"))
-        typed = composer_typing(self._panel)
-        dialog = ConfirmDialog(t("memory.manual.title", lang), question, typed=typed)
+        typing_to = composer_of(self._panel)
+        dialog = ConfirmDialog(t("memory.manual.title", lang), question, typing_to=typing_to)
         self._panel.app.push_screen(dialog, decided)
 
-    def show_summary(self, typed: Typed) -> None:
-        """The summary over the chat; ``typed`` takes what is typed there (the composer)."""
+    def show_summary(self, typing_to: TypingField) -> None:
+        """The summary over the chat; ``typing_to`` takes what is typed or pasted there (the
+        composer)."""
         from oncall_tui.tui.screens.summary import SummaryScreen
 
-        self._panel.app.push_screen(SummaryScreen(self.state, typed))
+        self._panel.app.push_screen(SummaryScreen(self.state, typing_to))
 
     def _call(
         self,

@@ -15,7 +15,7 @@ from oncall_tui.tui.service_calls import ServiceCalls
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
-from oncall_tui.tui.widgets.typing_on import composer_typing
+from oncall_tui.tui.widgets.typing_on import composer_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -68,7 +68,7 @@ class SessionActions:
             question,
             yes_label=text("delete.yes", lang),
             destructive=True,
-            typed=composer_typing(self._listing),
+            typing_to=composer_of(self._listing),
         )
         self._listing.app.push_screen(dialog, decided)
 
@@ -168,7 +168,7 @@ class SessionActions:
             text("export.replace.ask", lang, path=str(target)),
             yes_label=text("export.replace.yes", lang),
             destructive=True,
-            typed=composer_typing(self._listing),
+            typing_to=composer_of(self._listing),
         )
         self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
 

@@ -1,7 +1,7 @@
 """Copy one code block of a message: its blocks numbered, a digit or Enter copies one.
 
 Any other character typed here is the next message's, as in the keys help: the list closes and
-the key goes on in the composer, with the keys typed behind it.
+the key goes on in the composer, with the keys typed behind it; a paste goes there whole.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import Language
 from oncall_tui.texts import counted, text
 from oncall_tui.tui.widgets.lang import ui_lang
-from oncall_tui.tui.widgets.typing_on import Typed, TypingClosesIt
+from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingField
 
 
 class CodeBlockPicker(ModalScreen[CodeBlock | None]):
@@ -28,11 +28,11 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
 
     BINDINGS = [Binding("escape", "dismiss_none", show=False)]
 
-    def __init__(self, blocks: list[CodeBlock], typed: Typed | None = None) -> None:
+    def __init__(self, blocks: list[CodeBlock], typing_to: TypingField | None = None) -> None:
         super().__init__()
         self.blocks = blocks
         self.lang = ui_lang(self)
-        self._typing = TypingClosesIt(self, typed)
+        self._typing = TypingClosesIt(self, typing_to)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="code-dialog"):
@@ -69,6 +69,9 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
                 self.app.bell()
             return
         self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -2,7 +2,7 @@
 and the sessions list; the id beside each action is what the settings file's ``[keys]`` table
 rebinds. Enter runs the highlighted action. A character typed here is the next message's, as
 in a pane that takes none: the help closes and the key goes on in the composer, with the keys
-typed behind it.
+typed behind it; a paste goes there whole.
 
 The keys and the ids are never cut, at any width: their columns are as wide as the longest
 of each, and the descriptions between them take the rest, wrapped onto more lines where they
@@ -33,7 +33,7 @@ from oncall_tui.tui.widgets.row_table import RowTable
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt
 
 if TYPE_CHECKING:
-    from oncall_tui.tui.widgets.typing_on import Typed
+    from oncall_tui.tui.widgets.typing_on import TypingField
 
 WIDGET_KEYS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
@@ -90,12 +90,12 @@ class KeysScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape,f1", "close", show=False)]
 
-    def __init__(self, keymap: dict[str, str], typed: Typed | None = None) -> None:
+    def __init__(self, keymap: dict[str, str], typing_to: TypingField | None = None) -> None:
         super().__init__()
         self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
-        self._typing = TypingClosesIt(self, typed)
+        self._typing = TypingClosesIt(self, typing_to)
         self._actions: dict[str, Command] = {}
         self._what_width: int | None = None
         """The descriptions' column width the table was filled with (``None``: their own)."""
@@ -118,6 +118,9 @@ class KeysScreen(ModalScreen[str | None]):
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.height < SHORT_ROWS, "-short")

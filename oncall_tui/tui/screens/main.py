@@ -401,7 +401,7 @@ class MainScreen(Screen[None]):
                 self.call_after_refresh(self.run_action, action)
 
         keymap = dict(self.services.settings.keymap)
-        self.app.push_screen(KeysScreen(keymap, self.query_one(Composer).type_key), chosen)
+        self.app.push_screen(KeysScreen(keymap, self.query_one(Composer)), chosen)
 
     def action_rename_session(self) -> None:
         self.session_actions.rename(self.session_id)
@@ -428,7 +428,7 @@ class MainScreen(Screen[None]):
         self.memory_actions.cycle_mode()
 
     def action_show_summary(self) -> None:
-        self.memory_actions.show_summary(self.query_one(Composer).type_key)
+        self.memory_actions.show_summary(self.query_one(Composer))
 
     def action_check_ollama(self) -> None:
         """alt+g: ask the model server again, and say what it answered."""

@@ -2,7 +2,7 @@
 
 A character typed here is the next message's, as in the keys help: the summary closes and the
 key goes on in the composer, with the keys typed behind it (a ``q`` closed it, and the rest of
-the question was typed without it).
+the question was typed without it); a paste goes there whole.
 
 The header (what the summary covers, when it was written, whether it was cut off) and the
 keys that close the dialog sit outside the scrolling text, so neither is pushed off a small
@@ -33,7 +33,7 @@ from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt
 
 if TYPE_CHECKING:
-    from oncall_tui.tui.widgets.typing_on import Typed
+    from oncall_tui.tui.widgets.typing_on import TypingField
 
 
 def summary_header(memory: MemoryState, lang: Language) -> list[str]:
@@ -83,15 +83,18 @@ class SummaryScreen(ModalScreen[None]):
         Binding("escape,f6", "dismiss", "Close", id="summary.close"),
     ]
 
-    def __init__(self, memory: MemoryState | None, typed: Typed | None = None) -> None:
+    def __init__(self, memory: MemoryState | None, typing_to: TypingField | None = None) -> None:
         super().__init__()
         self.memory = memory
         self.lang = ui_lang(self)
         translate_bindings(self, {"summary.close": "dialog.close"})
-        self._typing = TypingClosesIt(self, typed)
+        self._typing = TypingClosesIt(self, typing_to)
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
 
     def compose(self) -> ComposeResult:
         memory = self.memory

@@ -26,7 +26,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 
 if TYPE_CHECKING:
-    from oncall_tui.tui.widgets.typing_on import Typed, TypingClosesIt
+    from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingField
 
 READ_SECONDS = 0.4
 """How long a question is on screen before an answer counts: less than it takes
@@ -142,11 +142,12 @@ class ConfirmDialog(Question[bool]):
     Enter, and the question was gone before it was seen); Esc, which answers nothing, closes it
     at once.
 
-    Over the chat (``typed``: the composer's :meth:`~.composer.Composer.type_key`), a character
+    Over the chat (``typing_to``: the composer), a character
     that is not an answer, typed before any answer, closes it unanswered too, and goes on in
     the composer with every key behind it: it is the next question being typed (``f7`` and "and
-    now?" in one read lost the words to the question switching to manual asks). Once a y or n
-    has come, counted or not, the keys are the question's, as ever ("yes" typed with alt+x).
+    now?" in one read lost the words to the question switching to manual asks); so does a
+    paste, whenever it comes. Once a y or n has come, counted or not, the keys are the
+    question's, as ever ("yes" typed with alt+x).
     """
 
     DEFAULT_CSS = (
@@ -194,18 +195,18 @@ class ConfirmDialog(Question[bool]):
         yes_label: str | None = None,
         no_label: str | None = None,
         destructive: bool = False,
-        typed: Typed | None = None,
+        typing_to: TypingField | None = None,
     ) -> None:
         """``yes_label`` and ``no_label`` default to "Yes" and "No" in the user's language;
-        ``typed`` takes what is typed that is not an answer (``None``: it is dropped)."""
+        ``typing_to`` takes what is typed that is not an answer (``None``: it is dropped)."""
         super().__init__()
         self._typing: TypingClosesIt | None = None
         self._answering = False
         """A y or n has come (too early to count, maybe): what follows is not typing."""
-        if typed is not None:
+        if typing_to is not None:
             from oncall_tui.tui.widgets.typing_on import TypingClosesIt
 
-            self._typing = TypingClosesIt(self, typed, closed=False)
+            self._typing = TypingClosesIt(self, typing_to, closed=False)
         self.lang = ui_lang(self)
         translate_bindings(self, DIALOG_KEYS)
         self._title = terminal_safe(title)
@@ -251,6 +252,10 @@ class ConfirmDialog(Question[bool]):
             self._answering = True  # (the binding answers, or rings the bell)
         elif typing.closing or not self._answering:
             typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self._typing is not None:  # never an answer: the next message's
+            self._typing.paste(event)
 
     def action_scroll_body(self, pages: int) -> None:
         body = self.query_one(".dialog--body", VerticalScroll)

@@ -11,8 +11,9 @@ way.
 A screen read over the chat (the keys help, the summary, the list of code blocks) closes at the
 first character typed there, which goes on in the composer with every key behind it
 (:class:`TypingClosesIt`): the question typed after reading was lost, and a ``q`` in it closed
-the summary. A yes/no question over the chat does the same at the first character that is not
-an answer, and closes unanswered (``f7`` and "and now?" in one read lost the words).
+the summary. A paste there goes to the composer whole and closes it too. A yes/no question over
+the chat does the same at the first character that is not an answer, and closes unanswered
+(``f7`` and "and now?" in one read lost the words).
 """
 
 from __future__ import annotations
@@ -89,24 +90,26 @@ class TypingHandOff:
             return None
 
 
-def composer_typing(widget: Widget) -> Typed | None:
-    """Where typing handed on from a screen opened over ``widget``'s goes: its screen's
+def composer_of(widget: Widget) -> Composer | None:
+    """Where typing handed on from a screen opened over ``widget`` goes: its screen's
     composer (``None``: a screen without one)."""
     try:
-        return widget.screen.query_one(Composer).type_key
+        return widget.screen.query_one(Composer)
     except NoMatches:
         return None
 
 
 class TypingClosesIt:
-    """The hand-off of a screen read over the chat; the screen calls :meth:`key` from its
-    ``on_key``. ``typed`` takes the keys (the composer's :meth:`Composer.type_key`; ``None``:
-    a screen with no composer under it drops them)."""
+    """The hand-off of a screen read over the chat; the screen calls :meth:`key` and
+    :meth:`paste` from its ``on_key`` and ``on_paste``. ``field`` takes what is typed and
+    pasted (the composer; ``None``: a screen with no composer under it drops them)."""
 
-    def __init__(self, screen: Screen[Any], typed: Typed | None, *, closed: object = None) -> None:
+    def __init__(
+        self, screen: Screen[Any], field: TypingField | None, *, closed: object = None
+    ) -> None:
         """``closed``: what the screen dismisses with as it closes (a question: no answer)."""
         self._screen = screen
-        self._typed = typed
+        self._field = field
         self._closed = closed
         self._handing_on = False
         """A character was typed: the screen is closing, and every key that still comes to
@@ -119,14 +122,27 @@ class TypingClosesIt:
 
     def key(self, event: events.Key) -> None:
         typing = event.is_printable and bool(event.character)
-        if self._typed is None or not (typing or self._handing_on):
+        if self._field is None or not (typing or self._handing_on):
             if not typing and event.key not in self._screen.active_bindings:
                 event.stop()  # no key takes it: it ends here, not in the composer (as above)
                 event.prevent_default()
             return
         event.stop()
         event.prevent_default()
-        self._typed(event.key, event.character)
+        self._field.type_key(event.key, event.character)
+        self._close()
+
+    def paste(self, event: events.Paste) -> None:
+        """A paste is typing too: it goes to the composer whole, and the screen closes (a log
+        pasted over the keys help or the summary was lost)."""
+        if self._field is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self._field.type_text(event.text)
+        self._close()
+
+    def _close(self) -> None:
         if not self._handing_on:
             self._handing_on = True
             self._screen.dismiss(self._closed)
