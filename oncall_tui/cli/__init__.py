@@ -272,7 +272,8 @@ def _run_command(
         failure = context.database_failure(exc)  # found once, here, not around every query
         if failure is None:
             words = f"{type(exc).__name__}: {exc}"
-            return report_defect(words, frames_of(exc), settings.lang, settings.log_path, app=False)
+            places, lang = frames_of(exc), settings.lang
+            return report_defect(words, places, lang, settings.log_path, app=False, as_json=as_json)
         return report_error(failure, settings.lang, as_json)
     finally:
         context.close()

@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 EXIT_OK = 0
 EXIT_DEFECT = 1
 """An error the program did not expect (a defect of its own), as Python exits on one."""
+DEFECT_CODE = "DEFECT"
+"""An error document's code for a defect (``--json``); it is in no catalog: nothing expects it."""
 EXIT_USER_ERROR = 2
 EXIT_CONTEXT_LIMIT = 3
 EXIT_MODEL_ERROR = 4
@@ -252,18 +254,28 @@ def report_error(error: OncallError, lang: Language, as_json: bool) -> int:
 
 
 def report_defect(
-    error: str, places: Sequence[str], lang: Language, log_path: Path | None, *, app: bool
+    error: str,
+    places: Sequence[str],
+    lang: Language,
+    log_path: Path | None,
+    *,
+    app: bool,
+    as_json: bool = False,
 ) -> int:
     """An error the app (``app``) or a command did not expect, a defect of its own: its kind
     and words (``error``) said in one line, masked, as every error is (the traceback of Python,
-    or of Textual with each frame's variables, said them unmasked); the log gets its kind and
-    the frames it went through (``places``, innermost last), no words of it (a message's text
-    may be in them)."""
+    or of Textual with each frame's variables, said them unmasked), with ``--json`` as an error
+    document of code ``DEFECT``; the log gets its kind and the frames it went through
+    (``places``, innermost last), no words of it (a message's text may be in them)."""
     kind = error.partition(":")[0]
     who = "app" if app else "command"
     log.error("the %s ended on an error it did not expect: %s at %s", who, kind, list(places[-6:]))
     said = text("cli.tui.defect" if app else "cli.defect", lang, error=error, log=log_path)
-    sys.stderr.write(terminal_safe(redact(said)) + "\n")
+    if as_json:
+        document = {"error": {"code": DEFECT_CODE, "message": redact(said), "reason": None}}
+        sys.stderr.write(json.dumps(document, ensure_ascii=False) + "\n")
+    else:
+        sys.stderr.write(terminal_safe(redact(said)) + "\n")
     return EXIT_DEFECT
 
 

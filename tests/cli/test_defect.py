@@ -122,3 +122,23 @@ def test_a_command_that_meets_a_defect_says_it_in_one_masked_line_and_exits_1(
     assert "the command ended on an error it did not expect: KeyError at" in logged
     assert "in broken" in logged  # where it happened, for the report
     assert "hunter2" not in logged
+
+
+def test_a_defect_under_json_is_one_json_error_document(
+    cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A script reading ``--json``'s error from stderr got a line of text on a defect."""
+
+    def broken(self: object, owner: str) -> list[object]:
+        raise KeyError("postgresql://ops:hunter2@db/oncall")
+
+    monkeypatch.setattr(SessionService, "list_sessions", broken)
+    result = cli("--json", "sessions", "list")
+    assert (result.code, result.out) == (1, "")
+    assert len(result.err.splitlines()) == 1
+    error = result.error()
+    assert error["code"] == "DEFECT"
+    assert error["message"].startswith("oncall-tui stopped on an error of its own, a defect:")
+    assert "ops:***@db" in error["message"]
+    assert "hunter2" not in result.err
+    assert error["reason"] is None
