@@ -142,12 +142,12 @@ class ConfirmDialog(Question[bool]):
     Enter, and the question was gone before it was seen); Esc, which answers nothing, closes it
     at once.
 
-    Over the chat (``typing_to``: the composer), a character
-    that is not an answer, typed before any answer, closes it unanswered too, and goes on in
-    the composer with every key behind it: it is the next question being typed (``f7`` and "and
-    now?" in one read lost the words to the question switching to manual asks); so does a
-    paste, whenever it comes. Once a y or n has come, counted or not, the keys are the
-    question's, as ever ("yes" typed with alt+x).
+    Over the chat (``typing_to``: the composer), a character that is not an answer, typed
+    before any answer, closes it unanswered too, and goes on in the composer with every key
+    behind it: it is the next question being typed (``f7`` and "and now?" in one read lost the
+    words to the question switching to manual asks); so does a paste, whenever it comes. Once
+    a y or n has come, counted or not, the keys are the question's, as ever ("yes" typed with
+    alt+x).
     """
 
     DEFAULT_CSS = (
