@@ -209,8 +209,12 @@ class ReplySpool:
 
     @staticmethod
     def _files(folder: Path) -> list[Path]:
+        """The held replies' files: named by the time they were held, so beginning with a
+        digit (the drafts kept in the same folder, ``prompt-draft.json``, are not theirs)."""
         try:
-            return sorted(p for p in folder.iterdir() if p.name.endswith(SUFFIX))
+            return sorted(
+                p for p in folder.iterdir() if p.name[:1].isdigit() and p.name.endswith(SUFFIX)
+            )
         except OSError:  # no folder yet, or one we cannot read
             return []
 

@@ -19,6 +19,7 @@ import pytest
 
 from oncall_tui.cli import main
 from oncall_tui.services.container import Services
+from oncall_tui.services.drafts import PROMPT_DRAFT_FILE, slot_file
 from oncall_tui.services.spool import MAX_FILE_BYTES, MAX_HELD, HeldCall, HeldReply, ReplySpool
 from oncall_tui.settings import Settings
 from tests.conftest import CliResult, full_disk
@@ -246,6 +247,28 @@ def test_a_damaged_spool_file_is_skipped_and_others_are_read(tmp_path: Path) -> 
     assert [r.session_id for r in fresh.pending("alice")] == [1]
     assert fresh.pending("bob") == []
     assert ReplySpool(tmp_path, "another-db").pending("alice") == []
+
+
+def test_the_prompt_drafts_kept_beside_held_replies_are_not_read_as_replies(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The prompt editor's unsaved edits are kept in the same folder (``prompt-draft.json``,
+    ``prompt-draft-2.json``): each listing read them as damaged replies and logged a warning,
+    and they took places of the spool's bound."""
+    spool = ReplySpool(tmp_path, "db")
+    spool.hold(held("alice", 1))
+    folder = next(tmp_path.iterdir())
+    edits = json.dumps({"prompt_id": None, "label": "db triage", "content": "Check lag."})
+    for slot in (1, 2):
+        (folder / slot_file(PROMPT_DRAFT_FILE, slot)).write_text(edits)
+    fresh = ReplySpool(tmp_path, "db")
+    with caplog.at_level("WARNING"):
+        assert [r.session_id for r in fresh.pending("alice")] == [1]
+    assert "spool file was not read" not in caplog.text
+    fresh.release(fresh.pending("alice")[0])
+    assert not fresh.has_pending("alice")  # the drafts alone are no held reply
+    for number in range(MAX_HELD):  # the bound counts replies only
+        assert fresh.hold(held("alice", number, database="db"))
 
 
 def test_a_held_call_keeps_whether_it_was_recovered_and_an_older_file_reads_as_native(
