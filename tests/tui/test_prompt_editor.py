@@ -4,6 +4,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 
@@ -164,6 +165,29 @@ async def test_character_counters_follow_typing_and_flag_the_limit(
         await pilot.pause()
         assert rendered(screen, "#content-count") == "content 12,001/12,000"
         assert screen.query_one("#content-count").has_class("-over")
+
+
+async def test_lines_pasted_into_the_label_are_kept_on_one_line_and_said_too_long(
+    assets_host: HostFactory,
+) -> None:
+    """ctrl+n puts the cursor in the label; a prompt pasted there kept its first line only,
+    the rest dropped unsaid. Every line is kept, joined by a space (blank ones left out), and
+    one too long for a label is said so, as for typing."""
+    app = editor_host(assets_host)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened(pilot)
+        await pilot.press("ctrl+n")
+        await settled(pilot, screen)
+        label = label_input(screen)
+        assert app.focused is label
+        app.post_message(events.Paste("line A\r\nline B\n\nline C\n"))
+        await wait_until(pilot, lambda: label.value == "line A line B line C")
+        long_log = "\n".join(f"02:{n:02} ERROR upstream timeout pool=db-primary" for n in range(5))
+        app.post_message(events.Paste("\n" + long_log))
+        await wait_until(pilot, lambda: "02:04" in label.value)
+        assert label.value.count("02:") == 5
+        assert rendered(screen, "#label-count") == f"label {len(label.value)}/160"
+        assert screen.query_one("#label-count").has_class("-over")
 
 
 async def test_ctrl_home_and_ctrl_end_go_to_the_ends_of_the_content(

@@ -46,7 +46,25 @@ class InOrderBindings(_Mixin):
 
 class InOrderInput(InOrderBindings, Input):
     """The one-line input of the app: export file name, session filter, rename, prompt label,
-    skill path, search."""
+    skill path, search. A paste of several lines is kept whole, on one line (Textual's input
+    keeps the first line only: the rest of a prompt pasted into its label was dropped, unsaid);
+    what is too long for the field is then said as for typing."""
+
+    def on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()  # Input's own, which keeps the first line, does not run after
+        self.insert_pasted(event.text)
+
+    def insert_pasted(self, text: str) -> None:
+        """``text`` as pasted here: its lines joined by a space (blank ones left out), in place
+        of the selection or at the cursor."""
+        line = " ".join(part for part in text.splitlines() if part.strip())
+        if not line:
+            return
+        if self.selection.is_empty:
+            self.insert_text_at_cursor(line)
+        else:
+            self.replace(line, *self.selection)
 
 
 TEXT_ENDS: list[BindingType] = [

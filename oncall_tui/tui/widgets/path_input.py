@@ -92,10 +92,9 @@ class PathInput(InOrderInput):
             self.insert_text_at_cursor(character)
 
     def type_text(self, text: str) -> None:
-        """A paste the list beside it received: its first line goes here, as a paste here."""
+        """A paste the list beside it received: it goes here, as a paste here."""
         self.screen.set_focus(self)
-        if lines := text.splitlines():
-            self.insert_text_at_cursor(lines[0])
+        self.insert_pasted(text)
 
     def action_complete(self) -> None:
         """Complete the path as typed now, not the suggestion on offer, which may still be
