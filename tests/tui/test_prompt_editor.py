@@ -14,7 +14,7 @@ from oncall_tui.services.container import Services
 from oncall_tui.tui.screens.prompts import PromptEditorScreen
 from oncall_tui.tui.widgets.dialogs import ConfirmDialog, ErrorText, UnsavedChangesDialog
 from tests.tui.conftest import AssetsHostApp, ScreenFactory, wait_until
-from tests.tui.harness import keys_at_the_text_ends, question_read
+from tests.tui.harness import keys_at_the_text_ends, question_read, screen_rows
 
 SIZE = (100, 32)
 OWNER = "alice"
@@ -143,6 +143,32 @@ async def test_over_limit_label_and_content_are_refused_inline_and_limits_accept
         assert error_message(screen) is None
         prompts = library_services.configuration.list_prompts(OWNER)
         assert (len(prompts[1].label), len(prompts[1].content)) == (160, 12000)
+
+
+LONG_LABEL = "Payments checkout incident INC-4211 runbook prompt for the EU region"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_a_long_label_is_cut_in_the_title_before_modified_is(
+    assets_host: HostFactory, library_services: Services, size: tuple[int, int]
+) -> None:
+    """The title line was cut at the pane's edge: with a long label, or at 60 columns with
+    any, "modified" was out of sight and unsaved edits looked saved. The label is cut first
+    (it is whole in the field below); "modified" comes first of the flags."""
+    made = library_services.configuration.create_prompt(OWNER, LONG_LABEL, "Check the EU pods.")
+    app = editor_host(assets_host)
+    async with app.run_test(size=size) as pilot:
+        screen = await opened(pilot)
+        screen.query_one("#prompt-list", OptionList).highlighted = 1
+        await wait_until(pilot, lambda: editing(screen) == made.id)
+        content_area(screen).focus()
+        await pilot.press("end", *" Then the DB.")
+        await wait_until(pilot, lambda: screen.is_dirty)
+        await pilot.pause()
+        (row,) = [line for line in screen_rows(app) if "Editing: " in line]
+        assert "Editing: Payments" in row
+        assert "… · modified" in row  # the label cut, the flag whole
+        assert label_input(screen).value == LONG_LABEL
 
 
 async def test_character_counters_follow_typing_and_flag_the_limit(

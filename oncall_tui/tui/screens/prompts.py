@@ -36,6 +36,7 @@ from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from oncall_tui.tui.widgets.lang import translate_bindings
 from oncall_tui.tui.widgets.text_area import InOrderTextArea
+from oncall_tui.tui.widgets.title_line import TitleLine
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -100,7 +101,7 @@ class PromptEditorScreen(AssetScreen):
                 legend = f"{ACTIVE_MARK} {t('prompts.active', lang)}"
                 yield Static(legend, id="prompts-legend", markup=False)
             with Vertical(id="prompt-editor"):
-                yield Static("", id="editor-title", markup=False)
+                yield TitleLine(id="editor-title")
                 with Horizontal(classes="caption"):
                     yield Static(t("prompts.label", lang), classes="caption-name")
                     yield Static("", id="label-count", classes="counter")
@@ -178,19 +179,20 @@ class PromptEditorScreen(AssetScreen):
             option_list.highlighted = option_list.get_option_index(str(self._editing_id))
 
     def _update_title(self) -> None:
+        """What is edited, then "modified" first of its flags: a long label is cut before it."""
         lang = self._lang
         prompt = None if self._editing_id is None else self._prompts.get(self._editing_id)
+        flags = [t("prompts.modified", lang)] if self.is_dirty else []
+        title = self.query_one("#editor-title", TitleLine)
         if prompt is None:
-            parts = [t("prompts.new_prompt", lang), t("prompts.not_saved", lang)]
-        else:
-            parts = [t("prompts.editing", lang, label=prompt.label)]
-            if prompt.is_default:
-                parts.append(t("prompts.default", lang))
-            if prompt.id == self._active_id:
-                parts.append(t("prompts.active", lang))
-        if self.is_dirty:
-            parts.append(t("prompts.modified", lang))
-        self.query_one("#editor-title", Static).update(terminal_safe(" · ".join(parts)))
+            flags.append(t("prompts.not_saved", lang))
+            title.show(t("prompts.new_prompt", lang), flags)
+            return
+        if prompt.is_default:
+            flags.append(t("prompts.default", lang))
+        if prompt.id == self._active_id:
+            flags.append(t("prompts.active", lang))
+        title.show(prompt.label, flags, lambda label: t("prompts.editing", lang, label=label))
 
     def _update_counters(self) -> None:
         label, content = self._editor_text()
