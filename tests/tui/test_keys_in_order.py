@@ -301,21 +301,43 @@ async def test_a_path_typed_with_ctrl_t_and_enter_in_one_read_adds_the_completed
         assert [skill.name for skill in library.skills] == ["disk-full"]
 
 
+async def editor_opened_by(pilot: Pilot[None], *keys: str) -> PromptEditorScreen:
+    """The prompt editor opened by ``keys`` typed in one read, once it has loaded."""
+    app = pilot.app
+    keys_in_one_read(app, *keys)
+    await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+    editor = app.screen
+    assert isinstance(editor, PromptEditorScreen)
+    await wait_until(pilot, lambda: editor.loaded)
+    return editor
+
+
 async def test_keys_typed_behind_ctrl_n_in_the_prompt_editor_name_the_new_prompt(
     tmp_path: Path,
 ) -> None:
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=(120, 40)) as pilot:
         await main_screen(app)
-        keys_in_one_read(app, "alt+p", "ctrl+n", *"disk full", "enter", *"Check df first.")
-        await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
-        editor = app.screen
-        assert isinstance(editor, PromptEditorScreen)
-        await wait_until(pilot, lambda: editor.loaded)
+        keys = ("alt+p", "ctrl+n", *"disk full", "enter", *"Check df first.")
+        editor = await editor_opened_by(pilot, *keys)
         content = editor.query_one("#prompt-content", TextArea)
         await wait_until(pilot, lambda: content.text == "Check df first.")
         assert editor.query_one("#prompt-label", Input).value == "disk full"
         assert editor.editing_id is None  # a new prompt
+
+
+async def test_alt_a_in_a_one_line_field_selects_all_and_leaves_nothing(tmp_path: Path) -> None:
+    """alt+a in the prompt's label (the README: "ctrl+a or alt+a selects all") was no key of
+    the field, so it was read as Esc and ``a``: the editor closed and the ``a`` went to the
+    composer. In every one-line field alt+a selects all, as in the composer."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await main_screen(app)
+        editor = await editor_opened_by(pilot, "alt+p", "ctrl+n", *"disk", "alt+a", *"k8s triage")
+        label = editor.query_one("#prompt-label", Input)
+        await wait_until(pilot, lambda: label.value == "k8s triage")
+        assert app.screen is editor
+        assert app.focused is label
 
 
 async def test_a_name_typed_behind_ctrl_n_over_unsaved_edits_answers_nothing(

@@ -13,7 +13,7 @@ Here too, the keys every text area of the app adds to Textual's: ctrl+home and c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -48,7 +48,12 @@ class InOrderInput(InOrderBindings, Input):
     """The one-line input of the app: export file name, session filter, rename, prompt label,
     skill path, search. A paste of several lines is kept whole, on one line (Textual's input
     keeps the first line only: the rest of a prompt pasted into its label was dropped, unsaid);
-    what is too long for the field is then said as for typing."""
+    what is too long for the field is then said as for typing. alt+a selects all, as in the
+    composer (no key of the field, it was read as Esc and ``a``: the prompt editor closed)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("alt+a", "select_all", "Select all", show=False)
+    ]
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
