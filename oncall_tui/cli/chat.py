@@ -191,7 +191,7 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
     is refused), or with ``-o`` the ``exported`` report."""
     from oncall_tui.services.export import format_for
 
-    output = None if args.output in (None, "-") else Path(args.output)  # ``-o -``: stdout
+    output: str | None = None if args.output in (None, "-") else args.output  # ``-o -``: stdout
     if args.json and output is None and args.format == "md":
         raise OncallError(
             "VALIDATION_INVALID_ARGUMENT",
@@ -201,7 +201,7 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
         fmt: ExportFormat = args.format or ("json" if args.json else "md")
         sys.stdout.write(ctx.export.render(ctx.owner, args.id, fmt))
         return EXIT_OK
-    fmt = args.format or format_for(output)
+    fmt = args.format or format_for(Path(output))
     path = ctx.export.write(ctx.owner, args.id, fmt, output)
     if args.json:
         emit_json(

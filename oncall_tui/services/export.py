@@ -124,7 +124,7 @@ class ExportService:
             )
         )
 
-    def write(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:
+    def write(self, owner: str, session_id: int, fmt: ExportFormat, path: Path | str) -> Path:
         """Write atomically (temp file in the same directory + os.replace), mode 0600, to
         :meth:`target`; returns the absolute path. A directory that does not exist or cannot
         be written is a catalog error (``EXPORT_FAILED``) and leaves nothing behind."""
@@ -135,14 +135,20 @@ class ExportService:
         log.info("session %s exported as %s (%d bytes)", session_id, fmt, len(data))
         return target
 
-    def target(self, owner: str, session_id: int, fmt: ExportFormat, path: Path) -> Path:
+    def target(self, owner: str, session_id: int, fmt: ExportFormat, path: Path | str) -> Path:
         """The absolute file an export to ``path`` writes: ``path`` itself, or in a directory
         the offered name (:meth:`default_filename`), as ``cp`` puts a file in a folder. ``~``
         is expanded and a symbolic link is followed: the file it names is replaced. An
         existing regular file is replaced; anything else that exists (a named pipe, a
-        device) is refused untouched, with its catalog error, as is a missing directory."""
+        device) is refused untouched, with its catalog error, as is a missing directory. A
+        name typed with a slash at its end (``str``) is a folder, which must exist: it wrote a
+        file of that name (``-o /nonexistent/``), or replaced one (``-o notes.md/``)."""
+        folder = isinstance(path, str) and path.endswith(("/", os.sep))
+        path = Path(path)
         if _is_directory(path):
             path = path / self.default_filename(owner, session_id, fmt)
+        elif folder:
+            raise _failed("export_no_directory", os.path.abspath(os.path.expanduser(path)))
         return export_target(path)
 
     def default_filename(self, owner: str, session_id: int, fmt: ExportFormat) -> str:

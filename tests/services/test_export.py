@@ -389,7 +389,7 @@ def test_a_directory_given_gets_the_offered_name_in_it(
     assert [p.name for p in folder.iterdir()] == [offered]
 
 
-def refused(export: ExportService, path: Path, session_id: int) -> OncallError:
+def refused(export: ExportService, path: Path | str, session_id: int) -> OncallError:
     with pytest.raises(OncallError) as caught:
         export.write("alice", session_id, "md", path)
     assert caught.value.code == "EXPORT_FAILED"
@@ -412,6 +412,27 @@ def test_a_missing_directory_is_refused_and_nothing_is_created(
     file.write_text("x")
     assert refused(exporter(services), file / "x.md", session_id).reason == "export_no_directory"
     assert file.read_text() == "x"
+
+
+def test_a_name_ending_in_a_slash_is_a_folder_that_must_exist(
+    chatted: tuple[Services, int], tmp_path: Path
+) -> None:
+    """``-o ~/incidents/`` with no such folder wrote a file named ``incidents`` (as root,
+    ``-o /nonexistent/`` a file at the top of the filesystem), and ``-o notes.md/`` replaced
+    the file ``notes.md``: the slash says a folder, as for ``cp``, which refuses both."""
+    services, session_id = chatted
+    export = exporter(services)
+    missing = tmp_path / "incidents"
+    error = refused(export, f"{missing}/", session_id)
+    assert (error.reason, error.params["path"]) == ("export_no_directory", str(missing))
+    assert not missing.exists()
+    notes = tmp_path / "notes.md"
+    notes.write_text("02:51 ERROR\n")
+    assert refused(export, f"{notes}/", session_id).reason == "export_no_directory"
+    assert notes.read_text() == "02:51 ERROR\n"
+    missing.mkdir()
+    offered = export.default_filename("alice", session_id, "md")
+    assert export.write("alice", session_id, "md", f"{missing}/") == missing / offered
 
 
 def test_a_directory_a_pipe_and_an_unwritable_directory_are_refused_untouched(
@@ -581,6 +602,17 @@ def test_cli_prints_markdown_by_default_and_writes_a_file_with_o(
     assert written.out == f"Exported session {session_id} to {target}\n"
     assert target.read_text(encoding="utf-8").startswith("# api-7 crashloops: since when?\n")
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
+
+
+def test_cli_o_with_a_slash_and_no_such_folder_writes_nothing_and_exits_2(
+    cli: RunCli, chatted: tuple[Services, int], tmp_path: Path
+) -> None:
+    _, session_id = chatted
+    missing = tmp_path / "incidents"
+    result = cli("sessions", "export", str(session_id), "-o", f"{missing}/")
+    assert result.code == 2
+    assert f"there is no directory '{missing}'" in result.err
+    assert not missing.exists()
 
 
 def without_export_time(document: str) -> str:

@@ -133,16 +133,17 @@ class SessionActions:
         def chosen(path: str | None) -> None:
             if not path or not path.strip():
                 return
-            typed = Path(path.strip())
+            typed = path.strip()  # (a slash at its end says a folder: kept)
 
             def resolve() -> tuple[Path, bool]:  # a folder given: the offered name in it
-                target = services.export.target(owner, session_id, format_for(typed), typed)
+                fmt = format_for(Path(typed))
+                target = services.export.target(owner, session_id, fmt, typed)
                 return target, target.exists()
 
             checked = self._calls.start(
                 resolve,
                 lambda found: self._replace(found[0], write) if found[1] else write(found[0]),
-                report=self._asked_again("EXPORT_FAILED", str(typed), ask),
+                report=self._asked_again("EXPORT_FAILED", typed, ask),
             )
             hold_keys_for(self._listing.app, checked)  # typed behind Enter: to the question
 
