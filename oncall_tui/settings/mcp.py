@@ -114,12 +114,13 @@ def expand_servers(
 
 
 def secret_values(servers: tuple[McpServer, ...], environ: Mapping[str, str]) -> set[str]:
-    """The values ``${NAME}`` brings into ``servers``' headers and env (not yet expanded): the
-    secrets the redactor must know. A whole number or an absolute path (``${PORT}``,
+    """The values ``${NAME}`` brings into ``servers``' headers, env and args (not yet
+    expanded): the secrets the redactor must know (``--token=${OPS_TOKEN}`` in args was said
+    whole when the server failed to start). A whole number or an absolute path (``${PORT}``,
     ``${HOME}``) is no secret, and masking it would hide ports and paths everywhere."""
     values: set[str] = set()
     for server in servers:
-        for text in (*server.headers.values(), *server.env.values()):
+        for text in (*server.headers.values(), *server.env.values(), *server.args):
             for match in _VARIABLE.finditer(text):
                 value = environ.get(match[1])
                 if value and not value.isdigit() and not value.startswith(("/", "~")):

@@ -239,7 +239,9 @@ def test_the_settings_register_the_key_the_passwords_and_expanded_tool_values(
     config.write_text(
         '[[mcp_servers]]\nname = "r"\nurl = "http://127.0.0.1:1/mcp"\n'
         'headers = {Authorization = "Token ${R_TOKEN}", X-Port = "${R_PORT}"}\n'
-        'allow = ["q"]\n',
+        'allow = ["q"]\n'
+        '[[mcp_servers]]\nname = "s"\ncommand = "ops-mcp"\n'
+        'args = ["--token=${S_TOKEN}", "--root", "${S_ROOT}"]\nallow = ["q"]\n',
         encoding="utf-8",
     )
     environ = {
@@ -247,6 +249,8 @@ def test_the_settings_register_the_key_the_passwords_and_expanded_tool_values(
         "PGPASSWORD": "pg-env-secret-2",
         "R_TOKEN": "header-token-3",
         "R_PORT": "8931",
+        "S_TOKEN": "arg-token-6",  # in args too: the README's "tool servers' ${NAME} values"
+        "S_ROOT": "/var/log/app",
     }
     Settings.resolve(
         db="postgresql://u:url-secret-4@h/db?password=query-secret-5",
@@ -254,8 +258,11 @@ def test_the_settings_register_the_key_the_passwords_and_expanded_tool_values(
         config=str(config),
         environ=environ,
     )
-    said = "sk-settings-key-1 pg-env-secret-2 header-token-3 url-secret-4 query-secret-5 8931"
-    assert redact(said) == "*** *** *** *** *** 8931"  # a port is no secret
+    said = (
+        "sk-settings-key-1 pg-env-secret-2 header-token-3 url-secret-4 query-secret-5 8931 "
+        "arg-token-6 /var/log/app"
+    )
+    assert redact(said) == "*** *** *** *** *** 8931 *** /var/log/app"  # a port, a path: none
 
 
 def test_the_client_keys_password_in_the_database_url_is_registered() -> None:
