@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from oncall_tui.core.search import Snippet, parse_query, snippet
 from oncall_tui.core.text import NEW_SESSION
 from oncall_tui.errors import OncallError
+from oncall_tui.redaction import redact
 from oncall_tui.services.views import json_fields
 from oncall_tui.store.engine import Database
 from oncall_tui.store.search import SearchRepository
@@ -72,7 +73,7 @@ class SearchService:
             _hit(
                 match.session_id,
                 match.session_title,
-                snippet(match.content, parsed.indexed),
+                snippet(redact(match.content), parsed.indexed),
                 match.created_at,
                 message_id=match.message_id,
                 position=match.position,
@@ -81,7 +82,12 @@ class SearchService:
             for match in messages
         ]
         hits += [
-            _hit(row.session_id, row.title, snippet(row.title, parsed.indexed), row.updated_at)
+            _hit(
+                row.session_id,
+                row.title,
+                snippet(redact(row.title), parsed.indexed),
+                row.updated_at,
+            )
             for row in titles
         ]
         hits.sort(key=lambda hit: (hit.created_at, hit.message_id or 0), reverse=True)

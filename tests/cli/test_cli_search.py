@@ -52,6 +52,20 @@ def test_json_is_a_list_of_hits_with_the_keys_the_readme_lists(cli: RunCli) -> N
     )
 
 
+def test_the_highlights_mark_the_terms_in_the_snippet_as_printed_with_its_secrets_masked(
+    cli: RunCli,
+) -> None:
+    """The offsets were counted in the stored text, the snippet printed masked: after a
+    password each mark was shifted ("e3" for "needle3") or past the snippet's end."""
+    new_session(cli, "db password=abcdefgh then needle3 and postgresql://bob:s3cretpw@db:5432/x")
+    (hit,) = cli("search", "needle3", "5432", "--json").json_list()
+    snippet = hit["snippet"]
+    assert "abcdefgh" not in snippet
+    assert "s3cretpw" not in snippet
+    marked = [snippet[begin:end] for begin, end in hit["highlights"]]
+    assert marked == ["needle3", "5432"]
+
+
 def test_bad_queries_and_limits_exit_2_with_the_catalog_message(cli: RunCli) -> None:
     new_session(cli, "xx")
     blank = cli("search", "  ")
