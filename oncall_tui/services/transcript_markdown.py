@@ -71,7 +71,7 @@ def render_markdown(
         ("export.context", context),
     ]
     parts = [
-        f"# {escape(session.display_title)}",
+        f"# {escape(session.title or text('session.untitled', lang))}",
         text("export.exported", lang, when=when(exported_at, zone)),
         "\n".join(
             text("export.fact", lang, label=text(key, lang), value=value) for key, value in facts

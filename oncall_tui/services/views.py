@@ -15,7 +15,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.core.text import NEW_SESSION, in_text_order
+from oncall_tui.core.text import in_text_order
 from oncall_tui.llm.server import ListedModel
 from oncall_tui.store.ids import stored_id
 
@@ -156,10 +156,6 @@ class SessionView:
     compacted_message_count: int
     created_at: datetime
     updated_at: datetime
-
-    @property
-    def display_title(self) -> str:
-        return self.title or NEW_SESSION
 
     @classmethod
     def of(cls, row: SessionRow, message_count: int) -> SessionView:

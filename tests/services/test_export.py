@@ -678,6 +678,9 @@ def test_cli_in_chinese_exports_the_facts_headings_and_notes_in_chinese(
     english = cli("sessions", "export", str(session_id)).out
     assert f"- **Session:** {session_id}\n" in english
     assert "会话" not in english
+    untitled = cli("sessions", "new", "--json").json_object()["id"]  # headed as it is listed
+    assert cli("--lang", "zh", "sessions", "export", str(untitled)).out.startswith("# 新会话\n")
+    assert cli("sessions", "export", str(untitled)).out.startswith("# New session\n")
 
 
 def test_cli_json_reports_as_json(
