@@ -336,6 +336,7 @@ def _setting_values(settings: Settings) -> dict[str, object]:
         "timeout": settings.request_timeout,
         "deadline": settings.deadline,
         "log_level": settings.log_level,
+        "recover_tool_calls": settings.recover_tool_calls,
         "keys": dict(settings.keymap),
     }
 
@@ -356,6 +357,8 @@ def _shown_value(name: str, value: object, lang: Language) -> str:
     if isinstance(value, dict):
         shown = ", ".join(f"{action}={keys}" for action, keys in value.items())
         return shown or text("cli.none", lang)
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as the settings file writes it
     return str(value)
 
 

@@ -418,7 +418,11 @@ def test_a_good_file_prints_no_warning(cli: RunCli, private_config: Path) -> Non
 def test_config_paths_lists_the_files_and_each_setting_with_its_source(
     cli: RunCli, private_config: Path, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write(private_config, '# mine\nmodel = "qwen3:8b"\nextra = 1\n[keys]\nnew_session = "f2"\n')
+    write(
+        private_config,
+        '# mine\nmodel = "qwen3:8b"\nextra = 1\nrecover_tool_calls = false\n'
+        '[keys]\nnew_session = "f2"\n',
+    )
     monkeypatch.setenv("ONCALL_TUI_TIMEOUT", "45")
     document = cli("--num-ctx", "4096", "config", "paths", "--json").json_object()
     assert document["config_file"] == {
@@ -435,6 +439,7 @@ def test_config_paths_lists_the_files_and_each_setting_with_its_source(
     assert settings["timeout"] == {"value": 45.0, "source": "env"}
     assert settings["deadline"] == {"value": DEFAULT_DEADLINE, "source": "default"}
     assert settings["keys"] == {"value": {"new_session": "f2"}, "source": "file"}
+    assert settings["recover_tool_calls"] == {"value": False, "source": "file"}  # was left out
     assert set(settings) == {
         "user",
         "lang",
@@ -447,6 +452,7 @@ def test_config_paths_lists_the_files_and_each_setting_with_its_source(
         "timeout",
         "deadline",
         "log_level",
+        "recover_tool_calls",
         "keys",
     }
     assert (document["ignored_keys"], document["problem"]) == (["extra"], None)
@@ -458,6 +464,7 @@ def test_config_paths_lists_the_files_and_each_setting_with_its_source(
     assert lines[0].split() == ["Config", "file", str(private_config), "(env)"]
     assert any(line.split() == ["model", "qwen3:8b", "file"] for line in lines)
     assert any(line.split() == ["timeout", "45.0", "env"] for line in lines)
+    assert any(line.split() == ["recover_tool_calls", "false", "file"] for line in lines)
     assert "Ignored in the settings file: extra" in human.out
 
 
