@@ -178,13 +178,14 @@ async def test_a_folder_of_skill_folders_adds_each_and_says_each_refused(
 ) -> None:
     """Enter on a folder of skill folders (the bundled examples, which the first-start guide
     names) adds every skill in it: it said "cannot read '…/skills-examples/SKILL.md'". Those
-    stored already are said once; another refusal, with its folder."""
+    stored already are said once, by their names (their folders' names, where another, named
+    no skill in the list); another refusal, with its folder."""
     runbooks = tmp_path / "runbooks"
     names = ["alert-triage", "k8s-pod-triage", "log-analysis"]
     for name in names:
-        shutil.copytree(EXAMPLES_DIR / name, runbooks / name)
+        shutil.copytree(EXAMPLES_DIR / name, runbooks / name.replace("alert-", ""))
     write_skill(runbooks / "broken", "# no frontmatter\n")
-    library_services.configuration.add_skill_files(OWNER, str(runbooks / names[0]))
+    library_services.configuration.add_skill_files(OWNER, str(runbooks / "triage"))
     app = assets_host(SkillLibraryScreen)
     async with app.run_test(size=SIZE) as pilot:
         screen = await opened(pilot)

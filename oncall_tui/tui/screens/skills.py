@@ -299,14 +299,17 @@ class SkillLibraryScreen(AssetScreen):
         elif result.added:
             names = ", ".join(skill.name for skill in result.added)
             self._notify_done(t("skills.added_many", lang, count=len(result.added), names=names))
-        stored = [f for f, error in result.refused if error.code == "SKILL_DUPLICATE_NAME"]
+        stored = {
+            f: e.params["name"] for f, e in result.refused if e.code == "SKILL_DUPLICATE_NAME"
+        }
         refused = [
             f"{folder}: {error.message(lang)}"
             for folder, error in result.refused
             if folder not in stored
         ]
-        if stored:  # said once for them all: adding a folder again is a common slip
-            refused.append(t("skills.stored_already", lang, names=", ".join(stored)))
+        if stored:  # said once for them all, by name: adding a folder again is a common slip
+            names = ", ".join(str(name) for name in stored.values())
+            refused.append(t("skills.stored_already", lang, names=names))
         if result.left:
             refused.append(t("skills.left", lang, count=result.left, most=MAX_FOLDERS))
         if refused:
