@@ -307,6 +307,7 @@ async def test_delete_asks_first_and_removes_the_skill_and_its_selection(
         assert [s.name for s in screen.skills] == ["alpha"]
         assert screen.selected_ids == (keep.id,)
         assert len(app.configuration_changes) == 1
+        assert screen.status == "Deleted skill beta."  # the line said the last selection still
 
 
 async def test_space_toggles_use_and_the_selection_is_saved(

@@ -366,4 +366,4 @@ class SkillLibraryScreen(AssetScreen):
         self._show_error(None)
         self.app.post_message(ConfigurationChanged())
         await self._reload()
-        self._notify_done(t("skills.deleted", lang, name=skill.name))
+        self._set_status(t("skills.deleted", lang, name=skill.name))  # not a selection gone by
