@@ -51,9 +51,7 @@ class InOrderInput(InOrderBindings, Input):
     what is too long for the field is then said as for typing. alt+a selects all, as in the
     composer (no key of the field, it was read as Esc and ``a``: the prompt editor closed)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("alt+a", "select_all", "Select all", show=False)
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("alt+a", "select_all", show=False)]
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()
