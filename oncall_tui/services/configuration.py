@@ -33,6 +33,7 @@ from oncall_tui.services.skill_files import (
 from oncall_tui.services.views import ConfigurationView, PromptView, SkillDetail, SkillView
 from oncall_tui.store.engine import Database, lock_owner
 from oncall_tui.store.failures import FAILED_DATABASE_CODES
+from oncall_tui.store.ids import stored_id
 from oncall_tui.store.repositories import (
     ConfigurationRepository,
     PromptRepository,
@@ -347,15 +348,28 @@ def _require_prompt(session: Session, owner: str, prompt_id: int) -> PromptRow:
 
 def _require_skill(session: Session, owner: str, ref: str | int) -> SkillRow:
     """Find a skill by id or by name; a reference that could be an id is tried as one first
-    (a name of digits too long for an id, or of other scripts' digits, is only a name)."""
+    (a name of digits too long for an id, or of other scripts' digits, is only a name). One
+    that is a skill's id and another's name is refused (:func:`_unambiguous`)."""
     repository = SkillRepository(session)
     text = str(ref).strip()
     row = repository.get(owner, int(text)) if is_storable_id(text) else None
+    named = repository.get_by_name(owner, text)
     if row is None:
-        row = repository.get_by_name(owner, text)
+        row = named
+    elif named is not None:
+        _unambiguous(text, stored_id(row), stored_id(named))
     if row is None:
         raise OncallError("NOT_FOUND", kind="skill", ref=text)
     return row
+
+
+def _unambiguous(ref: str, by_id: int, by_name: int) -> None:
+    """``ref`` is skill ``by_id``'s id and skill ``by_name``'s name: neither is acted on
+    (``skills show 5`` showed skill 5, never the skill named "5")."""
+    if by_id != by_name:
+        raise OncallError(
+            "VALIDATION_INVALID_ARGUMENT", "skill_ref_ambiguous", ref=ref, id=by_id, other=by_name
+        )
 
 
 def _resolve_refs(skills: Sequence[SkillView], refs: Sequence[str]) -> list[int]:
@@ -368,7 +382,11 @@ def _resolve_refs(skills: Sequence[SkillView], refs: Sequence[str]) -> list[int]
     unknown: list[str] = []
     for ref in refs:
         text = ref.strip()
-        found = int(text) if is_storable_id(text) and int(text) in owned else by_name.get(text)
+        found = int(text) if is_storable_id(text) and int(text) in owned else None
+        named = by_name.get(text)
+        if found is not None and named is not None:
+            _unambiguous(text, found, named)
+        found = named if found is None else found
         if found is None:
             unknown.append(repr(text))
             continue

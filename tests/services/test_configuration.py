@@ -121,6 +121,35 @@ def test_duplicate_skill_name_for_one_owner_is_a_clear_error(
     assert len(configuration.list_skills("alice")) == 1
 
 
+def test_a_reference_that_is_one_skills_id_and_anothers_name_is_refused(
+    configuration: ConfigurationService,
+) -> None:
+    """A skill may be named "5" (digits are allowed); ``skills show 5`` showed skill 5 and
+    ``select 5`` selected it, never the skill named "5". Such a reference names neither: it is
+    refused, saying both, and the id of each still reaches it."""
+    first = add_skill(configuration, "alice", "alpha")
+    named = skill_text(f"'{first}'", "named with digits")  # quoted: YAML's number otherwise
+    digits = configuration.add_skill("alice", "SKILL.md", named.encode()).id
+    for act in (
+        lambda: configuration.show_skill("alice", str(first)),
+        lambda: configuration.delete_skill("alice", str(first)),
+        lambda: configuration.select_skills("alice", [str(first)]),
+    ):
+        with pytest.raises(OncallError) as caught:
+            act()
+        assert (caught.value.code, caught.value.reason) == (
+            "VALIDATION_INVALID_ARGUMENT",
+            "skill_ref_ambiguous",
+        )
+        message = caught.value.message("en")
+        assert f"skill {first}" in message
+        assert f"skill {digits}" in message
+    assert len(configuration.list_skills("alice")) == 2
+    assert configuration.get_configuration("alice").skill_ids == ()
+    assert configuration.show_skill("alice", digits).skill.name == str(first)
+    assert configuration.show_skill("alice", "alpha").skill.id == first
+
+
 def test_two_owners_may_use_the_same_skill_name(configuration: ConfigurationService) -> None:
     add_skill(configuration, "alice", "triage")
     add_skill(configuration, "bob", "triage")
