@@ -37,6 +37,14 @@ async def opened(pilot: Pilot[None]) -> PromptEditorScreen:
     return screen
 
 
+async def new_prompt(pilot: Pilot[None]) -> PromptEditorScreen:
+    """The editor opened, then ctrl+n: a new prompt, its label focused."""
+    screen = await opened(pilot)
+    await pilot.press("ctrl+n")
+    await settled(pilot, screen)
+    return screen
+
+
 async def settled(pilot: Pilot[None], screen: PromptEditorScreen) -> None:
     await wait_until(pilot, lambda: not screen.busy)
     await pilot.pause()
@@ -80,9 +88,7 @@ async def test_new_prompt_is_created_then_edited_and_both_saves_persist(
 ) -> None:
     app = editor_host(assets_host)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("ctrl+n")
-        await settled(pilot, screen)
+        screen = await new_prompt(pilot)
         assert editing(screen) is None
         assert screen.focused is label_input(screen)
         await pilot.press(*"Disk full", "tab")
@@ -113,9 +119,7 @@ async def test_over_limit_label_and_content_are_refused_inline_and_limits_accept
 ) -> None:
     app = editor_host(assets_host)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("ctrl+n")
-        await settled(pilot, screen)
+        screen = await new_prompt(pilot)
         label_input(screen).value = "L" * (MAX_LABEL_CHARS + 1)
         content_area(screen).insert("ok")
         await pilot.press("ctrl+s")
@@ -176,9 +180,7 @@ async def test_character_counters_follow_typing_and_flag_the_limit(
 ) -> None:
     app = editor_host(assets_host)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("ctrl+n")
-        await settled(pilot, screen)
+        screen = await new_prompt(pilot)
         assert rendered(screen, "#label-count") == "label 0/160"
         await pilot.press(*"abc")
         await pilot.pause()
@@ -201,9 +203,7 @@ async def test_lines_pasted_into_the_label_are_kept_on_one_line_and_said_too_lon
     one too long for a label is said so, as for typing."""
     app = editor_host(assets_host)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await opened(pilot)
-        await pilot.press("ctrl+n")
-        await settled(pilot, screen)
+        screen = await new_prompt(pilot)
         label = label_input(screen)
         assert app.focused is label
         app.post_message(events.Paste("line A\r\nline B\n\nline C\n"))
