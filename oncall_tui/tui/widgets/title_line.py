@@ -31,15 +31,15 @@ class TitleLine(Static):
     def show(self, name: str, flags: Sequence[str], framed: Callable[[str], str] = str) -> None:
         """``framed(name)`` (``Editing: {name}``), then each flag after a ``·``, the most
         important first."""
-        self._subject, self._flags, self._framed = terminal_safe(name), tuple(flags), framed
+        self._subject, self._framed = terminal_safe(name), framed
+        self._flags = tuple(terminal_safe(flag) for flag in flags)
         self.refresh()
 
     def render(self) -> Content:
         return Content(self._line(self.size.width))
 
     def _line(self, room: int) -> str:
-        flags = [terminal_safe(flag) for flag in self._flags]
-        name = self._subject
+        flags, name = self._flags, self._subject
         first = self._framed(name) + "".join(f" · {flag}" for flag in flags[:1])
         if room and cell_len(first) > room:
             cut = Text(name)
