@@ -124,7 +124,16 @@ def sessions_new(ctx: Services, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _only_read(ctx: Services, session_id: int) -> None:
+    """Before a command that only reads a session: a database file that is not there holds
+    none, and is not made (a typo in ``--db`` left an empty database behind)."""
+    settings = ctx.settings
+    if settings.db_url is None and not settings.db_path.exists():
+        raise OncallError("NOT_FOUND", kind="session", ref=session_id)
+
+
 def sessions_show(ctx: Services, args: argparse.Namespace) -> int:
+    _only_read(ctx, args.id)
     if args.json:  # the JSON export: one function makes both
         sys.stdout.write(ctx.export.render(ctx.owner, args.id, "json"))
         return EXIT_OK
@@ -191,6 +200,7 @@ def sessions_export(ctx: Services, args: argparse.Namespace) -> int:
     is refused), or with ``-o`` the ``exported`` report."""
     from oncall_tui.services.export import format_for
 
+    _only_read(ctx, args.id)
     output: str | None = None if args.output in (None, "-") else args.output  # ``-o -``: stdout
     if args.json and output is None and args.format == "md":
         raise OncallError(
@@ -260,6 +270,7 @@ def _emit_memory(state: MemoryState, as_json: bool, lang: Language) -> int:
 
 
 def memory_show(ctx: Services, args: argparse.Namespace) -> int:
+    _only_read(ctx, args.session)
     return _emit_memory(ctx.memory.state(ctx.owner, args.session), args.json, ctx.settings.lang)
 
 

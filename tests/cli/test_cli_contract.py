@@ -187,3 +187,19 @@ def test_show_commands_do_not_write(chat: RunCli, ollama: FakeOllama, writes: li
         for output in ((), ("--json",)):
             assert chat(*args, *output).code == 0
     assert writes == []
+
+
+def test_the_commands_that_only_read_create_no_database_where_there_is_none(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """A typo in ``--db`` left an empty database (and its folders) behind each command that
+    "only reads the database"; a database that is not there holds no session."""
+    missing = tmp_path / "typo" / "oncall.db"
+    for args in (
+        ("sessions", "show", "1"),
+        ("sessions", "export", "1"),
+        ("memory", "show", "1"),
+    ):
+        result = cli("--db", str(missing), *args, "--json")
+        assert (result.code, result.error()["code"]) == (2, "NOT_FOUND")
+    assert not (tmp_path / "typo").exists()
