@@ -288,11 +288,21 @@ def memory_compact(ctx: Services, args: argparse.Namespace) -> int:
     return _emit_memory(state, args.json, ctx.settings.lang)
 
 
+def _allowed_tools_exist(ctx: Services, names: list[str]) -> None:
+    """Each ``--allow-tool`` names a tool a server of the settings file allows (``server.tool``):
+    a slip in one was taken silently, and the tool was then refused mid-reply."""
+    allowed = {f"{s.name}.{tool}" for s in ctx.settings.mcp_servers for tool in s.allow}
+    for name in names:
+        if name not in allowed:
+            raise OncallError("VALIDATION_INVALID_ARGUMENT", "allow_tool_unknown", name=name)
+
+
 def chat_send(ctx: Services, args: argparse.Namespace) -> int:
     from oncall_tui.cli.chat_output import ChatOutput, allow_listed
     from oncall_tui.cli.interrupts import SignalInterruptError, run_until_signal
 
     lang = ctx.settings.lang
+    _allowed_tools_exist(ctx, args.allow_tool)
     output = ChatOutput(args.json, args.session, lang)
     if not args.json:
         from oncall_tui.cli.waiting import WaitingLine, can_redraw

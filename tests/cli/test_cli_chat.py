@@ -447,6 +447,14 @@ def test_a_confirm_tool_runs_only_when_allowed_for_the_run(
     assert told["content"].startswith("Not run: ops.restart_service asks the user before every")
     assert "declined" not in told["content"]
 
+    sent = len(ollama.chat_requests)
+    for slip in ("ops.restart-service", "opps.restart_service", "restart_service"):
+        mistyped = chat("chat", "--allow-tool", slip, "restart", "api", "--json")
+        assert (mistyped.code, mistyped.error()["reason"]) == (2, "allow_tool_unknown")
+        assert slip in mistyped.error()["message"]
+    assert len(ollama.chat_requests) == sent  # nothing sent, nothing stored
+    assert len(chat("sessions", "list", "--json").json_list()) == 1
+
     allowed = chat("chat", "--allow-tool", "ops.restart_service", "restart", "api")
     assert allowed.code == 0, allowed.err
     assert "asks before every call" not in allowed.err
