@@ -30,7 +30,7 @@ from oncall_tui.tui.clipboard import copy_to_tmux, tmux_load_command
 from oncall_tui.tui.commands import COMMANDS, checked_keymap, keys_to_say
 from oncall_tui.tui.exit_deadline import Defect, ExitDeadline, HandBack
 from oncall_tui.tui.key_order import KeyOrderApp
-from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged
+from oncall_tui.tui.messages import CannotGoOn, ConfigurationChanged, PromptDraftTaken
 from oncall_tui.tui.palette import PaletteCommands
 from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.warmup import warm_up_rendering
@@ -295,6 +295,9 @@ class OncallApp(KeyOrderApp):
 
     def on_configuration_changed(self, _: ConfigurationChanged) -> None:
         self.main.refresh_context()
+
+    def on_prompt_draft_taken(self, _: PromptDraftTaken) -> None:
+        self.main.chat.draft.prompt_taken()
 
     # -- command palette ----------------------------------------------------------------------
 

@@ -15,6 +15,11 @@ class ConfigurationChanged(Message):
     """
 
 
+class PromptDraftTaken(Message):
+    """The prompt editor opened on the edits kept when the app last ended: what the start
+    said of them is said no more (it was, once they were saved and gone)."""
+
+
 class SessionsChanged(Message):
     """A session was created, renamed or deleted: the main screen reads the sessions again."""
 

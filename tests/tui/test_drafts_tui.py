@@ -346,7 +346,8 @@ async def test_edits_of_a_stored_prompt_come_back_on_it_or_as_a_new_one_if_it_ha
 async def test_the_start_says_that_a_prompt_s_unsaved_edits_are_kept(
     tmp_path: Path, claims: list[bool]
 ) -> None:
-    """They come back only when the prompt editor opens: the start says so, with its keys."""
+    """They come back only when the prompt editor opens: the start says so, with its keys,
+    until the editor has opened on them (it said so still once they were saved and gone)."""
     settings = settings_in(tmp_path)
     path = prompt_draft_file(settings)
     path.parent.mkdir(parents=True, mode=0o700)
@@ -358,6 +359,10 @@ async def test_the_start_says_that_a_prompt_s_unsaved_edits_are_kept(
         said = "Your unsaved prompt edits from last time are kept: f3 / alt+p opens them."
         await wait_until(pilot, lambda: said in app.main.status.text)
         assert RESTORED in app.main.status.text  # and the message's own, on the same line
+        await opened_editor(pilot, app)
+        await wait_until(pilot, lambda: not path.exists())  # taken: back in the editor
+        await wait_until(pilot, lambda: said not in app.main.status.text)
+        assert app.main.status.text == RESTORED
 
 
 def test_a_draft_no_slot_keeps_is_printed_back_masked_after_the_app(tmp_path: Path) -> None:

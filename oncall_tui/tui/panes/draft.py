@@ -50,6 +50,8 @@ class ComposerDraft:
         self._sending = sending
         self._calls = ServiceCalls(composer, status.report, status.show_fault)
         self._keeping = False
+        self._prompt_note: str | None = None
+        """What the start said of a prompt's kept edits, until the editor takes them."""
         """This app keeps the draft (it claimed it)."""
         self._written = ""
         """The text last given to be written: the file is behind while the composer's differs
@@ -95,9 +97,16 @@ class ComposerDraft:
             self.changed()
         if prompt_kept:
             keys = keys_to_say("prompts", self._services.settings.keymap)
-            said.append(t("draft.prompt_kept", ui_lang(composer), keys=keys))
+            self._prompt_note = t("draft.prompt_kept", ui_lang(composer), keys=keys)
+            said.append(self._prompt_note)
         if said:
             self._status.say_also(joined(ui_lang(composer), *said))
+
+    def prompt_taken(self) -> None:
+        """The prompt editor opened on the kept edits: the start's words of them go."""
+        if self._prompt_note is not None:
+            self._status.withdraw(self._prompt_note)
+            self._prompt_note = None
 
     def changed(self) -> None:
         """The composer's text changed."""

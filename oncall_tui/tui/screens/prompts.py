@@ -27,7 +27,7 @@ from oncall_tui.errors import OncallError, joined
 from oncall_tui.services.drafts import PromptDraft
 from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.texts import text as t
-from oncall_tui.tui.messages import ConfigurationChanged
+from oncall_tui.tui.messages import ConfigurationChanged, PromptDraftTaken
 from oncall_tui.tui.panes.draft import DRAFT_SECONDS
 from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
 from oncall_tui.tui.service_calls import in_thread
@@ -266,6 +266,7 @@ class PromptEditorScreen(AssetScreen):
             self._shown = (kept.label, kept.content)
             await in_thread(lambda: services.drafts.keep_prompt(None))
             self._notify_done(t("prompts.draft_restored", self._lang), timeout=None)
+            self.app.post_message(PromptDraftTaken())
         self._ready = True
 
     async def on_unmount(self) -> None:

@@ -154,6 +154,15 @@ class StatusLine(PlainText):
         said = joined(ui_lang(self), now, text) if now else text
         self.say(said, error or (self.is_error and bool(now)), app_wide=True)
 
+    def withdraw(self, said: str) -> None:
+        """What the line says of the app, without ``said`` (a sentence :meth:`say_also` added,
+        no longer true); the rest stays as it was."""
+        lang = ui_lang(self)
+        whole = joined(lang, said)
+        if self._app_wide and whole in self.text:
+            rest = self.text.replace(whole, "", 1).replace("  ", " ").strip()
+            self.say(rest, self.is_error and bool(rest), app_wide=True)
+
     def database_answered(self) -> None:
         """A call reached the database: a line that says it is away is said no more."""
         if self.database_away:
