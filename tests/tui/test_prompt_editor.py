@@ -212,7 +212,8 @@ async def test_lines_pasted_into_the_label_are_kept_on_one_line_and_said_too_lon
         app.post_message(events.Paste("\n" + long_log))
         await wait_until(pilot, lambda: "02:04" in label.value)
         assert label.value.count("02:") == 5
-        assert rendered(screen, "#label-count") == f"label {len(label.value)}/160"
+        counted = f"label {len(label.value)}/160"
+        await wait_until(pilot, lambda: rendered(screen, "#label-count") == counted)
         assert screen.query_one("#label-count").has_class("-over")
 
 
