@@ -168,8 +168,13 @@ async def test_a_long_label_is_cut_in_the_title_before_modified_is(
         content_area(screen).focus()
         await pilot.press("end", *" Then the DB.")
         await wait_until(pilot, lambda: screen.is_dirty)
-        await pilot.pause()
-        (row,) = [line for line in screen_rows(app) if "Editing: " in line]
+
+        def title_row() -> str:
+            (row,) = [line for line in screen_rows(app) if "Editing: " in line]
+            return row
+
+        await wait_until(pilot, lambda: "modified" in title_row())  # drawn since the edit
+        row = title_row()
         assert "Editing: Payments" in row
         assert "… · modified" in row  # the label cut, the flag whole
         assert label_input(screen).value == LONG_LABEL
