@@ -66,12 +66,15 @@ async def test_first_start_says_what_to_do_and_that_ollama_and_the_model_are_rea
             assert app.screen.query_one(ChatLog).size.height == 0
 
 
+@pytest.mark.parametrize("size", [SIZE, (60, 20)])
 async def test_first_start_says_how_to_start_ollama_when_it_does_not_answer(
-    tmp_path: Path,
+    tmp_path: Path, size: tuple[int, int]
 ) -> None:
+    """At 60x20 the guide above it cut this off (there was no room left below it): what to
+    run comes first."""
     url = closed_port_url()
     app = build_app(Settings(db_path=tmp_path / "t.db", user="alice", ollama_url=url))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         welcome = app.screen.query_one(Welcome)
         await wait_until(pilot, lambda: "does not answer" in shown(welcome))
         assert "ollama serve" in " ".join(shown(welcome).split())

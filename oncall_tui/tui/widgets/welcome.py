@@ -77,8 +77,10 @@ class Welcome(Static):
         return keys_to_say(command_id, self.keymap)
 
     def describe(self) -> Group:
-        """The guide, then the readiness lines; each item wraps under its own text. While the
-        sessions are read, only that."""
+        """The readiness lines, then the guide; each item wraps under its own text. While the
+        sessions are read, only that. The readiness comes first: below the guide, a short
+        terminal (60x20, or 80x24 with a few lines typed) cut it off, and with it what to run
+        when the server or the model is missing."""
         lang = self.lang
         if self.reading_sessions:
             return Group(
@@ -109,9 +111,9 @@ class Welcome(Static):
         return Group(
             Text(text("welcome.title", lang), style="bold"),
             Text(),
-            _items(guide),
-            Text(),
             _items(self._readiness()),
+            Text(),
+            _items(guide),
         )
 
     def _readiness(self) -> list[tuple[str, Text]]:
