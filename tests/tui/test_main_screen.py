@@ -516,6 +516,33 @@ async def test_ctrl_r_answers_the_failed_message_again(tmp_path: Path) -> None:
         assert len(blocks(screen)) == 3
 
 
+async def test_a_retry_that_fails_before_any_word_shows_a_failed_attempt_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """ctrl+r on a reply that failed with no word, failing again with none: the screen stayed
+    as it was (the same failed entry, its time the first attempt's, the same status line), as
+    if the key had done nothing. Each attempt shows as an entry of its own, failed."""
+    down = ConnectionRefusedError("down")
+    app, model = scripted_app(tmp_path / "t.db", [Turn(error=down), Turn(error=down)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = main_screen(app)
+        app.query_one(Composer).text = "is it up?"
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
+        )
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: len(model.calls) == 2 and not screen.sending)
+        await wait_until(pilot, lambda: len(blocks(screen)) == 3)
+        assert [(b.role, b.status) for b in blocks(screen)] == [
+            ("user", "complete"),
+            ("assistant", "failed"),
+            ("assistant", "failed"),
+        ]
+        assert "(ctrl+r retries)" in " ".join(drawn(screen.query_one(ChatLog)))
+
+
 async def test_a_send_refused_before_storing_keeps_the_text_to_resend(tmp_path: Path) -> None:
     class ServerDown(StaticGateway):
         def check_ready(self) -> ModelReadiness:

@@ -154,7 +154,8 @@ class ChatPane(Vertical):
         from oncall_tui.tui.panes.replies import Replies, full_collections_deferred
 
         keymap = self._services.settings.keymap
-        replies = Replies(self, self.query_one(ChatLog), self.status, keymap)
+        log = self.query_one(ChatLog)
+        replies = Replies(self, log, self.status, keymap, retrying=text is None)
         try:
             events = await self._events(session_id, text)
             with full_collections_deferred():

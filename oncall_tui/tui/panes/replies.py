@@ -60,9 +60,17 @@ class Replies:
     """Draws one send's events in ``pane``'s log and status line."""
 
     def __init__(
-        self, pane: ChatPane, log: ChatLog, status: StatusLine, keymap: Mapping[str, str]
+        self,
+        pane: ChatPane,
+        log: ChatLog,
+        status: StatusLine,
+        keymap: Mapping[str, str],
+        *,
+        retrying: bool = False,
     ) -> None:
         self._pane = pane
+        self._retrying = retrying
+        """A retry: it stores no message, and its reply starts with its first piece."""
         self._keymap = keymap
         self._log = log
         self._status = status
@@ -179,6 +187,8 @@ class Replies:
             retry = t("send.retry_hint", self._lang, retry=keys)
         message = joined(self._lang, event.message, retry)
         self._status.say(message, error=True)
+        if self._reply is None and self._retrying:  # failed before a word: an attempt all the
+            self._reply = self._log.add_reply()  # same (the screen stayed as it was)
         if self._reply is not None:
             self._reply.finish("failed", note=message)
         if event.code in SERVER_AWAY_CODES:
