@@ -19,7 +19,7 @@ from oncall_tui.errors import OncallError
 from oncall_tui.llm.gateway import ModelReadiness
 from oncall_tui.settings import Settings
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
-from oncall_tui.tui.app import build_app
+from oncall_tui.tui.app import OncallApp, build_app
 from oncall_tui.tui.chat_log import ChatLog, MessageBlock
 from oncall_tui.tui.panes.chat import PAGE_SIZE
 from oncall_tui.tui.screens.main import MainScreen
@@ -461,19 +461,25 @@ async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:
         assert sum("earlier messages summarised" in line for line in drawn(log)) == 1
 
 
+async def first_send_failed(pilot: Pilot[None], app: OncallApp) -> MainScreen:
+    """ "is it up?" sent, and its reply shown failed, the send over."""
+    screen = main_screen(app)
+    app.query_one(Composer).text = "is it up?"
+    await pilot.press("enter")
+    await wait_until(
+        pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
+    )
+    await app.workers.wait_for_complete()
+    return screen
+
+
 async def test_a_reply_that_fails_after_the_message_is_stored_leaves_the_composer_empty(
     tmp_path: Path,
 ) -> None:
     """The message is in the log and the database: Enter must not store it a second time."""
     app, _ = scripted_app(tmp_path / "t.db", [Turn.raises(ConnectionRefusedError("down"))])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        app.query_one(Composer).text = "is it up?"
-        await pilot.press("enter")
-        await wait_until(
-            pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
-        )
-        await app.workers.wait_for_complete()
+        screen = await first_send_failed(pilot, app)
         assert app.query_one(Composer).text == ""
         assert "not reachable" in status_text(screen)
         assert "retry answers it again. (ctrl+r retries)" in status_text(screen)
@@ -525,13 +531,7 @@ async def test_a_retry_that_fails_before_any_word_shows_a_failed_attempt_of_its_
     down = ConnectionRefusedError("down")
     app, model = scripted_app(tmp_path / "t.db", [Turn(error=down), Turn(error=down)])
     async with app.run_test(size=SIZE) as pilot:
-        screen = main_screen(app)
-        app.query_one(Composer).text = "is it up?"
-        await pilot.press("enter")
-        await wait_until(
-            pilot, lambda: len(blocks(screen)) == 2 and blocks(screen)[1].status == "failed"
-        )
-        await app.workers.wait_for_complete()
+        screen = await first_send_failed(pilot, app)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: len(model.calls) == 2 and not screen.sending)
         await wait_until(pilot, lambda: len(blocks(screen)) == 3)
