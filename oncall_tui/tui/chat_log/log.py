@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -45,7 +46,7 @@ from oncall_tui.tui.chat_log.layout import LogLayout
 from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
 from oncall_tui.tui.commands import keys_here
-from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.lang import key_texts, translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 if TYPE_CHECKING:
@@ -59,42 +60,30 @@ class ChatLog(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = COMPONENT_CLASSES
     BINDINGS = [
-        Binding("up", "cursor(-1)", "Previous message", show=False),
-        Binding("down", "cursor(1)", "Next message", show=False),
-        Binding("home", "cursor(-1, True)", "First message", show=False),
-        Binding("end", "cursor(1, True)", "Last message", show=False),
-        Binding("c", "copy", "Copy message"),
-        Binding("b", "screen.copy_code", "Copy code", show=False),
-        Binding("enter", "open", "Open"),
+        Binding("up", "cursor(-1)", "Previous message", id="log.previous", show=False),
+        Binding("down", "cursor(1)", "Next message", id="log.next", show=False),
+        Binding("home", "cursor(-1, True)", "First message", id="log.first", show=False),
+        Binding("end", "cursor(1, True)", "Last message", id="log.last", show=False),
+        Binding("c", "copy", "Copy message", id="log.copy"),
+        Binding("b", "screen.copy_code", "Copy code", id="log.copy_code", show=False),
+        Binding("enter", "open", "Open", id="log.open"),
     ]
 
     class EarlierRequested(Message):
         """The user asked for the page before the oldest message shown."""
 
+    @dataclass
     class EmptyChanged(Message):
         """The log has come to show no message at all, or its first one."""
 
-        def __init__(self, empty: bool) -> None:
-            super().__init__()
-            self.empty = empty
+        empty: bool
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._typing = TypingHandOff(self)
         """Typing here goes on in the composer (:mod:`...widgets.typing_on`)."""
         self.lang = ui_lang(self)
-        translate_bindings(
-            self,
-            {
-                "cursor(-1)": "log.key.previous",
-                "cursor(1)": "log.key.next",
-                "cursor(-1, True)": "log.key.first",
-                "cursor(1, True)": "log.key.last",
-                "copy": "log.key.copy",
-                "screen.copy_code": "log.key.copy_code",
-                "open": "log.key.open",
-            },
-        )
+        translate_bindings(self, key_texts(self.BINDINGS, "log"))
         self._earlier_keys = keys_here(self, "load_earlier", first=True)
         self._summary_keys = keys_here(self, "show_summary", first=True)
         """What the earlier-messages line and the divider name, as the keys are bound."""

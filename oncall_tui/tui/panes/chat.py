@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from textual import on, work
@@ -51,38 +52,34 @@ STOP_SECONDS = 5.0
 class ChatPane(Vertical):
     """The centre of the main screen; at most one send at a time."""
 
+    @dataclass
     class SessionStarted(Message):
         """A send stored the first message of a new session."""
 
-        def __init__(self, session_id: int) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: int
 
+    @dataclass
     class MessageStored(Message):
         """A send stored the user's message: the gauge counts it while the reply comes."""
 
-        def __init__(self, session_id: int) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: int
 
     class SendEnded(Message):
         """A send or retry ended, however: the rest of the screen reads what it changed."""
 
+    @dataclass
     class UsageReported(Message):
         """The model server's count of the context, after a reply."""
 
-        def __init__(self, tokens: int, window: int) -> None:
-            super().__init__()
-            self.tokens = tokens
-            self.window = window
+        tokens: int
+        window: int
 
+    @dataclass(kw_only=True)
     class ServerSaid(Message):
         """The model server answered this send (``answered``), or a send found it away or
         without the model: what the screen says of the server should be checked again."""
 
-        def __init__(self, *, answered: bool) -> None:
-            super().__init__()
-            self.answered = answered
+        answered: bool
 
     class ToolsChanged(Message):
         """A tool server failed during a send: its state should be read again."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -42,12 +43,11 @@ def compacting_status(messages: int | None, lang: Language, stop_keys: str) -> s
     return joined(lang, working, t("memory.stop_hint", lang, keys=stop_keys))
 
 
+@dataclass
 class MemoryChanged(Message):
     """The memory of ``session_id`` changed: the screen shows the session again."""
 
-    def __init__(self, session_id: int) -> None:
-        super().__init__()
-        self.session_id = session_id
+    session_id: int
 
 
 class SessionMemory:

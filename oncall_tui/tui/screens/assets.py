@@ -11,7 +11,7 @@ shown in the error text; anything else is a fault, notified as unexpected.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from textual.binding import Binding, BindingType
@@ -36,22 +36,12 @@ T = TypeVar("T")
 def delete_bindings(prefix: str) -> list[BindingType]:
     """ctrl+d and Delete: delete the asset at hand. ctrl+d also means "delete right" in a text
     field; here it always deletes the asset, which is safe because the screen asks first.
-    Described by the catalog's ``PREFIX.key.delete`` (:func:`key_texts`)."""
+    Described by the catalog's ``PREFIX.key.delete`` (:func:`.key_texts`)."""
     description = text(f"{prefix}.key.delete", "en")  # the user's language per instance
     return [
         Binding("ctrl+d", "delete", description, id=f"{prefix}.delete", priority=True),
         Binding("delete", "delete", description, show=False),
     ]
-
-
-def key_texts(bindings: Iterable[BindingType], prefix: str) -> dict[str, str]:
-    """For :func:`.translate_bindings`: a binding ``id="PREFIX.name"`` is described by the
-    catalog's ``PREFIX.key.name``, and the Delete key (no id) by ``PREFIX.key.delete``."""
-    texts = {"delete": f"{prefix}.key.delete"}
-    for binding in bindings:
-        if isinstance(binding, Binding) and binding.id and binding.id.startswith(f"{prefix}."):
-            texts[binding.id] = f"{prefix}.key.{binding.id.removeprefix(f'{prefix}.')}"
-    return texts
 
 
 class AssetScreen(Screen[None]):

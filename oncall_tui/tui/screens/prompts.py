@@ -29,12 +29,12 @@ from oncall_tui.services.views import ConfigurationView, PromptView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged, PromptDraftTaken
 from oncall_tui.tui.panes.draft import DRAFT_SECONDS
-from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
+from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings
 from oncall_tui.tui.service_calls import in_thread
 from oncall_tui.tui.widgets.dialogs import ErrorText, UnsavedChangesDialog
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.key_bar import KeyBar
-from oncall_tui.tui.widgets.lang import translate_bindings
+from oncall_tui.tui.widgets.lang import key_texts, translate_bindings
 from oncall_tui.tui.widgets.text_area import InOrderTextArea
 from oncall_tui.tui.widgets.title_line import TitleLine
 

@@ -25,10 +25,10 @@ from oncall_tui.services.skill_files import MAX_FOLDERS
 from oncall_tui.services.views import ConfigurationView, SkillView
 from oncall_tui.texts import text as t
 from oncall_tui.tui.messages import ConfigurationChanged
-from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings, key_texts
+from oncall_tui.tui.screens.assets import AssetScreen, delete_bindings
 from oncall_tui.tui.widgets.dialogs import ErrorText
 from oncall_tui.tui.widgets.key_bar import KeyBar
-from oncall_tui.tui.widgets.lang import translate_bindings
+from oncall_tui.tui.widgets.lang import key_texts, translate_bindings
 from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
 from oncall_tui.tui.widgets.row_table import RowTable

@@ -6,10 +6,10 @@ they run in. Outside an app (a bare widget in a test), English.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 
 from oncall_tui.errors import Language
@@ -50,3 +50,13 @@ def _translated(binding: Binding, descriptions: Mapping[str, str], lang: Languag
     if tooltip and f"{catalog_key}.help" in TEXTS:
         tooltip = t(f"{catalog_key}.help", lang)
     return replace(binding, description=t(catalog_key, lang), tooltip=tooltip)
+
+
+def key_texts(bindings: Iterable[BindingType], prefix: str) -> dict[str, str]:
+    """For :func:`translate_bindings`: a binding ``id="PREFIX.name"`` is described by the
+    catalog's ``PREFIX.key.name``, and the Delete key (no id) by ``PREFIX.key.delete``."""
+    texts = {"delete": f"{prefix}.key.delete"}
+    for binding in bindings:
+        if isinstance(binding, Binding) and binding.id and binding.id.startswith(f"{prefix}."):
+            texts[binding.id] = f"{prefix}.key.{binding.id.removeprefix(f'{prefix}.')}"
+    return texts

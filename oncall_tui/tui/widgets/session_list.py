@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -16,7 +17,7 @@ from textual.widgets.option_list import Option
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
-from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
+from oncall_tui.tui.widgets.lang import key_texts, translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingHandOff
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ class SessionList(Vertical):
 
     BINDINGS = [
         Binding("delete", "delete", "Delete session"),
-        Binding("slash", "filter", "Filter", show=False),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("slash", "filter", "Filter", id="sessions.filter", show=False),
+        Binding("escape", "clear_filter", "Clear filter", id="sessions.clear_filter", show=False),
         Binding("down", "to_list", show=False),  # the list takes its own ↓
     ]
 
@@ -38,37 +39,27 @@ class SessionList(Vertical):
     current: reactive[int | None] = reactive(None)
     """The open session, highlighted in the list."""
 
+    @dataclass
     class Opened(Message):
-        def __init__(self, session_id: int) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: int
 
+    @dataclass
     class DeleteRequested(Message):
-        def __init__(self, session_id: int) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: int
 
+    @dataclass
     class Titled(Message):
         """The open session's title is another (renamed, titled by its first message, or
         another session opened); ``None``: a new session, not stored yet."""
 
-        def __init__(self, title: str | None) -> None:
-            super().__init__()
-            self.title = title
+        title: str | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._typing = TypingHandOff(self)
         """Typing in the list goes on in the composer (:mod:`.typing_on`)."""
         self.lang = ui_lang(self)
-        translate_bindings(
-            self,
-            {
-                "delete": "sessions.key.delete",
-                "filter": "sessions.key.filter",
-                "clear_filter": "sessions.key.clear_filter",
-            },
-        )
+        translate_bindings(self, key_texts(self.BINDINGS, "sessions"))
         self._shown: list[tuple[str | None, str]] = []
         """The options on show, as (session id, label): a rebuild to the same is skipped."""
         self._title: str | None = None
