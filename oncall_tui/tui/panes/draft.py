@@ -20,7 +20,8 @@ from textual.timer import Timer
 from oncall_tui.errors import joined
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_to_say
-from oncall_tui.tui.service_calls import ServiceCalls, in_thread
+from oncall_tui.tui.panes.part import StatusPart
+from oncall_tui.tui.service_calls import in_thread
 from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -33,7 +34,7 @@ DRAFT_SECONDS = 1.0
 this long for it to be written)."""
 
 
-class ComposerDraft:
+class ComposerDraft(StatusPart):
     """Keeps ``composer``'s text for the next start; ``sending()`` says whether a text is on
     its way (it leaves the composer once stored)."""
 
@@ -44,15 +45,13 @@ class ComposerDraft:
         status: StatusLine,
         sending: Callable[[], bool],
     ) -> None:
-        self._services = services
+        super().__init__(services, composer, status)
         self._composer = composer
-        self._status = status
         self._sending = sending
-        self._calls = ServiceCalls(composer, status.report, status.show_fault)
         self._keeping = False
+        """This app keeps the draft (it claimed it)."""
         self._prompt_note: str | None = None
         """What the start said of a prompt's kept edits, until the editor takes them."""
-        """This app keeps the draft (it claimed it)."""
         self._written = ""
         """The text last given to be written: the file is behind while the composer's differs
         (an empty composer has nothing to write)."""

@@ -17,7 +17,7 @@ from oncall_tui.core.memory import ContextUsage, MemoryMode, MemoryState
 from oncall_tui.errors import Language, OncallError, joined
 from oncall_tui.texts import text as t
 from oncall_tui.tui.commands import keys_here
-from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.panes.part import StatusPart
 from oncall_tui.tui.widgets.context_panel import ContextPanel, mode_label
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -50,7 +50,7 @@ class MemoryChanged(Message):
     session_id: int
 
 
-class SessionMemory:
+class SessionMemory(StatusPart):
     """The memory of the main screen's panel (``panel``) and its actions, said on ``status``.
 
     ``streaming`` tells whether a reply streams (memory is left alone then). The memory shown is
@@ -63,11 +63,9 @@ class SessionMemory:
         status: StatusLine,
         streaming: Callable[[], bool],
     ) -> None:
-        self._services = services
+        super().__init__(services, panel, status)
         self._panel = panel
-        self._status = status
         self._streaming = streaming
-        self._calls = ServiceCalls(panel, status.report, status.show_fault)
         self.state: MemoryState | None = None
         self._work: Worker[None] | None = None
         self._summarising: Worker[None] | None = None

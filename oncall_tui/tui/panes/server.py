@@ -19,7 +19,7 @@ from textual.worker import Worker
 from oncall_tui.core.text import terminal_safe
 from oncall_tui.errors import OncallError
 from oncall_tui.tui.commands import keys_here
-from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.panes.part import StatusPart
 from oncall_tui.tui.widgets.context_panel import ContextPanel, OllamaStatus
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -35,7 +35,7 @@ RECHECK_SECONDS = 5.0
 it answers with the model."""
 
 
-class ServerCheck:
+class ServerCheck(StatusPart):
     """Asks the model server, off the UI's loop, whether it answers and has the model; what it
     said last is :attr:`state`, shown on ``panel`` and on the guide ``welcome()`` gives."""
 
@@ -46,11 +46,9 @@ class ServerCheck:
         welcome: Callable[[], Welcome],
         status: StatusLine,
     ) -> None:
-        self._services = services
+        super().__init__(services, panel, status)
         self._panel = panel
         self._welcome = welcome
-        self._status = status
-        self._calls = ServiceCalls(panel, status.report, status.show_fault)
         settings = services.settings
         wording = services.server.wording
         self.state = OllamaStatus(settings.server_url, settings.model, wording=wording)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from oncall_tui.texts import counted, text
 from oncall_tui.tui.key_order import hold_keys_for
 from oncall_tui.tui.messages import SessionsChanged
-from oncall_tui.tui.service_calls import ServiceCalls
+from oncall_tui.tui.panes.part import StatusPart
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.session_list import SessionList
 from oncall_tui.tui.widgets.status_line import StatusLine
@@ -25,14 +25,12 @@ if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
 
 
-class SessionActions:
+class SessionActions(StatusPart):
     """The actions on the sessions of ``listing`` (the pane), said on ``status``."""
 
     def __init__(self, services: Services, listing: SessionList, status: StatusLine) -> None:
-        self._services = services
+        super().__init__(services, listing, status)
         self._listing = listing
-        self._status = status
-        self._calls = ServiceCalls(listing, status.report, status.show_fault)
 
     def delete(self, session_id: int | None) -> None:
         """Ask, naming the session and its messages; Yes deletes it (the newest opens if it was
