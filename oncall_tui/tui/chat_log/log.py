@@ -47,7 +47,7 @@ from oncall_tui.tui.chat_log.message import MessageBlock
 from oncall_tui.tui.chat_log.times import Clock, local_now
 from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.lang import key_texts, translate_bindings, ui_lang
-from oncall_tui.tui.widgets.typing_on import TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingGoesOn, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import MessageView
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 _generations = itertools.count(1)
 
 
-class ChatLog(ScrollView, can_focus=True):
+class ChatLog(TypingGoesOn, ScrollView, can_focus=True):
     """Messages of the open session, newest at the bottom; follows new output."""
 
     COMPONENT_CLASSES = COMPONENT_CLASSES
@@ -80,7 +80,7 @@ class ChatLog(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self)
+        self._typing: TypingHandOff = TypingHandOff(self)
         """Typing here goes on in the composer (:mod:`...widgets.typing_on`)."""
         self.lang = ui_lang(self)
         translate_bindings(self, key_texts(self.BINDINGS, "log"))
@@ -337,12 +337,6 @@ class ChatLog(ScrollView, can_focus=True):
     def on_focus(self, event: events.Focus) -> None:
         self._typing.back()
         self.refresh()
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)
 
     def _current(self) -> int | None:
         """The selected entry: the one chosen, else (with the focus) the last message that

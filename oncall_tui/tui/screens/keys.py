@@ -30,7 +30,7 @@ from oncall_tui.texts import text
 from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.row_table import RowTable
-from oncall_tui.tui.widgets.typing_on import TypingClosesIt
+from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingGoesOn
 
 if TYPE_CHECKING:
     from oncall_tui.tui.widgets.typing_on import TypingField
@@ -85,7 +85,7 @@ SHORT_ROWS = 20
 """A screen with fewer rows leaves out the note on rebinding (at 16 the table had two)."""
 
 
-class KeysScreen(ModalScreen[str | None]):
+class KeysScreen(TypingGoesOn, ModalScreen[str | None]):
     """Dismissed with the action to run (Enter on an action), or ``None``."""
 
     BINDINGS = [Binding("escape,f1", "close", show=False)]
@@ -115,12 +115,6 @@ class KeysScreen(ModalScreen[str | None]):
         self._fill(None)
         self.query_one(DataTable).focus()
         self.call_after_refresh(self._fit)
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.height < SHORT_ROWS, "-short")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
@@ -33,7 +33,7 @@ from oncall_tui.tui.widgets.path_input import COMPLETE_KEY
 from oncall_tui.tui.widgets.path_input import PathInput as PathInput  # imported from here too
 from oncall_tui.tui.widgets.row_table import RowTable
 from oncall_tui.tui.widgets.text_dialogs import FileBrowserDialog, TextViewerDialog
-from oncall_tui.tui.widgets.typing_on import TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingGoesOn, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
@@ -54,20 +54,14 @@ def format_size(size: int) -> str:
     return f"{size:,} B" if size < 1024 else f"{size / 1024:.1f} KiB"
 
 
-class SkillTable(RowTable[Text]):
+class SkillTable(TypingGoesOn, RowTable[Text]):
     """The skills. A character none of the list's keys takes (space, v, a) goes on in the path
     field, with the focus, and the keys behind it (:mod:`...widgets.typing_on`): a path typed
     here was lost."""
 
     def __init__(self) -> None:
         super().__init__(id="skill-table", cursor_type="row")
-        self._typing = TypingHandOff(self, lambda: self.screen.query_one(PathInput))
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)
+        self._typing: TypingHandOff = TypingHandOff(self, lambda: self.screen.query_one(PathInput))
 
     def on_focus(self) -> None:
         self._typing.back()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -30,7 +29,7 @@ from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.chat_log.times import full_time
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
-from oncall_tui.tui.widgets.typing_on import TypingClosesIt
+from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingGoesOn
 
 if TYPE_CHECKING:
     from oncall_tui.tui.widgets.typing_on import TypingField
@@ -51,7 +50,7 @@ def summary_header(memory: MemoryState, lang: Language) -> list[str]:
     ]
 
 
-class SummaryScreen(ModalScreen[None]):
+class SummaryScreen(TypingGoesOn, ModalScreen[None]):
     """The summary under a fixed header; the text scrolls, the border says how to close."""
 
     DEFAULT_CSS = """
@@ -89,12 +88,6 @@ class SummaryScreen(ModalScreen[None]):
         self.lang = ui_lang(self)
         translate_bindings(self, {"summary.close": "dialog.close"})
         self._typing = TypingClosesIt(self, typing_to)
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)
 
     def compose(self) -> ComposeResult:
         memory = self.memory

@@ -21,7 +21,7 @@ from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.plain_text import PlainText
-from oncall_tui.tui.widgets.typing_on import TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingGoesOn, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.server import ServerWording
@@ -131,7 +131,7 @@ class OllamaStatus:
         return t(_UNREACHABLE[self.wording], lang, **said)
 
 
-class ContextPanel(VerticalScroll):
+class ContextPanel(TypingGoesOn, VerticalScroll):
     """Read-mostly view of what the next request will carry; two controls post messages.
 
     The mode shown is the session's stored one: a press asks for the next, and the panel shows
@@ -148,18 +148,12 @@ class ContextPanel(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self)
+        self._typing: TypingHandOff = TypingHandOff(self)
         """Typing in the panel goes on in the composer (:mod:`.typing_on`)."""
 
     @property
     def lang(self) -> Language:
         return ui_lang(self)
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)
 
     def on_descendant_focus(self) -> None:
         self._typing.back()

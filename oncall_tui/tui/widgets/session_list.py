@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,14 +18,15 @@ from oncall_tui.core.text import terminal_safe
 from oncall_tui.texts import text as t
 from oncall_tui.tui.widgets.in_order import InOrderInput
 from oncall_tui.tui.widgets.lang import key_texts, translate_bindings, ui_lang
-from oncall_tui.tui.widgets.typing_on import TypingHandOff
+from oncall_tui.tui.widgets.typing_on import TypingGoesOn, TypingHandOff
 
 if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
 
 
-class SessionList(Vertical):
-    """A filter box over an option list of sessions. Enter (or a click) opens one."""
+class SessionList(TypingGoesOn, Vertical):
+    """A filter box over an option list of sessions. Enter (or a click) opens one. The filter
+    takes its own characters and pastes: those that come here are the list's."""
 
     BINDINGS = [
         Binding("delete", "delete", "Delete session"),
@@ -56,7 +57,7 @@ class SessionList(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._typing = TypingHandOff(self)
+        self._typing: TypingHandOff = TypingHandOff(self)
         """Typing in the list goes on in the composer (:mod:`.typing_on`)."""
         self.lang = ui_lang(self)
         translate_bindings(self, key_texts(self.BINDINGS, "sessions"))
@@ -70,12 +71,6 @@ class SessionList(Vertical):
             placeholder=t("sessions.filter", self.lang), id="session-filter", compact=True
         )
         yield OptionList(id="session-options")
-
-    def on_key(self, event: events.Key) -> None:
-        self._typing.key(event)  # the filter takes its own characters: these are the list's
-
-    def on_paste(self, event: events.Paste) -> None:
-        self._typing.paste(event)  # the filter takes its own pastes too
 
     def on_descendant_focus(self) -> None:
         self._typing.back()

@@ -146,3 +146,16 @@ class TypingClosesIt:
         if not self._handing_on:
             self._handing_on = True
             self._screen.dismiss(self._closed)
+
+
+class TypingGoesOn:
+    """Mixed in ahead of a widget's or a screen's Textual class: the keys and pastes that come
+    to it go to its ``_typing`` hand-off, which passes on what it does not take."""
+
+    _typing: TypingHandOff | TypingClosesIt
+
+    def on_key(self, event: events.Key) -> None:
+        self._typing.key(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        self._typing.paste(event)
