@@ -38,7 +38,7 @@ async def measure(updates: int, history: int) -> dict[str, list[float]]:
         times: dict[str, list[float]] = {"show (same-height skip)": [], "Static.update": []}
         async with app.run_test(size=(120, 36), headless=True) as pilot:
             session = bulk_seed(app, history)
-            app.main.open_session(session)
+            app.main.shown.open(session)
             log = app.main.query_one(ChatLog)
             await wait_until(pilot, lambda: len(log.messages) > 0, timeout=30)
             status = app.main.query_one(StatusLine)

@@ -167,7 +167,7 @@ class Bench:
                 await app.workers.wait_for_complete()
                 if self.history:
                     log = screen.query_one(ChatLog)
-                    screen.open_session(bulk_seed(app, self.history, compacted=self.history - 10))
+                    screen.shown.open(bulk_seed(app, self.history, compacted=self.history - 10))
                     await wait_until(pilot, lambda: len(log.messages) == PAGE_SIZE, timeout=30)
                     await app.workers.wait_for_complete()
                 for index, (text, _) in enumerate(self.replies[: self.streams]):
@@ -261,10 +261,10 @@ async def open_figure(messages: int, workdir: Path) -> float:
         session_id = bulk_seed(app, messages, compacted=messages - 10)
         timings = []
         for _ in range(5):
-            screen.open_session(None)
+            screen.shown.open(None)
             await wait_until(pilot, lambda: not log.messages, timeout=30)
             start = time.perf_counter()
-            screen.open_session(session_id)
+            screen.shown.open(session_id)
             await wait_until(pilot, lambda: len(log.messages) == PAGE_SIZE, timeout=30)
             timings.append(time.perf_counter() - start)
         return statistics.median(timings)

@@ -129,7 +129,7 @@ async def test_a_reopened_session_shows_each_message_time_across_midnight(tmp_pa
                 "UPDATE message SET created_at = ? WHERE session_id = ? AND position = ?",
                 [(str(stored(at)), session_id, i) for i, at in enumerate(said)],
             )
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         await wait_until(pilot, lambda: len(log.messages) == 4)
         headers = [texts(lines_of(log, message))[0] for message in log.messages]
         assert headers == [
@@ -197,7 +197,7 @@ async def test_the_panel_dates_the_summary_in_local_time(tmp_path: Path, kolkata
             chat = SessionRepository(session).require("alice", session_id)
             chat.last_compacted_at = datetime(2026, 11, 30, 4, 59, tzinfo=UTC)
             SessionRepository(session).save(chat)
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         summary = screen.query_one("#summary", PlainText)
         await wait_until(pilot, lambda: "Disk full" in summary.text)
         assert "(2026-11-30 10:29)" in summary.text

@@ -210,7 +210,7 @@ async def test_a_pasted_log_is_drawn_line_for_line_when_sent_and_when_reopened(
         screen = app.screen
         assert isinstance(screen, MainScreen)
         assert screen.session_id is not None
-        screen.open_session(screen.session_id)
+        screen.shown.open(screen.session_id)
         await wait_until(pilot, lambda: bool(log.messages) and log.messages[0] is not sent)
         stored, reopened = user_lines(log)
         assert stored.content == text

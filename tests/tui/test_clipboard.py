@@ -81,7 +81,7 @@ async def test_copying_a_message_in_the_app_fills_tmuxs_buffer(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.open_session(seed_reply(app, "Roll back:\n\n```sh\nhelm rollback api 41\n```"))
+        screen.shown.open(seed_reply(app, "Roll back:\n\n```sh\nhelm rollback api 41\n```"))
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         await pilot.press("alt+y")
         await wait_until(pilot, lambda: (in_tmux / "buffer").exists())

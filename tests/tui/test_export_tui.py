@@ -38,7 +38,7 @@ async def open_seeded(pilot: Pilot[None], pairs: int, title: str = "seeded incid
     screen = app.screen
     assert isinstance(screen, MainScreen)
     await pilot.pause()
-    screen.open_session(seed_session(app, pairs, title=title))
+    screen.shown.open(seed_session(app, pairs, title=title))
     await wait_until(pilot, lambda: screen.session_id is not None)
     return screen
 

@@ -74,7 +74,7 @@ async def test_a_session_past_95_percent_in_the_70_percent_mode_compacts_and_sen
         screen = app.screen
         assert isinstance(screen, MainScreen)
         session_id = full_session(app, MemoryMode.CONTEXT_70_PERCENT)
-        screen.load_sessions(open_newest=True)
+        screen.shown.load(open_newest=True)
         gauge = screen.query_one(ContextPanel).gauge
         await wait_until(pilot, lambda: screen.session_id == session_id and gauge.at_limit)
         app.query_one(Composer).text = "and now?"
@@ -94,7 +94,7 @@ async def test_a_full_session_s_refusal_names_the_keys_as_bound(tmp_path: Path) 
         screen = app.screen
         assert isinstance(screen, MainScreen)
         full_session(app, MemoryMode.MANUAL)
-        screen.load_sessions(open_newest=True)
+        screen.shown.load(open_newest=True)
         gauge = screen.query_one(ContextPanel).gauge
         await wait_until(pilot, lambda: gauge.at_limit)
         app.query_one(Composer).text = "and now?"

@@ -174,7 +174,7 @@ async def test_typing_in_the_keys_help_opened_from_the_chat_takes_the_focus_to_t
     app, _ = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
         screen = main(app)
-        screen.open_session(seed_reply(app, "Restart the probe."))
+        screen.shown.open(seed_reply(app, "Restart the probe."))
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.messages) == 2)
         log.focus()
@@ -188,7 +188,7 @@ async def summarised_session_open(pilot: Pilot[None], app: OncallApp) -> MainScr
     """The main screen on a session whose two exchanges are summarised, its memory read."""
     screen = main(app)
     seed = seed_session(app, 2, compacted=2, summary="db-3 disk full; rotation failed")
-    screen.open_session(seed)
+    screen.shown.open(seed)
     await wait_until(pilot, lambda: screen.memory is not None)
     return screen
 
@@ -330,7 +330,7 @@ async def test_maximize_from_the_message_box_fills_the_screen_with_the_chat(
 async def code_blocks_listed(pilot: Pilot[None], app: OncallApp) -> None:
     """A reply with two code blocks opened, and alt+y's list of them shown."""
     screen = main(app)
-    screen.open_session(seed_reply(app, TWO_BLOCKS))
+    screen.shown.open(seed_reply(app, TWO_BLOCKS))
     await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
     await pilot.press("alt+y")
     await wait_until(pilot, lambda: isinstance(app.screen, CodeBlockPicker))
@@ -404,7 +404,7 @@ async def test_b_in_the_log_copies_the_selected_messages_only_block_at_once(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = main(app)
-        screen.open_session(seed_reply(app, "Run:\n\n```sh\nsystemctl restart api\n```"))
+        screen.shown.open(seed_reply(app, "Run:\n\n```sh\nsystemctl restart api\n```"))
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.messages) == 2 and log.can_focus)
         log.focus()
@@ -420,7 +420,7 @@ async def test_a_message_without_code_says_so_and_copies_nothing(tmp_path: Path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = main(app)
-        screen.open_session(seed_reply(app, "Nothing to run; wait for the alert to clear."))
+        screen.shown.open(seed_reply(app, "Nothing to run; wait for the alert to clear."))
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         await pilot.press("alt+y")
         expected = text("code.none", "en")
@@ -435,7 +435,7 @@ async def test_copy_message_from_the_palette_copies_the_newest_with_its_time(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         screen = main(app)
-        screen.open_session(seed_reply(app, "It is the disk."))
+        screen.shown.open(seed_reply(app, "It is the disk."))
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         chosen = next(c for c in app.get_system_commands(app.screen) if c.title == "Copy message")
         chosen.callback()

@@ -71,7 +71,7 @@ async def test_opens_on_the_newest_session_with_the_cursor_in_the_composer(
     async with app.run_test(size=SIZE) as pilot:
         older = seed_session(app, 1, title="older")
         newest = seed_session(app, 2, title="newest")
-        main_screen(app).load_sessions(open_newest=True)
+        main_screen(app).shown.load(open_newest=True)
         await wait_until(pilot, lambda: main_screen(app).session_id == newest)
         await wait_until(pilot, lambda: len(blocks(main_screen(app))) == 4)
         assert isinstance(app.focused, Composer)
@@ -355,7 +355,7 @@ async def test_compaction_shows_a_divider_and_older_messages_stay_readable(
         screen = main_screen(app)
         await app.workers.wait_for_complete()
         session_id = seed_session(app, 30)
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         await wait_until(pilot, lambda: len(blocks(screen)) == PAGE_SIZE)
         app.query_one(Composer).text = "what next?"
         await pilot.press("enter")
@@ -387,7 +387,7 @@ async def test_changing_the_memory_mode_is_saved(tmp_path: Path) -> None:
         screen = main_screen(app)
         await app.workers.wait_for_complete()
         session_id = seed_session(app, 2)
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         await wait_until(pilot, lambda: screen.memory is not None)
 
         def stored() -> MemoryMode:
@@ -427,7 +427,7 @@ async def test_the_mode_chosen_while_a_reply_streams_is_refused_and_not_shown(
         assert mode.disabled  # before the open session's memory is read: nothing to set
         await app.workers.wait_for_complete()
         session_id = seed_session(app, 2)
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         await wait_until(pilot, lambda: not mode.disabled)
         app.query_one(Composer).text = "long answer please"
         await pilot.press("enter")
@@ -452,7 +452,7 @@ async def test_a_10000_message_session_mounts_one_page(tmp_path: Path) -> None:
         screen = main_screen(app)
         await app.workers.wait_for_complete()
         session_id = bulk_seed(app, 10_000, compacted=9_990)
-        screen.open_session(session_id)
+        screen.shown.open(session_id)
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: log.earlier == 9_960)
         assert "9,960 earlier messages" in drawn(log)[0]
@@ -568,7 +568,7 @@ async def test_sessions_can_be_created_filtered_and_reopened(tmp_path: Path) -> 
         await app.workers.wait_for_complete()
         first = seed_session(app, 1, title="db-3 disk full")
         seed_session(app, 1, title="api latency")
-        screen.load_sessions(open_newest=True)
+        screen.shown.load(open_newest=True)
         await wait_until(pilot, lambda: len(screen.query_one(SessionList).sessions) == 2)
         await pilot.press("alt+l")
         await pilot.press(*"disk")
@@ -590,9 +590,9 @@ async def test_a_late_start_up_load_does_not_switch_away_from_the_users_session(
         await app.workers.wait_for_complete()
         chosen = seed_session(app, 1, title="the one the user picked")
         seed_session(app, 1, title="newest")
-        screen.session_id = None
-        screen.load_sessions(open_newest=True)  # its answer arrives after the user acted
-        screen.session_id = chosen
+        screen.shown.id = None
+        screen.shown.load(open_newest=True)  # its answer arrives after the user acted
+        screen.shown.id = chosen
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert screen.session_id == chosen

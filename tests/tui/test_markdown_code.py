@@ -89,7 +89,7 @@ async def test_in_the_chat_a_long_command_keeps_its_line_and_copies_whole(
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.open_session(seed_reply(app, LONG_LINE))
+        screen.shown.open(seed_reply(app, LONG_LINE))
         await wait_until(pilot, lambda: len(screen.query_one(ChatLog).messages) == 2)
         await pilot.pause()
         rows = [row.rstrip() for row in screen_rows(app)]

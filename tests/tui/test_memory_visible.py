@@ -41,7 +41,7 @@ async def opened(app: OncallApp, pairs: int) -> tuple[MainScreen, int]:
     assert isinstance(screen, MainScreen)
     await app.workers.wait_for_complete()
     session_id = seed_session(app, pairs)
-    screen.open_session(session_id)
+    screen.shown.open(session_id)
     return screen, session_id
 
 

@@ -341,7 +341,7 @@ async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.open_session(seed_session(app, 40, compacted=60, summary="Disk filled."))
+        screen.shown.open(seed_session(app, 40, compacted=60, summary="Disk filled."))
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: log.earlier == 40 and log.boundary == 60)
         assert still_streaming(screen) == "A reply is still streaming; ctrl+g cancels it."

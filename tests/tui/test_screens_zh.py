@@ -201,7 +201,7 @@ async def test_the_chinese_divider_is_shown_whole_at_80_columns(tmp_path: Path) 
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.open_session(seed_session(app, 2, compacted=4, summary="磁盘满了。"))
+        screen.shown.open(seed_session(app, 2, compacted=4, summary="磁盘满了。"))
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: log.boundary == 4)
         await pilot.pause()

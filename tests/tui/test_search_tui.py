@@ -11,7 +11,8 @@ from oncall_tui.store.sessions import MessageRepository, SessionRepository
 from oncall_tui.tui.app import OncallApp
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.panes.chat import PAGE_SIZE
-from oncall_tui.tui.screens.main import REACH_BACK, MainScreen
+from oncall_tui.tui.panes.shown import REACH_BACK
+from oncall_tui.tui.screens.main import MainScreen
 from oncall_tui.tui.screens.search import SearchScreen
 from oncall_tui.tui.widgets.plain_text import PlainText
 from tests.tui.harness import bulk_seed, scripted_app, wait_until

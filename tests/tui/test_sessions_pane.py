@@ -49,7 +49,7 @@ async def open_seeded(pilot: Pilot[None], pairs: int, title: str) -> tuple[MainS
     assert isinstance(app, OncallApp)
     screen = main(app)
     session_id = seed_session(app, pairs, title=title)
-    screen.load_sessions(select=session_id)
+    screen.shown.load(select=session_id)
     await wait_until(pilot, lambda: screen.session_id == session_id)
     await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
     return screen, session_id
@@ -66,7 +66,7 @@ async def listed(pilot: Pilot[None], *titles: str) -> list[int]:
     app = pilot.app
     assert isinstance(app, OncallApp)
     ids = [seed_session(app, 1, title=title) for title in titles]
-    main(app).load_sessions(open_newest=True)
+    main(app).shown.load(open_newest=True)
     await wait_until(pilot, lambda: len(app.query_one(SessionList).sessions) == len(titles))
     return ids
 
@@ -271,7 +271,7 @@ async def test_a_question_asked_in_another_terminal_during_a_reply_shows_once_it
     async with app.run_test(size=SIZE) as pilot:
         screen, session_id = await open_seeded(pilot, 1, "shared incident")
         await app.workers.wait_for_complete()
-        opened = spy(monkeypatch, screen, "open_session")
+        opened = spy(monkeypatch, screen.shown, "open")
 
         def asked_elsewhere_meanwhile(_: object) -> Turn:
             with app.services.database.session() as session:
@@ -302,7 +302,7 @@ async def test_a_send_alone_is_not_read_again_after_it(
     async with app.run_test(size=SIZE) as pilot:
         screen, _ = await open_seeded(pilot, 1, "shared incident")
         await app.workers.wait_for_complete()
-        opened = spy(monkeypatch, screen, "open_session")
+        opened = spy(monkeypatch, screen.shown, "open")
         listings = spy(monkeypatch, app.services.sessions, "list_sessions")
         screen.query_one(Composer).text = "what fills the disk?"
         await pilot.press("enter")
@@ -355,7 +355,7 @@ async def test_the_delete_dialog_says_one_message_for_a_session_of_one(tmp_path:
             chat = SessionRepository(session).create("alice", "db-3 slow", "every_30_turns")
             MessageRepository(session).add(chat, "user", "why is db-3 slow?")
             session_id = chat.id
-        screen.load_sessions(select=session_id)
+        screen.shown.load(select=session_id)
         await wait_until(pilot, lambda: screen.session_id == session_id)
         await pilot.press("f8")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
@@ -395,7 +395,7 @@ async def test_the_key_bar_offers_delete_while_the_list_has_the_focus(
 ) -> None:
     app, _ = scripted_app(tmp_path / "t.db", lang=lang)
     async with app.run_test(size=(80, 24)) as pilot:
-        main(app).load_sessions(select=seed_session(app, 1, title="redis failover"))
+        main(app).shown.load(select=seed_session(app, 1, title="redis failover"))
         await wait_until(pilot, lambda: bool(app.query_one(SessionList).sessions))
         assert said not in screen_rows(app)[-1]  # the key bar, as drawn: the composer's keys
         app.query_one("#session-options", OptionList).focus()

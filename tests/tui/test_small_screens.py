@@ -150,7 +150,7 @@ async def test_focus_is_a_bar_or_border_on_every_pane(tmp_path: Path) -> None:
         composer = app.query_one(Composer)
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: app.focused is composer)
-        screen.open_session(seed_session(app, 1))  # an empty log takes no focus
+        screen.shown.open(seed_session(app, 1))  # an empty log takes no focus
         await wait_until(pilot, lambda: bool(log.messages))
         assert edge(composer, "top") == "thick"
         assert edge(log, "left") == "vkey"

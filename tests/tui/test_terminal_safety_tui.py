@@ -106,7 +106,7 @@ async def test_stored_text_on_the_main_screen_holds_no_control_characters(
         session_id = seed(db_path, app)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.load_sessions(open_newest=True)
+        screen.shown.load(open_newest=True)
         await wait_until(pilot, lambda: screen.session_id == session_id)
         log = screen.query_one(ChatLog)
         await wait_until(pilot, lambda: len(log.messages) == 2)
@@ -126,7 +126,7 @@ async def test_the_summary_screen_holds_no_control_characters(tmp_path: Path) ->
         session_id = seed(db_path, app)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        screen.load_sessions(open_newest=True)
+        screen.shown.load(open_newest=True)
         await wait_until(pilot, lambda: screen.session_id == session_id)
         await pilot.press("f6")
         await wait_until(pilot, lambda: isinstance(app.screen, SummaryScreen))

@@ -3,7 +3,8 @@
 One screen composed of its panes: the sessions list (its keys' actions in
 :mod:`..panes.sessions`), the chat pane (:mod:`..panes.chat`: sending, the log, the composer,
 the status line) and the context panel (its memory actions in :mod:`..panes.memory`). The
-panes say what happened with messages; the screen, which knows the open session, calls down.
+panes say what happened with messages; the screen, which knows the open session
+(:mod:`..panes.shown`), calls down.
 Service calls run off the UI's loop (:mod:`..service_calls`). Text typed in the composer is
 cleared only once the service has stored it, so a rejected send (95% limit, server down, bad
 input) leaves it where it was.
@@ -20,19 +21,20 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import TextArea
 
-from oncall_tui.core.memory import MemoryMode, MemoryState
-from oncall_tui.errors import OncallError, held_saved_note
+from oncall_tui.core.memory import MemoryState
+from oncall_tui.errors import OncallError
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log import ChatLog
 from oncall_tui.tui.commands import main_bindings
 from oncall_tui.tui.messages import SessionsChanged
-from oncall_tui.tui.panes.chat import PAGE_SIZE, ChatPane
+from oncall_tui.tui.panes.chat import ChatPane
 from oncall_tui.tui.panes.layout import PaneLayout
 from oncall_tui.tui.panes.memory import MemoryChanged, SessionMemory
 from oncall_tui.tui.panes.server import ServerCheck
 from oncall_tui.tui.panes.sessions import SessionActions
+from oncall_tui.tui.panes.shown import ShownSession
 from oncall_tui.tui.service_calls import ServiceCalls
-from oncall_tui.tui.widgets.composer import HISTORY_LIMIT, Composer
+from oncall_tui.tui.widgets.composer import Composer
 from oncall_tui.tui.widgets.context_panel import ContextPanel
 from oncall_tui.tui.widgets.gauge import ContextGauge
 from oncall_tui.tui.widgets.key_bar import KeyBar
@@ -44,18 +46,10 @@ from oncall_tui.tui.widgets.welcome import Welcome
 if TYPE_CHECKING:
     from oncall_tui.services.container import Services
     from oncall_tui.services.search import SearchHit
-    from oncall_tui.services.views import MessageView, SessionView
 
-REACH_BACK = 1_000
-"""A search hit at most this many messages back opens with the page reaching back to it;
-further back, the session opens at its newest page and says how far the message is."""
 POLL_SECONDS = 3.0
 """How often the sessions are read again, for what other processes (the CLI, another
 terminal) wrote: a new session, or messages, a compaction or a memory mode in the open one."""
-Shown = tuple[int, int, MemoryMode | None]
-"""The open session as its page shows it: messages, compaction boundary, memory mode."""
-STALE: Shown = (-1, -1, None)
-"""Matches no listing: the open session is read again at the next."""
 
 
 class MainScreen(Screen[None]):
@@ -78,20 +72,12 @@ class MainScreen(Screen[None]):
             services, self.panel, self.status, lambda: self.chat.sending
         )
         self._calls = ServiceCalls(self, self.status.report, self.status.show_fault)
-        self.session_id: int | None = None
-        """The open session (``None``: a new one, not stored yet)."""
+        self.shown = ShownSession(
+            services, self, self.chat, self.sessions, self.memory_actions, self.status
+        )
         self.server_check = ServerCheck(
             services, self.panel, lambda: self.query_one(Welcome), self.status
         )
-        self._known: Shown | None = None
-        """The open session as shown (messages, the compaction boundary, the memory mode);
-        None: take the next listing's."""
-        self._after_send: int | None = None
-        """The messages the log holds once this terminal's send ended: a listing that counts
-        more has what another terminal stored meanwhile (its question, asked at once)."""
-        self._listed = False
-        """A listing has come: until then each one may open the newest session (the first
-        failed where the database went away just after the start)."""
         self.panes = PaneLayout(self, self.sessions, self.panel)
 
     def compose(self) -> ComposeResult:
@@ -112,15 +98,20 @@ class MainScreen(Screen[None]):
         """What needs the database or the network waits until the screen is up: the user can
         type from the first frame."""
         self.chat.draft.claim()
-        self.load_sessions(open_newest=self.session_id is None and not self.sending)
+        self.shown.load(open_newest=self.session_id is None and not self.sending)
         self.server_check.check()
         self.refresh_tools()
-        self.set_interval(POLL_SECONDS, self._poll)
+        self.set_interval(POLL_SECONDS, self.shown.poll)
 
     @property
     def sending(self) -> bool:
         """A send or a retry is in progress."""
         return self.chat.sending
+
+    @property
+    def session_id(self) -> int | None:
+        """The open session (``None``: a new one, not stored yet)."""
+        return self.shown.id
 
     @property
     def memory(self) -> MemoryState | None:
@@ -139,113 +130,6 @@ class MainScreen(Screen[None]):
         """Keep a choice (a theme) in the settings file, off the UI's loop; a file that must not
         be overwritten is said on the status line."""
         self._calls.start(lambda: self.services.save_preference(name, value), lambda _: None)
-
-    # -- the sessions and the open one ------------------------------------------------------
-
-    def _poll(self) -> None:
-        if not self.sending and self.app.screen is self:
-            self.load_sessions(open_newest=not self._listed and self.session_id is None)
-
-    def load_sessions(self, *, open_newest: bool = False, select: int | None = None) -> None:
-        """Refresh the sessions list; ``open_newest`` opens the most recent one, unless the user
-        has started a session (or a send) since the request was made."""
-        started = self.session_id
-
-        def done(sessions: list[SessionView]) -> None:
-            self._listed = True
-            self.status.database_answered()
-            listing = self.sessions
-            listing.sessions = tuple(sessions)
-            user_moved_on = self.sending or self.session_id != started
-            if select is None and not open_newest and not user_moved_on:
-                self._follow_open_session(sessions)
-            target = select
-            if open_newest and listing.sessions and not user_moved_on:
-                target = listing.sessions[0].id
-            if target is not None:
-                self.open_session(target, keep_status=open_newest)
-            elif open_newest and not user_moved_on:
-                self.open_session(None, keep_status=True)
-            elif self.session_id is None:  # none opens (a first message went meanwhile)
-                self.chat.sessions_read()
-
-        def listing() -> list[SessionView]:
-            self._save_held_replies()  # the database answers: what it did not take goes in
-            return self.services.sessions.list_sessions(self.services.owner)
-
-        self._calls.start(listing, done)
-
-    def _save_held_replies(self) -> None:
-        """In the listing's thread: replies held while the database was away are stored now,
-        before the listing that shows them; said once stored. A database still away is the
-        listing's to report."""
-        try:
-            saved = self.services.save_held_replies()
-        except OncallError:
-            return
-        if saved:
-            self._known = STALE  # the open session's page is read again, with them
-            message = held_saved_note(saved, self.lang)
-            self.app.call_from_thread(self.notify, message, timeout=10)
-
-    def _follow_open_session(self, sessions: list[SessionView]) -> None:
-        """Show again the open session if another process added messages to it, compacted it
-        or changed its memory mode (or it was deleted there)."""
-        if self.session_id is None:
-            return
-        listed = next((s for s in sessions if s.id == self.session_id), None)
-        if listed is None:
-            self.open_session(None, keep_status=True)
-            return
-        shown = (listed.message_count, listed.compacted_message_count, listed.memory_mode)
-        after_send, self._after_send = self._after_send, None
-        if self._known is None:
-            self._known = shown
-            if after_send is None or listed.message_count <= after_send:
-                return  # (fewer: a reply that failed with nothing stored is still shown)
-        elif shown == self._known:
-            return
-        self.open_session(self.session_id, keep_status=True)
-
-    def open_session(
-        self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
-    ) -> None:
-        """Show a session's newest page at once; the gauge follows when it is computed. With
-        ``at`` (a search hit), the page reaches back to that message, which is selected.
-
-        What the status line said of another session goes (of this one too unless
-        ``keep_status``); a page read for a session no longer open by the time it comes is
-        not shown."""
-        self.session_id = session_id
-        self.sessions.current = session_id
-        self.status.session_opened(session_id, keep=keep_status)
-        services, owner = self.services, self.services.owner
-
-        def fetch() -> tuple[list[MessageView], SessionView | None, list[str]]:
-            sessions = services.sessions  # built in the thread (see ``Services``' parts)
-            recall = sessions.input_history(owner, session_id, HISTORY_LIMIT)
-            if session_id is None:
-                return [], None, recall
-            view = sessions.get(owner, session_id)
-            limit = PAGE_SIZE
-            if at is not None and PAGE_SIZE < view.message_count - at <= REACH_BACK:
-                limit = view.message_count - max(0, at - 2)
-            return sessions.messages(owner, session_id, limit=limit), view, recall
-
-        def show(result: tuple[list[MessageView], SessionView | None, list[str]]) -> None:
-            if self.session_id != session_id:  # another was opened (or started) since
-                return
-            page, view, recall = result
-            earlier = 0 if view is None else view.message_count - len(page)
-            boundary = 0 if view is None else view.compacted_message_count
-            if view is not None:
-                self._known = (earlier + len(page), boundary, view.memory_mode)
-            self.chat.show_page(page, earlier=earlier, boundary=boundary, recall=recall)
-            if at is not None:
-                self.call_after_refresh(self.chat.select_found, at, earlier + len(page))
-
-        self._calls.start(fetch, show)
-        self.refresh_context()
 
     def refresh_context(self) -> None:
         """Read the selection and the open session's memory (gauge, mode, summary) again."""
@@ -269,9 +153,7 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SessionStarted)
     def _session_started(self, event: ChatPane.SessionStarted) -> None:
-        self.session_id = event.session_id
-        self.sessions.current = event.session_id
-        self.load_sessions()
+        self.shown.started(event.session_id)
 
     @on(ChatPane.MessageStored)
     def _message_stored(self) -> None:
@@ -281,11 +163,7 @@ class MainScreen(Screen[None]):
 
     @on(ChatPane.SendEnded)
     def _send_ended(self) -> None:
-        # The log shows this send: the session is taken as listed next, unless another
-        # terminal added to it meanwhile (:meth:`_follow_open_session`).
-        self._known = None
-        self._after_send = self.chat.shown_count
-        self.load_sessions()
+        self.shown.send_ended()
         self.refresh_context()
         self.refresh_tools()
 
@@ -306,17 +184,17 @@ class MainScreen(Screen[None]):
         """Show the session again with its new memory, if it is still the one open (another
         opened meanwhile stays on screen)."""
         if event.session_id == self.session_id:
-            self.open_session(event.session_id, keep_status=True)  # what it did stays said
+            self.shown.open(event.session_id, keep_status=True)  # what it did stays said
 
     @on(SessionsChanged)
     def _sessions_changed(self, event: SessionsChanged) -> None:
         event.stop()
-        self.load_sessions(open_newest=event.open_newest, select=event.select)
+        self.shown.load(open_newest=event.open_newest, select=event.select)
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
         if self._may_leave_the_reply():
-            self.open_session(event.session_id, keep_status=True)  # what it did stays said
+            self.shown.open(event.session_id, keep_status=True)  # what it did stays said
             self.query_one(Composer).focus()
 
     @on(SessionList.DeleteRequested)
@@ -379,7 +257,7 @@ class MainScreen(Screen[None]):
         hid the new session's row)."""
         if self._may_leave_the_reply():
             self.sessions.action_clear_filter()
-            self.open_session(None)
+            self.shown.open(None)
             self.query_one(Composer).focus()
 
     def action_search(self) -> None:
@@ -388,7 +266,7 @@ class MainScreen(Screen[None]):
 
         def chosen(hit: SearchHit | None) -> None:
             if hit is not None and self._may_leave_the_reply():
-                self.open_session(hit.session_id, keep_status=True, at=hit.position)
+                self.shown.open(hit.session_id, keep_status=True, at=hit.position)
 
         self.app.push_screen(SearchScreen(self.services), chosen)
 
