@@ -41,7 +41,7 @@ from oncall_tui.llm.call_hold import CallHold
 from oncall_tui.llm.factory import read_timeout_of
 from oncall_tui.llm.failures import map_model_error
 from oncall_tui.llm.guard import ContextGuard, Deadline, is_cut, is_withheld, past_deadline
-from oncall_tui.llm.mcp_calls import outcome_of
+from oncall_tui.llm.mcp_calls import SAID, outcome_of
 from oncall_tui.llm.recovery import CallRecovery, ToolsAsText, bound_tools, recovered_texts
 from oncall_tui.llm.server import OLLAMA, ServerKind
 from oncall_tui.llm.text_calls import Tools
@@ -288,7 +288,7 @@ class _RunState:
         return ToolFinished(
             call_id=message.tool_call_id,
             name=name,
-            summary=tool_summary(name, str(message.text)),
+            summary=tool_summary(name, outcome_of(message.artifact, SAID) or str(message.text)),
             duration_ms=round((time.monotonic() - started) * 1000),
             status=status,
         )

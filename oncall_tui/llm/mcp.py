@@ -46,7 +46,7 @@ from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.events import ConfirmHook
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.mcp_calls import ServerTool, model_name, wrap_tool
+from oncall_tui.llm.mcp_calls import ServerStoppedError, ServerTool, model_name, wrap_tool
 from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
 from oncall_tui.llm.mcp_schemas import for_the_model
 from oncall_tui.llm.mcp_state import (
@@ -56,11 +56,12 @@ from oncall_tui.llm.mcp_state import (
     connection_lost,
     failure_text,
     innermost,
+    last_line,
     short,
     start_failure,
     stderr_file,
 )
-from oncall_tui.llm.mcp_transport import open_session, quiet_sdk_logs, stray_line
+from oncall_tui.llm.mcp_transport import late_answer, open_session, quiet_sdk_logs, stray_line
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.settings.mcp import McpServer
 
@@ -154,7 +155,8 @@ class McpTools:
     def tools(self, confirm: ConfirmHook | None) -> list[BaseTool]:
         """The LangChain tools for one turn; ``confirm`` is asked before each ``confirm``
         tool's call (``None``: such calls are refused, "not allowed in this run")."""
-        return [wrap_tool(tool, self, confirm) for tool in self.bound()]
+        asking = asyncio.Lock()  # the turn's confirm calls, one at a time (see wrap_tool)
+        return [wrap_tool(tool, self, confirm, asking) for tool in self.bound()]
 
     def display_names(self) -> dict[str, str]:
         """The model's name of each bound tool -> the name people see (``logs.search_logs``)."""
@@ -172,8 +174,9 @@ class McpTools:
 
     async def call(self, tool: ServerTool, arguments: Mapping[str, Any]) -> Any:
         """Run the adapter's tool on the servers' loop and wait for it from the caller's, at
-        most the tool timeout (``TimeoutError`` past it). A session that has gone (the
-        server crashed) marks the server failed."""
+        most the tool timeout (``TimeoutError`` past it; :class:`.ServerStoppedError` where the
+        server, a stdio one, was stopped for it). A session that has gone (the server crashed)
+        marks the server failed."""
         state = self._states[tool.server]
         if state.state != "ready":
             raise ConnectionError(short(state.error.message("en") if state.error else "stopped"))
@@ -183,7 +186,10 @@ class McpTools:
                 return await asyncio.wrap_future(future)
         except TimeoutError:
             future.cancel()
-            raise
+            if state.server.command is None:
+                raise
+            self._stop_server(state, f"{tool.display_name} did not answer in {self._timeout:g} s")
+            raise ServerStoppedError from None
         except Exception as exc:
             if not connection_lost(exc):
                 raise
@@ -240,6 +246,15 @@ class McpTools:
         now. Never raises."""
         if self._foreign is not None:
             end_server_processes(exclude=self._foreign, grace=0.0 if at_once else KILL_AFTER)
+
+    def _stop_server(self, state: ServerState, problem: str) -> None:
+        """End ``state``'s server now (its session is closed, the SDK ends its process): it is
+        started again at the next send, as a server that stopped is."""
+        if state.state == "ready":
+            state.fail("tool_server_stopped", problem)
+        owner, loop = self._owner_of.get(state.server.name), self._loop
+        if owner is not None and loop is not None:
+            loop.call_soon_threadsafe(owner.cancel)
 
     def _submit(self, coroutine: Coroutine[Any, Any, _T]) -> Any:
         loop = self._loop
@@ -304,10 +319,11 @@ class McpTools:
         state = self._states[server.name]
         stderr = stderr_file()
         began = monotonic()
+        gone = asyncio.Event()
         try:
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(
-                    open_session(server, stderr, self._stray_watch(state))
+                    open_session(server, stderr, self._stray_watch(state), gone.set)
                 )
                 await session.initialize()
                 adapters = await load_mcp_tools(
@@ -319,9 +335,15 @@ class McpTools:
                     return
                 self._ready(state, session, adapters)
                 ready.set_result(None)
-                stop = self._stop
-                if stop is not None:
-                    await stop.wait()
+                if self._stop is not None:
+                    await _first_of(self._stop.wait(), gone.wait())
+                if gone.is_set() and not self._stop_set() and state.state == "ready":
+                    # Ended by itself (a crash, a kill): said now, and started again before
+                    # the next send, not found by that send's first call to it.
+                    last = last_line(stderr)
+                    state.fail(
+                        "tool_server_stopped", f"it exited; stderr: {last}" if last else "it exited"
+                    )
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_result(None)
@@ -342,13 +364,21 @@ class McpTools:
         finally:
             stderr.close()
 
+    def _stop_set(self) -> bool:
+        return self._stop is not None and self._stop.is_set()
+
     def _stray_watch(self, state: ServerState) -> MessageHandlerFnT:
         """The session's handler of what the server sends unasked: a line that is not an MCP
         message comes as the parse error; the first is kept, and fails a server that is
-        already ready (one that is starting fails once it has listed its tools)."""
+        already ready (one that is starting fails once it has listed its tools). A late
+        answer to a call given up on (Esc, the timeout) is no fault of the server's: it
+        failed the server, and its tools were gone for the rest of the run."""
 
         async def handle(message: object) -> None:
             if not isinstance(message, Exception) or state.stray is not None:
+                return
+            if late_answer(message):
+                log.info("tool server %s answered a call given up on", state.server.name)
                 return
             state.stray = stray_line(message)
             if state.state == "ready":
@@ -391,6 +421,16 @@ class McpTools:
             len(adapters),
             len(state.tools),
         )
+
+
+async def _first_of(*waits: Coroutine[Any, Any, Any]) -> None:
+    """Wait until the first of ``waits`` is done; the others are cancelled."""
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 __all__ = [

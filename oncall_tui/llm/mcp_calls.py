@@ -8,8 +8,12 @@ Every call of a wrapped tool, in order:
 
 1. a ``confirm`` tool asks the turn's hook first (server, tool, arguments); a refusal, or no
    way to ask (no hook, or one that cannot ask), and the model is told which and nothing runs
-   (audited ``declined``);
-2. the call runs on the servers' loop for at most the tool timeout;
+   (audited ``declined``); the turn's confirm calls are asked, and run, one at a time, in the
+   model's order;
+2. the call runs on the servers' loop for at most the tool timeout; past it a stdio server is
+   stopped (and started again for the next call), so that nothing it still had queued runs
+   after the model was told the call failed; an HTTP server cannot be, and the model is told
+   the call may still finish there;
 3. a result past the size limit is cut, with ``[truncated: N of M characters]``;
 4. an error of the server, a timeout or a crash is a failed result the model reads, and the
    turn goes on (audited ``error``).
@@ -20,6 +24,8 @@ agent reports it without parsing text.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 from collections.abc import Mapping
@@ -32,6 +38,10 @@ from oncall_tui.core.events import ConfirmHook, ToolConfirmation, ToolStatus
 
 OUTCOME = "oncall_outcome"
 """The key of a server tool message's ``artifact`` that holds its status."""
+SAID = "oncall_said"
+"""The key of the artifact that holds what people are shown of the outcome (the model's text
+names the tool again, which the line people read already does, and can push the reason out of
+its width)."""
 MODEL_NAME_LIMIT = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -40,7 +50,9 @@ NOT_ALLOWED = (
     "Not run: {name} asks the user before every call, and this run cannot ask (it is not "
     "allowed in this run). Tell the user what you wanted to call and why."
 )
-TIMED_OUT = "Failed: {name} did not answer within {seconds:g} s."
+TIMED_OUT = "Failed: {name} did not answer within {seconds:g} s. {after}"
+STOPPED_AFTER = "Its server was stopped, and is started again for the next call."
+MAY_FINISH = "It may still finish on its server: check before calling it again."
 FAILED = "Failed: {name}: {problem}"
 TRUNCATED = "\n[truncated: {kept} of {total} characters]"
 
@@ -67,6 +79,12 @@ def model_name(server: str, tool: str) -> str:
     return _UNSAFE.sub("_", f"{server}__{tool}")[:MODEL_NAME_LIMIT]
 
 
+class ServerStoppedError(TimeoutError):
+    """A call did not answer within the tool timeout, and its server was stopped for it (a
+    stdio server: what it still had queued, a confirmed call among them, must not run later,
+    after the model was told the call failed)."""
+
+
 class ToolRunner(Protocol):
     """What runs a server's tool: :class:`~oncall_tui.llm.mcp.McpTools`."""
 
@@ -79,25 +97,46 @@ class ToolRunner(Protocol):
     async def call(self, tool: ServerTool, arguments: Mapping[str, Any]) -> Any: ...
 
 
-def wrap_tool(tool: ServerTool, runtime: ToolRunner, confirm: ConfirmHook | None) -> BaseTool:
-    """``tool`` as a LangChain tool for one turn, with the hook that turn was given."""
+def wrap_tool(
+    tool: ServerTool,
+    runtime: ToolRunner,
+    confirm: ConfirmHook | None,
+    asking: asyncio.Lock | None = None,
+) -> BaseTool:
+    """``tool`` as a LangChain tool for one turn, with the hook that turn was given.
+
+    A ``confirm`` tool's calls of one turn hold ``asking`` (the turn's) from the question to
+    the call's end: the model's calls run at once, and two questions were shown stacked, the
+    later on top, and ran in the reverse of the model's order ("drain, then restart")."""
     name = tool.display_name
 
     async def run(**arguments: Any) -> tuple[str, dict[str, str]]:
-        if tool.confirm:
+        if not tool.confirm:
+            return await call(arguments)
+        async with asking or contextlib.nullcontext():
             request = ToolConfirmation(tool.server, tool.tool, dict(arguments))
             answer = None if confirm is None else await confirm(request)
             if answer is None:
-                return NOT_ALLOWED.format(name=name), _outcome(ToolStatus.DECLINED)
+                said = "it asks first, and this run cannot ask"
+                return NOT_ALLOWED.format(name=name), _outcome(ToolStatus.DECLINED, said)
             if not answer:
-                return DECLINED.format(name=name), _outcome(ToolStatus.DECLINED)
+                return DECLINED.format(name=name), _outcome(
+                    ToolStatus.DECLINED, "declined by the user"
+                )
+            return await call(arguments)
+
+    async def call(arguments: dict[str, Any]) -> tuple[str, dict[str, str]]:
         try:
             content = await runtime.call(tool, arguments)
-        except TimeoutError:
-            return TIMED_OUT.format(name=name, seconds=runtime.timeout), _outcome(ToolStatus.ERROR)
+        except TimeoutError as exc:
+            after = STOPPED_AFTER if isinstance(exc, ServerStoppedError) else MAY_FINISH
+            seconds = runtime.timeout
+            text = TIMED_OUT.format(name=name, seconds=seconds, after=after)
+            said = f"did not answer within {seconds:g} s. {after}"
+            return text, _outcome(ToolStatus.ERROR, said)
         except Exception as exc:
-            problem = " ".join(str(exc).split()) or type(exc).__name__
-            return FAILED.format(name=name, problem=problem[:500]), _outcome(ToolStatus.ERROR)
+            problem = " ".join(str(exc).split())[:500] or type(exc).__name__
+            return FAILED.format(name=name, problem=problem), _outcome(ToolStatus.ERROR, problem)
         return truncate(as_text(content), runtime.result_chars), _outcome(ToolStatus.OK)
 
     return StructuredTool(
@@ -133,13 +172,14 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + TRUNCATED.format(kept=f"{limit:,}", total=f"{len(text):,}")
 
 
-def outcome_of(artifact: object) -> str | None:
-    """The status a server tool's message carries, if it is one."""
+def outcome_of(artifact: object, key: str = OUTCOME) -> str | None:
+    """The status a server tool's message carries, if it is one (``key`` :data:`SAID`: what
+    people are shown of it, if the call did not give a result)."""
     if isinstance(artifact, dict):
-        value = artifact.get(OUTCOME)
+        value = artifact.get(key)
         return value if isinstance(value, str) else None
     return None
 
 
-def _outcome(status: str) -> dict[str, str]:
-    return {OUTCOME: status}
+def _outcome(status: str, said: str | None = None) -> dict[str, str]:
+    return {OUTCOME: status} if said is None else {OUTCOME: status, SAID: said}

@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator, Sequence
-from typing import IO, TextIO, cast
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import IO, Any, TextIO, cast
 
+import anyio
 import httpx
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import MessageHandlerFnT
 from mcp.client.stdio import stdio_client
@@ -44,14 +46,15 @@ _RECORD_LIMIT = 200
 
 @contextlib.asynccontextmanager
 async def open_session(
-    server: McpServer, stderr: IO[str], handler: MessageHandlerFnT
+    server: McpServer, stderr: IO[str], handler: MessageHandlerFnT, ended: Callable[[], object]
 ) -> AsyncIterator[ClientSession]:
     """The SDK's transport for ``server`` and a session over it (not yet initialised).
 
     The session has no read timeout of its own: the start is bounded by the start-up limit
     and each call by the tool timeout (``McpTools.call``); the SDK's would cut a call short
     of the latter. Bytes that are not UTF-8 are replaced, so they make a stray line rather
-    than end the transport."""
+    than end the transport. ``ended`` is called when a stdio server's output ends by itself
+    (it exited: a crash, a kill), which the session would learn only at its next call."""
     async with contextlib.AsyncExitStack() as stack:
         if server.command is not None:
             command, args = stdio_command(server.command, server.args)
@@ -62,9 +65,10 @@ async def open_session(
                 cwd=server.cwd,
                 encoding_error_handler="replace",
             )
-            read, write = await stack.enter_async_context(
+            output, write = await stack.enter_async_context(
                 stdio_client(params, errlog=cast(TextIO, stderr))
             )
+            read = await stack.enter_async_context(_watched(output, ended))
         else:
             client = await stack.enter_async_context(
                 httpx.AsyncClient(
@@ -78,6 +82,37 @@ async def open_session(
             ClientSession(read, write, read_timeout_seconds=None, message_handler=handler)
         )
         yield session
+
+
+@contextlib.asynccontextmanager
+async def _watched(
+    output: MemoryObjectReceiveStream[Any], ended: Callable[[], object]
+) -> AsyncIterator[MemoryObjectReceiveStream[Any]]:
+    """``output``'s messages, passed on as they come; ``ended()`` once it ends by itself (not
+    when the session is closed first)."""
+    send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def relay() -> None:
+        async with send:
+            try:
+                async for message in output:
+                    await send.send(message)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                return  # the session is closing
+        ended()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(relay)
+        try:
+            yield receive
+        finally:
+            group.cancel_scope.cancel()
+
+
+def late_answer(exc: Exception) -> bool:
+    """Whether ``exc`` is the SDK's word of an answer to a call it no longer waits for (one
+    cancelled, or past its timeout): the server is well, only late."""
+    return isinstance(exc, RuntimeError) and "unknown request ID" in str(exc)
 
 
 def stdio_command(command: str, args: Sequence[str]) -> tuple[str, list[str]]:
@@ -129,6 +164,7 @@ def stray_line(exc: Exception) -> str:
 __all__ = [
     "SELF_COMMAND",
     "STRAY_LIMIT",
+    "late_answer",
     "open_session",
     "quiet_sdk_logs",
     "stdio_command",

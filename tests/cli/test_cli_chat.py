@@ -461,7 +461,6 @@ def test_a_confirm_tool_runs_only_when_allowed_for_the_run(
     assert ollama.chat_requests[3]["messages"][-1]["content"] == "restarted api"
     ids = [str(session["id"]) for session in chat("sessions", "list", "--json").json_list()]
     lines = [chat("sessions", "show", sid).out.splitlines() for sid in reversed(ids)]
-    assert "  tool ops.restart_service [not run]: Not run: ops.restart_service asks the " in (
-        "\n".join(lines[0])
-    )
+    said = "  tool ops.restart_service [not run]: it asks first, and this run cannot ask"
+    assert said in lines[0]
     assert "  tool ops.restart_service: restarted api" in lines[1]

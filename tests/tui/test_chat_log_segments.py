@@ -28,6 +28,7 @@ from oncall_tui.tui.chat_log.markdown import (
 )
 from oncall_tui.tui.chat_log.message import STALL_SHOWN_FROM, WAIT_SHOWN_FROM
 from oncall_tui.tui.chat_log.rich_markdown import _RichMarkdown, rich_markdown
+from oncall_tui.tui.chat_log.tool_calls import ToolCallLine, tool_title
 from oncall_tui.tui.widgets.key_bar import KeyBar
 from tests.tui.harness import screen_rows, settled, wait_until
 
@@ -723,3 +724,15 @@ def _colours(line: Strip) -> set[object]:
         for segment in line.crop(GUTTER)
         if segment.text.strip() and segment.style
     }
+
+
+def test_a_declined_call_has_a_mark_of_its_own_and_its_arguments_a_label_in_its_language() -> None:
+    """Found in tmux: a call the user declined wore the arrow of a call that ran, and the
+    arguments under a call were labelled in English on a Chinese screen."""
+    assert tool_title("ops.scale", "declined by the user", "declined") == (
+        "⚙ ops.scale ⊘ declined by the user"
+    )
+    assert tool_title("ops.scale", "3 pods", "ok") == "⚙ ops.scale → 3 pods"
+    call = ToolCallLine("c1", "ops.scale", {"replicas": 3}, "3 pods", "ok")
+    assert call.detail("zh") == ["参数: {", '  "replicas": 3', "}"]
+    assert call.detail("en")[0] == "arguments: {"

@@ -242,7 +242,7 @@ class MessageBlock:
         return lines
 
     def _tool_lines(self, tool: ToolCallLine, width: int, palette: Palette) -> list[Strip]:
-        return tool_call_lines(tool, width, palette, opened=self.tools_open)
+        return tool_call_lines(tool, width, palette, opened=self.tools_open, lang=self.lang)
 
     def _tool_rows(self, tool: ToolCallLine) -> int:
         return tool_call_rows(tool, opened=self.tools_open)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from textual.strip import Strip
 
 from oncall_tui.core.text import terminal_safe
+from oncall_tui.errors import Language
+from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.lines import Palette, text_line
 
 if TYPE_CHECKING:
@@ -24,6 +26,7 @@ def tool_title(name: str, summary: str, status: str) -> str:
         "withheld": "✗",
         "cut": "✂",  # the model got the result's beginning and a note of what was left out
         "interrupted": "⏸",
+        "declined": "⊘",  # not run: the user said no, or the run could not ask
         "running": "…",
     }
     mark = marks.get(status, "→")
@@ -49,9 +52,10 @@ class ToolCallLine:
     def title(self) -> str:
         return tool_title(self.name, self.summary, self.status)
 
-    def detail(self) -> list[str]:
+    def detail(self, lang: Language = "en") -> list[str]:
         shown = json.dumps(self.arguments, ensure_ascii=False, indent=2) if self.arguments else "{}"
-        return terminal_safe(f"arguments: {shown}").splitlines()  # JSON leaves C1 controls
+        label = t("log.tool.arguments", lang)
+        return terminal_safe(f"{label}: {shown}").splitlines()  # JSON leaves C1 controls
 
     @classmethod
     def of(cls, call: ToolCallView) -> ToolCallLine:
@@ -60,7 +64,7 @@ class ToolCallLine:
 
 
 def tool_call_lines(
-    tool: ToolCallLine, width: int, palette: Palette, *, opened: bool
+    tool: ToolCallLine, width: int, palette: Palette, *, opened: bool, lang: Language
 ) -> list[Strip]:
     """A tool call's line, and its arguments' when the message's tool details are ``opened``."""
     marker = "▼" if opened else "▶"
@@ -68,7 +72,7 @@ def tool_call_lines(
     lines = [text_line(f"{marker} {tool.title}", style, width)]
     if opened:
         detail = palette.tool_detail
-        lines += [text_line(f"    {line}", detail, width) for line in tool.detail()]
+        lines += [text_line(f"    {line}", detail, width) for line in tool.detail(lang)]
     return lines
 
 
