@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from textual import events
 from textual.app import App
@@ -49,6 +49,21 @@ it shows)."""
 ESC = "\x1b"
 
 Held = events.Key | events.Paste
+
+
+@runtime_checkable
+class ClosedByKeysUnder(Protocol):
+    """A screen read over another that a key of the screen under it closes (see
+    :meth:`KeyOrderApp._closed_for_the_screen_under`)."""
+
+    @property
+    def closed_for_key_under(self) -> bool:
+        """It was closed so (it may not be popped yet)."""
+        ...
+
+    def close_for_key_under(self) -> bool:
+        """Close, unanswered; ``False``: it may not be closed so (an answer has begun)."""
+        ...
 
 
 class KeyOrderApp(App[None]):
@@ -83,6 +98,8 @@ class KeyOrderApp(App[None]):
             else:
                 await self._deliver(typed)
             return
+        if isinstance(event, events.Key) and self._closed_for_the_screen_under(event):
+            return
         bound = isinstance(event, events.Key) and self._bound(event.key)
         screen, focused = self.screen, self.focused
         self._delivering = True  # a priority binding's action runs in here
@@ -94,6 +111,24 @@ class KeyOrderApp(App[None]):
             target = self.focused or self.screen
             way: list[MessagePump] = [*target.ancestors_with_self] if event.is_forwarded else [self]
             self._settling = asyncio.get_running_loop().create_task(self._settle(way, screen))
+
+    def _closed_for_the_screen_under(self, key: events.Key) -> bool:
+        """Whether the screen on top, read over another (the keys help, the summary, a question
+        over the chat: :class:`ClosedByKeysUnder`), was closed for ``key``, none of its own
+        keys and one of the screen's under it: ctrl+s over the summary did nothing, and the
+        file name typed behind it went to the composer, its Enter sending it to the model.
+        The key acts under it once it is gone, and the keys behind it wait for where it
+        leads."""
+        screen, stack = self.screen, self.screen_stack
+        if not isinstance(screen, ClosedByKeysUnder) or len(stack) < 2:
+            return False
+        if key.key in screen.active_bindings or key.key not in stack[-2].active_bindings:
+            return False
+        if not screen.close_for_key_under():
+            return False
+        self._held.appendleft(key)
+        self._settling = asyncio.get_running_loop().create_task(self._settle([self], screen))
+        return True
 
     def _typed_after_escape(self, key: events.Key) -> events.Key | None:
         """The letter typed after Esc where ``key`` is Esc and a letter (:func:`escape_then`):
@@ -123,6 +158,8 @@ class KeyOrderApp(App[None]):
         screen's first load) has ended or put up a screen; and a screen pushed (or uncovered)
         meanwhile has been mounted and has set its focus."""
         await self._handled(way)
+        while self.screen is screen and self._closed_over(screen):  # dismissed: it is popped soon
+            await asyncio.sleep(WORK_POLL_SECONDS)
         while True:
             work, self._work = self._work, []
             if work:  # each waited for while the screen it started on is on top
@@ -143,6 +180,10 @@ class KeyOrderApp(App[None]):
             way = [*self._focus_way()]  # where the focus is now: a dialog may have closed
             if not any(node.message_queue_size for node in way):
                 return
+
+    @staticmethod
+    def _closed_over(screen: Screen[object]) -> bool:
+        return isinstance(screen, ClosedByKeysUnder) and screen.closed_for_key_under
 
     def _focus_way(self) -> Iterable[MessagePump]:
         return (self.focused or self.screen).ancestors_with_self

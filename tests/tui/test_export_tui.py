@@ -210,3 +210,29 @@ async def test_a_new_file_is_written_without_a_question(tmp_path: Path) -> None:
         await wait_until(pilot, target.exists)
         await wait_until(pilot, lambda: screen.query_one(Composer).text == "next")
         assert app.screen is screen
+
+
+@pytest.mark.parametrize("over", ["f1", "f6"])
+async def test_ctrl_s_over_the_keys_help_or_the_summary_opens_the_export_with_the_keys_behind(
+    tmp_path: Path, over: str
+) -> None:
+    """Found in tmux: over the keys help or the summary, ctrl+s did nothing, and the file name
+    typed behind it went to the composer, whose Enter sent it to the model. A key of the chat's
+    closes the screen read over it and acts there; the keys behind it go where it leads."""
+    app, model = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        screen.shown.open(seed_session(app, 2, compacted=2, summary="The disk filled up."))
+        await wait_until(
+            pilot, lambda: screen.memory is not None and bool(screen.memory.memory_summary)
+        )
+        await pilot.press(over)
+        await wait_until(pilot, lambda: app.screen is not screen)
+        keys_in_one_read(app, "ctrl+s", *"-x")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        field = app.screen.query_one(Input)
+        await wait_until(pilot, lambda: field.value.endswith("-x"))
+        assert screen.query_one(Composer).text == ""
+        assert model.calls == []

@@ -57,6 +57,14 @@ class CodeBlockPicker(ModalScreen[CodeBlock | None]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
 
+    @property
+    def closed_for_key_under(self) -> bool:
+        return self._typing.closing
+
+    def close_for_key_under(self) -> bool:
+        """A key of the chat's closes the list (:class:`~...key_order.ClosedByKeysUnder`)."""
+        return self._typing.close()
+
     def on_key(self, event: events.Key) -> None:
         """A digit copies its block (one with no block rings the bell); other typing goes on in
         the composer, and every key behind it."""

@@ -244,6 +244,15 @@ class ConfirmDialog(Question[bool]):
         body = self.query_one(".dialog--body", VerticalScroll)
         body.styles.max_height = max(3, event.size.height - other)
 
+    @property
+    def closed_for_key_under(self) -> bool:
+        return self._typing is not None and self._typing.closing
+
+    def close_for_key_under(self) -> bool:
+        """A key of the chat's closes the question unanswered, as typing does, unless an
+        answer has begun (:class:`~..key_order.ClosedByKeysUnder`)."""
+        return not self._answering and self._typing is not None and self._typing.close()
+
     def on_key(self, event: events.Key) -> None:
         typing = self._typing
         if typing is None:

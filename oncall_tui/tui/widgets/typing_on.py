@@ -142,6 +142,14 @@ class TypingClosesIt:
         self._field.type_text(event.text)
         self._close()
 
+    def close(self) -> bool:
+        """Close the screen unanswered, for a key of the screen under it; ``False`` where
+        there is no composer under it (nothing it closes for goes on there)."""
+        if self._field is None:
+            return False
+        self._close()
+        return True
+
     def _close(self) -> None:
         if not self._handing_on:
             self._handing_on = True
@@ -153,6 +161,14 @@ class TypingGoesOn:
     to it go to its ``_typing`` hand-off, which passes on what it does not take."""
 
     _typing: TypingHandOff | TypingClosesIt
+
+    @property
+    def closed_for_key_under(self) -> bool:
+        return isinstance(self._typing, TypingClosesIt) and self._typing.closing
+
+    def close_for_key_under(self) -> bool:
+        """A screen read over the chat (:class:`~..key_order.ClosedByKeysUnder`)."""
+        return isinstance(self._typing, TypingClosesIt) and self._typing.close()
 
     def on_key(self, event: events.Key) -> None:
         self._typing.key(event)
