@@ -351,3 +351,39 @@ async def refused_while_away(
         await pilot.press("enter")
         await wait_until(pilot, lambda: "not reachable" in screen.status.text)
         yield pilot, port
+
+
+@pytest.mark.parametrize("opened", ["new", "another"])
+async def test_a_session_opened_while_the_database_is_away_shows_none_of_the_one_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opened: str
+) -> None:
+    """Found in tmux with PostgreSQL halted: ctrl+n (or another session picked in the list)
+    left the session before on screen under the new one's title, and a message sent once the
+    database was back was shown under that history. The page is emptied; the status line
+    says why; the session opened is read again once the database answers."""
+    from oncall_tui.errors import OncallError
+    from oncall_tui.services.sessions import SessionService
+
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        await pilot.pause()
+        other = seed_session(app, 1, title="the other one")
+        first = seed_session(app, 3, title="the one before")
+        screen.shown.open(first)
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: len(log.messages) == 6)
+
+        def away(*args: object, **kwargs: object) -> list[str]:
+            raise OncallError("DATABASE_UNAVAILABLE", path="t.db", detail="Connection refused")
+
+        monkeypatch.setattr(SessionService, "input_history", away)
+        screen.shown.open(None if opened == "new" else other)
+        await wait_until(pilot, lambda: not log.messages)
+        await wait_until(pilot, lambda: "Connection refused" in screen.status.text)
+        if opened == "another":
+            monkeypatch.undo()
+            screen.shown.load()  # the next listing, once the database answers
+            await wait_until(pilot, lambda: len(log.messages) == 2)  # its own, not the six
+            assert [m.content for m in log.messages] == ["question 0", "answer 0"]

@@ -178,5 +178,15 @@ class ShownSession(StatusPart):
             if at is not None:
                 self._screen.call_after_refresh(self._chat.select_found, at, earlier + len(page))
 
-        self._calls.start(fetch, show)
+        def unread(error: OncallError) -> None:
+            """The page could not be read (the database is away): another session's messages
+            no longer stand under this one's title; the next listing reads it again."""
+            if self.id == session_id:
+                self._known = STALE
+                self._chat.show_page([], earlier=0, boundary=0, recall=[])
+            self._status.report(error)
+
+        if session_id is None:  # a new session's page is empty, whatever the database says
+            self._chat.show_page([], earlier=0, boundary=0, recall=[])
+        self._calls.start(fetch, show, report=unread)
         self._memory.read(session_id)
