@@ -223,6 +223,11 @@ class Services:
         cheap enough for a client's loop)."""
         return self.spool.has_pending(self.owner)
 
+    def held_only_in_memory(self) -> list[str]:
+        """The texts of the owner's held replies that no file holds (the spool refused them):
+        they end with the process unless the database takes them first."""
+        return [reply.text for reply in self.spool.only_in_memory(self.owner)]
+
     def save_held_replies(self) -> int:
         """Store the replies held for the owner while the database was away (the CLI at its
         start, the TUI at its next contact); how many. Nothing is opened when none are held;

@@ -142,6 +142,8 @@ class ReplySpool:
         self._directory = directory
         self._database = database
         self._memory: dict[str, HeldReply] = {}
+        self._memory_only: set[str] = set()
+        """The keys of the replies no file holds: they go with the process."""
         self._lock = threading.Lock()
 
     @property
@@ -154,23 +156,38 @@ class ReplySpool:
         disk refusing the file)."""
         with self._lock:
             self._memory[reply.key] = reply
-            folder = self._folder(reply.owner)
-            if folder is None:
-                return False
-            if len(self._files(folder)) >= MAX_HELD:
-                log.warning("the spool holds %d replies already: one more kept in memory", MAX_HELD)
-                return False
-            data = reply.to_bytes()
-            if len(data) > MAX_FILE_BYTES:
-                return False
-            try:
-                make_private_directories(folder)
-                write_privately(folder / _file_name(reply), data, prefix=".held-")
-            except OSError as exc:
-                log.warning("a held reply could not be written to the spool: %s", exc.strerror)
-                return False
-            log.info("a reply in session %s is held in the spool", reply.session_id)
-            return True
+            on_disk = self._write(reply)
+            if on_disk:
+                self._memory_only.discard(reply.key)
+            else:
+                self._memory_only.add(reply.key)
+            return on_disk
+
+    def _write(self, reply: HeldReply) -> bool:
+        folder = self._folder(reply.owner)
+        if folder is None:
+            return False
+        if len(self._files(folder)) >= MAX_HELD:
+            log.warning("the spool holds %d replies already: one more kept in memory", MAX_HELD)
+            return False
+        data = reply.to_bytes()
+        if len(data) > MAX_FILE_BYTES:
+            return False
+        try:
+            make_private_directories(folder)
+            write_privately(folder / _file_name(reply), data, prefix=".held-")
+        except OSError as exc:
+            log.warning("a held reply could not be written to the spool: %s", exc.strerror)
+            return False
+        log.info("a reply in session %s is held in the spool", reply.session_id)
+        return True
+
+    def only_in_memory(self, owner: str) -> list[HeldReply]:
+        """The owner's held replies that no file holds (they end with the process), oldest
+        first."""
+        with self._lock:
+            found = [self._memory[key] for key in self._memory_only if key in self._memory]
+        return sorted((r for r in found if r.owner == owner), key=lambda r: (r.held_at, r.key))
 
     def pending(self, owner: str) -> list[HeldReply]:
         """The owner's held replies of this database, oldest first."""
@@ -195,6 +212,7 @@ class ReplySpool:
         """Forget ``reply``: it is saved (or can never be)."""
         with self._lock:
             self._memory.pop(reply.key, None)
+            self._memory_only.discard(reply.key)
             folder = self._folder(reply.owner)
             if folder is not None:
                 with contextlib.suppress(FileNotFoundError):

@@ -387,3 +387,72 @@ async def test_a_session_opened_while_the_database_is_away_shows_none_of_the_one
             screen.shown.load()  # the next listing, once the database answers
             await wait_until(pilot, lambda: len(log.messages) == 2)  # its own, not the six
             assert [m.content for m in log.messages] == ["question 0", "answer 0"]
+
+
+async def test_an_answer_no_file_could_hold_is_said_to_be_kept_only_while_the_app_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in tmux (the spool's folder not writable, PostgreSQL halted mid-reply): the chat
+    log said the answer was kept only while the program ran, the status line that it was kept
+    on this computer; ctrl+q then lost it without a word. The status line says what the log
+    says, and the app hands the answer back at its end (:func:`.program.run_tui`)."""
+    import sqlalchemy.exc
+
+    from oncall_tui.errors import OncallError
+    from oncall_tui.services import reply_store
+    from oncall_tui.services.sessions import SessionService
+
+    async def away(*args: object, **kwargs: object) -> object:
+        refused = sqlite3.OperationalError("unable to open database file")
+        raise sqlalchemy.exc.OperationalError("INSERT", {}, refused)
+
+    def still_away(*args: object, **kwargs: object) -> object:
+        raise OncallError("DATABASE_UNAVAILABLE", path="t.db", detail="Connection refused")
+
+    app, _ = scripted_app(tmp_path / "t.db", [ANSWER])  # no spool folder: memory only
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        status = screen.query_one("#status", PlainText)
+        await app.workers.wait_for_complete()
+        monkeypatch.setattr(reply_store, "completed_in_thread", away)  # the reply's unit of work
+        monkeypatch.setattr(SessionService, "list_sessions", still_away)  # and every listing
+        monkeypatch.setattr(app.services, "save_held_replies", still_away)
+        app.query_one(Composer).text = "what now?"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "Cannot use the database" in status.text)
+        assert "only while this program runs" in status.text
+        assert "kept on this computer" not in status.text
+        assert app.services.held_only_in_memory() == [ANSWER]
+
+
+def test_the_answers_no_file_holds_are_handed_back_when_the_app_ends(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """What :func:`.program.run_tui` prints once the app has left the terminal: the user's
+    answers that only memory held (the spool refused them), masked; none that a file holds,
+    and none of another user's."""
+    from oncall_tui.services.container import Services
+    from oncall_tui.services.spool import HeldReply
+    from oncall_tui.tui.program import unsaved_answers
+
+    def held(services: Services, owner: str, text: str) -> HeldReply:
+        return HeldReply(owner, services.spool.database, 1, 0, "complete", text, "2026-12-08")
+
+    memory_only = Services(Settings(db_path=tmp_path / "t.db", user="alice"))
+    with_files = Services(Settings(db_path=tmp_path / "t.db", user="alice", spool_dir=tmp_path))
+    try:
+        assert not memory_only.spool.hold(held(memory_only, "alice", f"{ANSWER} password=hunter2"))
+        assert not memory_only.spool.hold(held(memory_only, "bob", "not hers"))
+        assert with_files.spool.hold(held(with_files, "alice", "on disk"))
+        unsaved_answers(memory_only, "en").print()
+        unsaved_answers(with_files, "en").print()
+    finally:
+        memory_only.close()
+        with_files.close()
+    err = capfd.readouterr().err
+    assert err.count("an answer could not be saved") == 1
+    assert ANSWER in err
+    assert "hunter2" not in err
+    assert "not hers" not in err
+    assert "on disk" not in err

@@ -121,7 +121,11 @@ class StatusLine(PlainText):
             away = error.code == "DATABASE_UNAVAILABLE" and error.reason not in WRITES_REFUSED
             self.database_away = away
             if self._services.has_held():
-                message = joined(lang, message, note("reply_held", lang))
+                # Kept on this computer only where a file holds each: one the spool refused
+                # is kept while the app runs (and handed back at its end).
+                memory = bool(self._services.held_only_in_memory())
+                kept = note("reply_held_memory" if memory else "reply_held", lang)
+                message = joined(lang, message, kept)
         # A session deleted or cleared in another window mid-reply is left (for a new one, or
         # read again): what is said of it must stay.
         gone = error.reason in ("session_gone", "session_cleared")
