@@ -115,6 +115,46 @@ async def test_rename_shows_the_current_title_which_typing_replaces(
         )
 
 
+async def test_a_title_typed_while_the_database_is_away_comes_back_in_the_dialog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in tmux with PostgreSQL halted: F2, a title and Enter closed the dialog, the
+    status line said the database was away, and the title typed was gone. The dialog comes
+    back on it, saying why; once the database answers, Enter renames."""
+    from oncall_tui.errors import OncallError
+    from oncall_tui.services.sessions import SessionService
+
+    def away(*args: object, **kwargs: object) -> object:
+        raise OncallError("DATABASE_UNAVAILABLE", path="t.db", detail="Connection refused")
+
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        screen, session_id = await open_seeded(pilot, 1, "db-1 disk full")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        monkeypatch.setattr(SessionService, "rename", away)
+        await pilot.press(*"INC-4211 renamed during outage", "enter")
+        await wait_until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, TextDialog)
+                and "Connection refused" in (app.screen.query_one(ErrorText).message or "")
+            ),
+        )
+        assert app.screen.query_one(Input).value == "INC-4211 renamed during outage"
+        assert "Connection refused" in screen.status.text
+        monkeypatch.undo()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is screen)
+        await wait_until(
+            pilot,
+            lambda: (
+                app.services.sessions.get("alice", session_id).title
+                == "INC-4211 renamed during outage"
+            ),
+        )
+
+
 @pytest.mark.parametrize("new_session", [False, True])
 async def test_a_title_too_long_comes_back_in_the_dialog_with_the_reason(
     tmp_path: Path, new_session: bool

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from oncall_tui.services.views import SessionView
 
 
+DATABASE_CODES = ("DATABASE_UNAVAILABLE", "DATABASE_BUSY")
+"""Errors that bring a dialog back on what was typed, as well as being said on the status line."""
+
+
 class SessionActions(StatusPart):
     """The actions on the sessions of ``listing`` (the pane), said on ``status``."""
 
@@ -176,10 +180,13 @@ class SessionActions(StatusPart):
     ) -> Callable[[OncallError], None]:
         """Where the service refuses what a dialog took (``code``: a title too long, a path
         where no file can be written), the dialog comes back on ``typed``, saying why: it is
-        not typed again. Any other error is said on the status line."""
+        not typed again. So it does where the database is away or busy (a title typed in an
+        outage was lost), which the status line says too. Any other error is said there."""
 
         def report(error: OncallError) -> None:
-            if error.code == code:
+            if error.code in DATABASE_CODES:
+                self._status.report(error)
+            if error.code == code or error.code in DATABASE_CODES:
                 ask(typed, error.message(ui_lang(self._listing)))
             else:
                 self._status.report(error)
