@@ -75,6 +75,8 @@ class KeyOrderApp(App[None]):
         self._settling: asyncio.Task[None] | None = None
         """Waits for the key being handled; the keys behind it are held meanwhile."""
         self._delivering = False
+        self._refused = False
+        """The key being handled was refused (:meth:`refuse_keys_behind`)."""
         self._work: list[tuple[Worker[Any], Screen[object]]] = []
         """Work the key being handled started for where it leads (:meth:`hold_keys_for`), each
         with the screen that was on top when it started."""
@@ -198,12 +200,25 @@ class KeyOrderApp(App[None]):
         if self._settling is not None or self._delivering:
             self._work.append((work, self.screen))
 
+    def refuse_keys_behind(self) -> None:
+        """Called by an action refused where it would have led somewhere (the export of a
+        session not started): the keys behind it go on where the focus is, but an Enter among
+        them does not act there (it rings the bell). The file name typed behind ctrl+s was
+        sent to the model; it stays in the composer."""
+        if self._settling is not None or self._delivering:
+            self._refused = True
+
     async def _release(self) -> None:
         """On the app's loop: the held keys, in order, until one is held on again."""
         self._settling = None
         self._work.clear()
+        refused, self._refused = self._refused, False
         while self._held and self._settling is None:
-            await self._deliver(self._held.popleft())
+            event = self._held.popleft()
+            if refused and isinstance(event, events.Key) and event.key == "enter":
+                self.bell()
+                continue
+            await self._deliver(event)
 
 
 def escape_then(event: events.Key) -> events.Key | None:
@@ -242,3 +257,9 @@ def hold_keys_for(app: App[Any], work: Worker[Any]) -> None:
     """:meth:`KeyOrderApp.hold_keys_for` in an app that orders its keys (not a test's host)."""
     if isinstance(app, KeyOrderApp):
         app.hold_keys_for(work)
+
+
+def refuse_keys_behind(app: App[Any]) -> None:
+    """:meth:`KeyOrderApp.refuse_keys_behind` in an app that orders its keys."""
+    if isinstance(app, KeyOrderApp):
+        app.refuse_keys_behind()

@@ -147,13 +147,19 @@ def dialogs_error(app: OncallApp) -> str | None:
 
 
 async def test_an_unstarted_session_has_nothing_to_export(tmp_path: Path) -> None:
-    app, _ = scripted_app(tmp_path / "t.db")
+    """Found in tmux: the file name typed behind ctrl+s, with its Enter, was sent to the model
+    as a message. It stays in the composer, unsent."""
+    app, model = scripted_app(tmp_path / "t.db")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        keys_in_one_read(app, "ctrl+s", *"fastname.md", "enter")
+        composer = app.query_one(Composer)
+        await wait_until(pilot, lambda: composer.text == "fastname.md")
+        await pilot.pause(0.2)
         assert isinstance(app.screen, MainScreen)
         assert any("Nothing to export" in n for n in notifications(app))
+        assert composer.text == "fastname.md"
+        assert model.calls == []
 
 
 async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from oncall_tui.texts import counted, text
-from oncall_tui.tui.key_order import hold_keys_for
+from oncall_tui.tui.key_order import hold_keys_for, refuse_keys_behind
 from oncall_tui.tui.messages import SessionsChanged
 from oncall_tui.tui.panes.part import StatusPart
 from oncall_tui.tui.widgets.lang import ui_lang
@@ -120,6 +120,7 @@ class SessionActions(StatusPart):
         lang = ui_lang(self._listing)
         if session_id is None:
             self._listing.notify(text("export.nothing", lang), timeout=3)
+            refuse_keys_behind(self._listing.app)  # a file name typed behind: not a message
             return
 
         def write(target: Path) -> None:
