@@ -79,6 +79,9 @@ class OncallError(Exception):
         kind = values.get("kind")
         if isinstance(kind, str) and kind in KINDS:
             values["kind"] = KINDS[kind][lang]
+        mode = values.get("mode")  # a memory mode, by the name the panel gives it
+        if isinstance(mode, str) and f"mode.{mode}" in KINDS:
+            values["mode"] = KINDS[f"mode.{mode}"][lang]
         return values
 
     def to_json(self, lang: Language) -> dict[str, object]:

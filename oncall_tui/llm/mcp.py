@@ -311,8 +311,7 @@ class McpTools:
                 if state.stray is not None:
                     state.fail("tool_server_not_mcp", state.stray)
                 else:
-                    problem = f"no answer in {self._start_seconds:g} s"
-                    state.fail("tool_server_start", problem)
+                    state.fail("tool_server_no_answer", seconds=f"{self._start_seconds:g}")
 
     async def _own(self, server: McpServer, ready: asyncio.Future[None]) -> None:
         """Open ``server``'s session, list its tools, hold it open until :meth:`close`."""

@@ -81,12 +81,12 @@ class ServerState:
             return self.state == "failed" and now >= self.retry_at
         return self.stopped and self.restarts < RESTARTS
 
-    def fail(self, reason: str, problem: object) -> str:
+    def fail(self, reason: str, problem: object = "", **params: str) -> str:
         """Mark the server failed; returns what is said of it (short, redacted)."""
         detail = short(str(problem))
         self.state = "failed"
         self.error = OncallError(
-            "TOOL_SERVER_FAILED", reason, server=self.server.name, problem=detail
+            "TOOL_SERVER_FAILED", reason, server=self.server.name, problem=detail, **params
         )
         self.tools = []
         log.warning("tool server %s failed: %s", self.server.name, detail)

@@ -167,6 +167,20 @@ async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
     assert len(result) == 20_000 + len("\n[truncated: 20,000 of 1,000,000 characters]")
 
 
+def test_a_server_that_does_not_answer_as_it_starts_is_said_so_in_the_users_language() -> None:
+    """Found on a Chinese screen: "启动失败（no answer in 20 s）", the bound in English."""
+    silent = ops(args=("-c", "import time; time.sleep(30)"))
+    runtime = mcp_runtime.McpTools([silent], start_seconds=0.3)
+    try:
+        runtime.start()
+        (state,) = runtime.states()
+    finally:
+        runtime.close()
+    assert state.error is not None
+    assert state.error.message("zh").startswith("工具服务器 'ops' 不可用：启动后 0.3 秒内没有应答")
+    assert "it did not answer within 0.3 s of its start" in state.error.message("en")
+
+
 async def test_a_call_may_take_the_tool_timeout_whatever_the_start_up_limit(
     server: FakeOllama, with_tools: Build, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -270,8 +270,12 @@ async def test_mode_manual_with_ollama_down_changes_nothing_and_says_so(
     assert unchanged.value.code == "MEMORY_MODE_UNCHANGED"
     message = unchanged.value.message("en")
     assert message.startswith(
-        "The memory mode is still every_30_turns, because switching to manual compacts at "
-        "once: Memory compaction failed: Ollama is not reachable at "
+        "The memory mode is still \u201cEvery 30 replies\u201d, because switching to \u201cManual "
+        "only\u201d compacts at once: Memory compaction failed: Ollama is not reachable at "
+    )
+    # In the words the panel uses for the modes, not their ids (found on a Chinese screen).
+    assert unchanged.value.message("zh").startswith(
+        "记忆模式仍为\u201c每 30 次回复\u201d，因为切换到\u201c仅手动\u201d会立即压缩"
     )
     assert message.endswith("OLLAMA_HOST. The summary and history are unchanged.")
     assert ".." not in message
