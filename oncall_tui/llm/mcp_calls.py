@@ -136,7 +136,8 @@ def wrap_tool(
             return text, _outcome(ToolStatus.ERROR, said)
         except Exception as exc:
             problem = " ".join(str(exc).split())[:500] or type(exc).__name__
-            return FAILED.format(name=name, problem=problem), _outcome(ToolStatus.ERROR, problem)
+            said = problem.removeprefix(f"Error executing tool {tool.tool}: ")  # FastMCP's
+            return FAILED.format(name=name, problem=problem), _outcome(ToolStatus.ERROR, said)
         return truncate(as_text(content), runtime.result_chars), _outcome(ToolStatus.OK)
 
     return StructuredTool(
