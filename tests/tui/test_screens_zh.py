@@ -120,7 +120,7 @@ async def test_the_dialogs_speak_chinese_and_keep_given_labels(tmp_path: Path) -
         app.push_screen(UnsavedChangesDialog("有未保存的修改。"))
         await pilot.pause()
         labels = [str(button.label) for button in app.screen.query(Button)]
-        assert labels == ["保存", "放弃", "取消"]
+        assert labels == ["保存", "放弃", "继续编辑"]  # as the keys line says (it said 取消)
         assert str(app.screen.query(Static).first().render()) == "未保存的修改"
 
 

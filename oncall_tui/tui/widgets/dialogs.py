@@ -307,7 +307,7 @@ class ConfirmDialog(Question[bool]):
 class UnsavedChangesDialog(Question[UnsavedChoice]):
     """Save, discard or keep editing: asked before anything would drop unsaved edits.
 
-    The focus starts on "Cancel" (keep editing), the only answer that changes nothing, and
+    The focus starts on "Keep editing", the only answer that changes nothing, and
     the only one that counts before the question has been read (:class:`Question`): "Save"
     and "Discard" ring the bell until then (the ``s`` of a prompt's name typed behind ctrl+n
     saved the edits it asked about, unseen).
@@ -339,7 +339,7 @@ class UnsavedChangesDialog(Question[UnsavedChoice]):
             with Horizontal():
                 yield Button(t("dialog.save", lang), id="save", variant="primary")
                 yield Button(t("dialog.discard", lang), id="discard", variant="error")
-                yield Button(t("dialog.cancel", lang), id="cancel")
+                yield Button(t("dialog.keep_editing", lang), id="cancel")  # as its keys say
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
