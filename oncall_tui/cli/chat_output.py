@@ -25,6 +25,7 @@ from oncall_tui.core.events import (
     ToolConfirmation,
     ToolFinished,
     ToolServerFailed,
+    ToolServersStarting,
     ToolStarted,
     ToolStatus,
     ToolsUnavailable,
@@ -176,7 +177,8 @@ class ChatOutput:
                 self._end_answer()
                 emit_text(f"· {name}({shown})\n", err)
             case ToolFinished(summary=summary, ok=ok, status=status):
-                mark = "→" if ok else "✂" if status == ToolStatus.CUT else "✗"
+                marks = {ToolStatus.CUT: "✂", ToolStatus.DECLINED: "⊘"}  # as the TUI's log
+                mark = "→" if ok else marks.get(status, "✗")
                 emit_text(f"  {mark} {summary}\n", err)
             case (
                 ToolsUnavailable(message=message)
@@ -184,6 +186,9 @@ class ChatOutput:
                 | ToolServerFailed(message=message)
             ):
                 emit_text(f"oncall-tui: {message}\n", err)
+            case ToolServersStarting(seconds=seconds):
+                said = text("cli.chat.tool_servers_starting", lang, seconds=f"{seconds:g}")
+                emit_text(said + "\n", err)
             case CompactionStarted(message_count=count):
                 emit_text(text("cli.chat.compacting", lang, count=count) + "\n", err)
             case ThinkingStarted():

@@ -4,6 +4,7 @@
 or ``error`` (what was stored stays stored) or ``context_limit_reached`` (nothing stored), or
 ``held`` (the reply ended, the database did not take it: kept and saved later).
 Before ``user_message`` may come ``tools_unavailable`` (the model cannot call tools),
+``tool_servers_starting`` (the send waits for the tool servers to start, a moment into it),
 ``tool_server_failed`` (once per process for a registered server that did not start) and an
 automatic compaction: ``compacting``, then ``compacted`` or ``compaction_failed``. A retry yields
 the same events without ``user_message`` (its message is stored already).
@@ -77,6 +78,15 @@ class ToolsUnavailable(_Event):
     type: ClassVar[str] = "tools_unavailable"
     model: str
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolServersStarting(_Event):
+    """The tool servers are still starting a moment into the send, which waits for them (up to
+    ``seconds``): a slow one held the first message with nothing said of why."""
+
+    type: ClassVar[str] = "tool_servers_starting"
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +261,7 @@ ChatEvent = (
     | MemoryCompacted
     | CompactionFailed
     | ToolsUnavailable
+    | ToolServersStarting
     | ToolServerFailed
     | UserMessageStored
     | ThinkingStarted

@@ -202,6 +202,11 @@ class McpTools:
         return self._timeout
 
     @property
+    def start_seconds(self) -> float:
+        """How long a server may take to start and list its tools."""
+        return self._start_seconds
+
+    @property
     def result_chars(self) -> int:
         return self._result_chars
 

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from functools import partial
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
@@ -35,6 +35,7 @@ from oncall_tui.core.events import (
     ReplyFailed,
     TokenDelta,
     ToolServerFailed,
+    ToolServersStarting,
     ToolsUnavailable,
     UsageReported,
     UserMessageStored,
@@ -57,6 +58,8 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
 
+STARTING_SAID_AFTER = 1.0
+"""Seconds into a send the tool servers may take to start before it says it waits for them."""
 MAX_MESSAGE_CHARS = 100_000
 MAX_REPLY_CHARS = 200_000
 """A reply past this is stopped there and stored ``truncated``: a runaway model must not fill
@@ -156,8 +159,8 @@ class ChatService:
         if not await self._check_ready() and not self._gateway.tools_by_text():
             yield self._tools_unavailable()
         await self._store.save_held_first(owner)
-        for failed in await self._start_server_tools():
-            yield failed
+        async for said in self._start_server_tools():
+            yield said
         # At most one automatic compaction begins while the send is prepared: it is said as it
         # begins (a summary may take a CPU model a minute), then the preparation is awaited.
         announced: list[CompactionStarted] = []
@@ -194,17 +197,20 @@ class ChatService:
         readiness = await asyncio.to_thread(self._gateway.check_ready)
         return readiness.tools
 
-    async def _start_server_tools(self) -> list[ToolServerFailed]:
-        """Start the registered tool servers (once, in a thread); a server that failed is
-        said once per process, and the send goes on without its tools."""
+    async def _start_server_tools(self) -> AsyncIterator[ToolServersStarting | ToolServerFailed]:
+        """Start the registered tool servers (once, in a thread), said if it takes more than
+        :data:`STARTING_SAID_AFTER`; a server that failed is said once per process, and the
+        send goes on without its tools."""
         runtime = self._server_tools
         if runtime is None:
-            return []
-        await asyncio.to_thread(runtime.start)
-        return [
-            ToolServerFailed(server, error.code, error.message(self._lang))
-            for server, error in runtime.unreported_failures()
-        ]
+            return
+        starting = asyncio.ensure_future(asyncio.to_thread(runtime.start))
+        done, _ = await asyncio.wait({starting}, timeout=STARTING_SAID_AFTER)
+        if not done:
+            yield ToolServersStarting(runtime.start_seconds)
+        await starting
+        for server, error in runtime.unreported_failures():
+            yield ToolServerFailed(server, error.code, error.message(self._lang))
 
     def _tools_unavailable(self) -> ToolsUnavailable:
         model = self._gateway.model_name

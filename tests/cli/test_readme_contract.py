@@ -25,6 +25,7 @@ from oncall_tui.core.events import (
     TokenDelta,
     ToolFinished,
     ToolServerFailed,
+    ToolServersStarting,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -127,6 +128,7 @@ def test_every_document_has_exactly_the_keys_the_readme_lists(
 USAGE = ContextUsage(100, 8192)
 SAMPLES: list[ChatEvent] = [
     ToolsUnavailable("gemma:2b", "m"),
+    ToolServersStarting(20.0),
     ToolServerFailed("logs", "TOOL_SERVER_FAILED", "m"),
     CompactionStarted(1, 60),
     MemoryCompacted(1, 60, "s"),

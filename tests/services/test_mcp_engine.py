@@ -167,6 +167,25 @@ async def test_a_result_of_one_megabyte_is_cut_at_the_limit_with_a_note(
     assert len(result) == 20_000 + len("\n[truncated: 20,000 of 1,000,000 characters]")
 
 
+async def test_a_send_that_waits_for_the_tool_servers_to_start_says_so_then_uses_them(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    """Found in tmux: a tool server slow to start held the first message on "Sending…" for
+    20 s with nothing said of why. A moment into the wait the send says it waits for them."""
+    slow = f"import runpy, sys, time; time.sleep(1.5); sys.argv = [{OPS!r}]; "
+    slow += f"runpy.run_path({OPS!r}, run_name='__main__')"
+    services = with_tools(ops(args=("-c", slow)))
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Found them.")
+    events = await collect(services.chat.send("alice", None, "any timeouts?"))
+    assert [e.to_json() for e in events[:1]] == [
+        {"type": "tool_servers_starting", "seconds": mcp_runtime.START_SECONDS}
+    ]
+    assert [e.status for e in events if isinstance(e, ToolFinished)] == ["ok"]
+    server.script("Quick.")
+    again = await collect(services.chat.send("alice", None, "and now?"))  # started: not said
+    assert not [e for e in again if e.type == "tool_servers_starting"]
+
+
 def test_a_server_that_does_not_answer_as_it_starts_is_said_so_in_the_users_language() -> None:
     """Found on a Chinese screen: "启动失败（no answer in 20 s）", the bound in English."""
     silent = ops(args=("-c", "import time; time.sleep(30)"))

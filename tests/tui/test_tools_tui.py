@@ -162,3 +162,24 @@ async def test_a_server_that_does_not_start_is_said_and_the_chat_goes_on(
         assert "tools" not in ollama.chat_requests[1] or all(
             "gone" not in tool["function"]["name"] for tool in ollama.chat_requests[1]["tools"]
         )
+
+
+async def test_a_message_sent_while_the_tool_servers_start_says_it_waits_for_them(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """Found in tmux: the first message sat on "Sending…" for 20 s, a tool server slow to
+    start, with nothing said of why."""
+    slow = f"import runpy, sys, time; time.sleep(3); sys.argv = [{OPS!r}]; "
+    slow += f"runpy.run_path({OPS!r}, run_name='__main__')"
+    ollama.script("Found nothing.")
+    app = tools_app(tmp_path, ollama, ops_server(args=("-c", slow)))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.query_one(Composer).text = "any timeouts?"
+        await pilot.press("enter")
+        said = "Starting the tool servers: this message waits for them, 20 s at most"
+        await wait_until(pilot, lambda: said in screen.status.text, timeout=10)
+        await wait_until(pilot, lambda: len(ollama.chat_requests) == 1, timeout=30)
+        await wait_until(pilot, lambda: not screen.sending, timeout=10)
+        assert said not in screen.status.text

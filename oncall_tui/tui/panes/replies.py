@@ -22,6 +22,7 @@ from oncall_tui.core.events import (
     TokenDelta,
     ToolFinished,
     ToolServerFailed,
+    ToolServersStarting,
     ToolStarted,
     ToolsUnavailable,
     UsageReported,
@@ -81,7 +82,9 @@ class Replies:
 
     def apply(self, event: ChatEvent) -> None:
         pane, status, lang = self._pane, self._status, self._lang
-        if isinstance(event, ToolServerFailed):
+        if isinstance(event, ToolServersStarting):
+            status.say(t("status.tool_servers_starting", lang, seconds=f"{event.seconds:g}"))
+        elif isinstance(event, ToolServerFailed):
             pane.notify(terminal_safe(event.message), severity="warning", timeout=8)
             pane.post_message(pane.ToolsChanged())
         elif isinstance(event, CompactionStarted):
