@@ -238,6 +238,7 @@ async def test_ctrl_s_over_the_keys_help_or_the_summary_opens_the_export_with_th
         await wait_until(pilot, lambda: app.screen is not screen)
         keys_in_one_read(app, "ctrl+s", *"-x")
         await wait_until(pilot, lambda: isinstance(app.screen, TextDialog))
+        await wait_until(pilot, lambda: bool(app.screen.query(Input)))  # mounted a moment later
         field = app.screen.query_one(Input)
         await wait_until(pilot, lambda: field.value.endswith("-x"))
         assert screen.query_one(Composer).text == ""
