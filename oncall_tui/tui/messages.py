@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass
-
 from textual.message import Message
 
 from oncall_tui.errors import OncallError
@@ -22,19 +20,20 @@ class PromptDraftTaken(Message):
     said of them is said no more (it was, once they were saved and gone)."""
 
 
-@dataclass
 class SessionsChanged(Message):
     """A session was created, renamed or deleted: the main screen reads the sessions again."""
 
-    select: int | None = None
-    """A session to open after the refresh, if any."""
-    _: KW_ONLY
-    open_newest: bool = False
-    """Open the newest session after it (the open one was deleted)."""
+    def __init__(self, select: int | None = None, *, open_newest: bool = False) -> None:
+        super().__init__()
+        self.select = select
+        """A session to open after the refresh, if any."""
+        self.open_newest = open_newest
+        """Open the newest session after it (the open one was deleted)."""
 
 
-@dataclass
 class CannotGoOn(Message):
     """The app cannot work (its database cannot be opened): it ends, and says why."""
 
-    error: OncallError
+    def __init__(self, error: OncallError) -> None:
+        super().__init__()
+        self.error = error

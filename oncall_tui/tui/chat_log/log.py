@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events
@@ -72,11 +71,12 @@ class ChatLog(TypingGoesOn, ScrollView, can_focus=True):
     class EarlierRequested(Message):
         """The user asked for the page before the oldest message shown."""
 
-    @dataclass
     class EmptyChanged(Message):
         """The log has come to show no message at all, or its first one."""
 
-        empty: bool
+        def __init__(self, empty: bool) -> None:
+            super().__init__()
+            self.empty = empty
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from textual import on, work
@@ -52,34 +51,38 @@ STOP_SECONDS = 5.0
 class ChatPane(Vertical):
     """The centre of the main screen; at most one send at a time."""
 
-    @dataclass
     class SessionStarted(Message):
         """A send stored the first message of a new session."""
 
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
-    @dataclass
     class MessageStored(Message):
         """A send stored the user's message: the gauge counts it while the reply comes."""
 
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
     class SendEnded(Message):
         """A send or retry ended, however: the rest of the screen reads what it changed."""
 
-    @dataclass
     class UsageReported(Message):
         """The model server's count of the context, after a reply."""
 
-        tokens: int
-        window: int
+        def __init__(self, tokens: int, window: int) -> None:
+            super().__init__()
+            self.tokens = tokens
+            self.window = window
 
-    @dataclass(kw_only=True)
     class ServerSaid(Message):
         """The model server answered this send (``answered``), or a send found it away or
         without the model: what the screen says of the server should be checked again."""
 
-        answered: bool
+        def __init__(self, *, answered: bool) -> None:
+            super().__init__()
+            self.answered = answered
 
     class ToolsChanged(Message):
         """A tool server failed during a send: its state should be read again."""

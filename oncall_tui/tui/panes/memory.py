@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -43,11 +42,12 @@ def compacting_status(messages: int | None, lang: Language, stop_keys: str) -> s
     return joined(lang, working, t("memory.stop_hint", lang, keys=stop_keys))
 
 
-@dataclass
 class MemoryChanged(Message):
     """The memory of ``session_id`` changed: the screen shows the session again."""
 
-    session_id: int
+    def __init__(self, session_id: int) -> None:
+        super().__init__()
+        self.session_id = session_id
 
 
 class SessionMemory(StatusPart):

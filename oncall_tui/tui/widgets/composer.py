@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from textual import events
 from textual.binding import Binding
@@ -60,10 +59,11 @@ class Composer(InOrderBindings, TextEnds, TextArea):
         *TEXT_ENDS,
     ]
 
-    @dataclass
     class Submitted(Message):
-        composer: Composer
-        text: str
+        def __init__(self, composer: Composer, text: str) -> None:
+            super().__init__()
+            self.composer = composer
+            self.text = text
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(

@@ -58,12 +58,13 @@ class PanelControl(PlainText, can_focus=True):
 
     BINDINGS = [Binding("enter", "press(1)", show=False)]
 
-    @dataclass
     class Pressed(Message):
         """``step``: 1 for Enter, a click or →; -1 for ←."""
 
-        pressed: PanelControl
-        step: int
+        def __init__(self, pressed: PanelControl, step: int) -> None:
+            super().__init__()
+            self.pressed = pressed
+            self.step = step
 
         @property
         def control(self) -> PanelControl:
@@ -137,11 +138,12 @@ class ContextPanel(TypingGoesOn, VerticalScroll):
     The mode shown is the session's stored one: a press asks for the next, and the panel shows
     it once the screen has stored it and shows the memory again."""
 
-    @dataclass
     class ModeStepped(Message):
         """The mode choice was pressed: ``step`` 1 for the next mode, -1 for the one before."""
 
-        step: int
+        def __init__(self, step: int) -> None:
+            super().__init__()
+            self.step = step
 
     class CompactPressed(Message):
         pass

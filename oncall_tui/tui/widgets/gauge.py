@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.cells import cell_len
 from rich.text import Text
 from textual.message import Message
@@ -68,11 +66,12 @@ class ContextGauge(Widget):
     def watch_window(self) -> None:
         self._restyle()
 
-    @dataclass
     class Changed(Message):
         """The reading changed; ``summary`` says it in a few words."""
 
-        summary: str
+        def __init__(self, summary: str) -> None:
+            super().__init__()
+            self.summary = summary
 
     @property
     def summary(self) -> str:

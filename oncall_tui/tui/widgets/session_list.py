@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on
@@ -40,20 +39,23 @@ class SessionList(TypingGoesOn, Vertical):
     current: reactive[int | None] = reactive(None)
     """The open session, highlighted in the list."""
 
-    @dataclass
     class Opened(Message):
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
-    @dataclass
     class DeleteRequested(Message):
-        session_id: int
+        def __init__(self, session_id: int) -> None:
+            super().__init__()
+            self.session_id = session_id
 
-    @dataclass
     class Titled(Message):
         """The open session's title is another (renamed, titled by its first message, or
         another session opened); ``None``: a new session, not stored yet."""
 
-        title: str | None
+        def __init__(self, title: str | None) -> None:
+            super().__init__()
+            self.title = title
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
