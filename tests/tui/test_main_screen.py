@@ -175,9 +175,14 @@ async def test_another_session_waits_for_the_reply_and_the_status_line_says_why(
         screen = await reply_under_way(pilot)
         streaming = screen.session_id
         other = seed_session(app, 1, title="db-3 disk full")  # seeded first, it could open
-        screen.query_one(SessionList).post_message(SessionList.Opened(other))
+        screen.shown.load()
+        listing = screen.query_one(SessionList)
+        await wait_until(pilot, lambda: any(s.id == other for s in listing.sessions))
+        await pilot.press("alt+l", *"db-3", "enter")  # the list's filter, then Enter
         await wait_until(pilot, lambda: "still streaming" in status_text(screen))
         assert screen.session_id == streaming
+        # Back in the composer: a question typed next went into the filter.
+        await wait_until(pilot, lambda: isinstance(app.focused, Composer))
         screen.status.say("")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: "still streaming" in status_text(screen))

@@ -193,9 +193,11 @@ class MainScreen(Screen[None]):
 
     @on(SessionList.Opened)
     def _opened(self, event: SessionList.Opened) -> None:
+        """Open the session chosen; refused while a reply streams, the focus goes back to the
+        composer too (left in the filter, the question typed next went there)."""
         if self._may_leave_the_reply():
             self.shown.open(event.session_id, keep_status=True)  # what it did stays said
-            self.query_one(Composer).focus()
+        self.query_one(Composer).focus()
 
     @on(SessionList.DeleteRequested)
     def _delete_requested(self, event: SessionList.DeleteRequested) -> None:
