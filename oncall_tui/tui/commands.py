@@ -206,10 +206,21 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
             if other != binding_id and (lost := [k for k in other_keys if k in wanted]):
                 keys[other] = tuple(k for k in other_keys if k not in wanted)
                 taken.extend((key, binding_id, other) for key in lost)
+                if other in applied:  # given by the file before: Textual is told it no more
+                    left = [k for k in applied[other].split(",") if k not in wanted]
+                    applied[other] = ",".join(left)
         keys[binding_id] = tuple(wanted)
         applied[binding_id] = ",".join(wanted)
         if binding_id not in priority:
             edits.extend((key, binding_id) for key in wanted if key in text_field_keys())
+    for emptied in [action for action, value in applied.items() if not value]:
+        # Every key the file gave it went on to another: it keeps its own, less those the
+        # file gave to others (Textual drops a binding whose key the keymap gives away). Left
+        # in the keymap, both had the key, and the first in the bindings acted on it.
+        del applied[emptied]
+        given = {key for action in applied for key in keys.get(action, ())}
+        own = next(command.keys for command in COMMANDS if command.id == emptied)
+        keys[emptied] = tuple(key for key in bound_keys_of(own) if key not in given)
     return CheckedKeymap(applied, keys, unknown, taken, kept, not_keys, edits)
 
 

@@ -127,13 +127,34 @@ def test_only_the_keys_the_text_fields_take_first_are_said() -> None:
     assert checked_keymap({"retry": "home,ctrl+r"}).edits == [("home", "retry")]
 
 
+async def test_a_key_given_to_two_actions_opens_the_one_the_app_says_has_it(
+    tmp_path: Path,
+) -> None:
+    """Found in tmux: with prompts and skills both given f11, the start said skills had it,
+    the keys help too, and f11 opened the prompts; the skills had no key left at all."""
+    app, _ = app_with_file(tmp_path, '[keys]\nprompts = "f11"\nskills = "f11"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "f11 to skills: prompts" in status_text(app))
+        await pilot.press("f11")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SkillLibraryScreen")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await pilot.press("f3")  # the prompts keep their own keys
+        await wait_until(pilot, lambda: isinstance(app.screen, PromptEditorScreen))
+
+
 def test_the_later_rebinding_of_a_key_wins_and_an_action_may_be_left_without_one() -> None:
     checked = checked_keymap({"compact": "ctrl+k,f9", "search": "ctrl+k", "skills": "alt+p"})
     assert checked.keys["search"] == ("ctrl+k",)
     assert checked.keys["compact"] == ("f9",)  # ctrl+k went on to search
     assert (checked.keys["skills"], checked.keys["prompts"]) == (("alt+p",), ("f3",))
     assert checked.taken == [("ctrl+k", "search", "compact"), ("alt+p", "skills", "prompts")]
-    assert checked.applied == {"compact": "ctrl+k,f9", "search": "ctrl+k", "skills": "alt+p"}
+    # Textual is told the key once, for the action that has it (it went to the first).
+    assert checked.applied == {"compact": "f9", "search": "ctrl+k", "skills": "alt+p"}
+    both = checked_keymap({"prompts": "f11", "skills": "f11"})
+    assert both.applied == {"skills": "f11"}
+    assert (both.keys["prompts"], both.keys["skills"]) == (("f3", "alt+p"), ("f11",))
+    assert both.taken == [("f11", "skills", "prompts")]
     alone = checked_keymap({"retry": "alt+g"})
     assert alone.keys["check_ollama"] == ()
     assert alone.taken == [("alt+g", "retry", "check_ollama")]
