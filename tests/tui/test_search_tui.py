@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Input, OptionList
 
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -127,3 +128,19 @@ async def test_enter_right_behind_the_query_opens_the_newest_hit(tmp_path: Path)
         screen = main(app)
         await wait_until(pilot, lambda: screen.session_id == newer)
         assert older != newer
+
+
+async def test_a_line_pasted_past_the_querys_bound_keeps_what_fits(tmp_path: Path) -> None:
+    """Found in tmux: a 270-character log line pasted into the search (its bound is 200)
+    was dropped, the field left empty and nothing said. What fits is kept, and the bell
+    rings for the rest."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        field = app.screen.query_one(Input)
+        await wait_until(pilot, lambda: app.focused is field)
+        app.post_message(events.Paste("redis " * 45))
+        await wait_until(pilot, lambda: len(field.value) == 200)
+        assert field.value == ("redis " * 45)[:200]

@@ -60,14 +60,18 @@ class InOrderInput(InOrderBindings, Input):
 
     def insert_pasted(self, text: str) -> None:
         """``text`` as pasted here: its lines joined by a space (blank ones left out), in place
-        of the selection or at the cursor."""
+        of the selection or at the cursor; cut to the field's ``max_length``, if it has one
+        (a 270-character line pasted into the search, whose bound is 200, was dropped)."""
         line = " ".join(part for part in text.splitlines() if part.strip())
         if not line:
             return
-        if self.selection.is_empty:
-            self.insert_text_at_cursor(line)
-        else:
-            self.replace(line, *self.selection)
+        start, end = sorted(self.selection)
+        if self.max_length:  # Textual's input drops a paste it cannot take whole, unsaid
+            room = self.max_length - len(self.value) + (end - start)
+            if len(line) > room:
+                line = line[: max(0, room)]  # what fits is kept, and the bell says the rest
+                self.app.bell()
+        self.replace(line, start, end)
 
 
 TEXT_ENDS: list[BindingType] = [
