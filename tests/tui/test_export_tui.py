@@ -197,6 +197,8 @@ async def test_a_file_that_exists_is_replaced_only_when_the_user_says_so(
         await wait_until(pilot, lambda: app.screen is screen)
         assert target.read_text(encoding="utf-8") == "02:51 ERROR upstream 502\n"
         assert screen.query_one(Composer).text == ""
+        # Said (found in tmux: the line still said an export before, as if done).
+        assert f"Not exported: {target} is left as it was." in screen.status.text
 
         monkeypatch.setattr(dialogs, "clock", time.monotonic)  # read as a person reads it
         await export_to(target)

@@ -174,7 +174,14 @@ class SessionActions(StatusPart):
             destructive=True,
             typing_to=composer_of(self._listing),
         )
-        self._listing.app.push_screen(dialog, lambda yes: write(target) if yes else None)
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                write(target)
+            else:  # said: the line still said the export before, as if this one was done
+                self._status.say(text("export.not_replaced", lang, path=str(target)))
+
+        self._listing.app.push_screen(dialog, answered)
 
     def _asked_again(
         self, code: str, typed: str, ask: Callable[[str, str | None], None]
