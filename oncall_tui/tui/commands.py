@@ -184,6 +184,8 @@ def checked_keymap(keymap: Mapping[str, str]) -> CheckedKeymap:
             unknown.append(binding_id)
             continue
         named = []
+        if not bound_keys_of(value):  # "" or ",,": no key at all, said as one that names none
+            not_keys.append((value, binding_id))
         for written in bound_keys_of(value):
             key = key_name(written)
             if key is None:

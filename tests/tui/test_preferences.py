@@ -207,6 +207,10 @@ def test_what_names_no_key_is_set_aside_and_the_action_keeps_its_keys() -> None:
     assert checked.keys["new_session"] == ("ctrl+n",)  # its own: f99 is no key
     assert checked.keys["compact"] == ("f10",)
     assert checked.applied == {"compact": "f10", "prompts.save": "ctrl+w"}
+    # A value with no key at all is said too (",," was set aside without a word).
+    empty = checked_keymap({"compact": ",,", "retry": ""})
+    assert empty.not_keys == [(",,", "compact"), ("", "retry")]
+    assert (empty.keys["compact"], empty.applied) == (("f9", "alt+c"), {})  # its own
 
 
 async def test_a_key_written_in_capitals_acts_and_one_that_is_no_key_is_said(
