@@ -85,7 +85,7 @@ async def test_the_whole_header_and_the_close_keys_show_over_a_long_summary(
     assert "Summarises 1,234 earlier messages · 2024-05-01 10:00" in text  # the tests' zone: UTC
     assert shown in text
     assert "Every message is still in the log, above the divider." in text
-    assert "esc/f6 close" in text
+    assert "esc/f6/alt+v close" in text
     assert "note 0:" in text  # the summary starts right below the header
     assert "note 59:" not in text  # ...and the rest scrolls
 
@@ -103,7 +103,7 @@ def test_the_status_is_said_in_chinese_too(status: str, shown: str) -> None:
 async def test_no_summary_yet_says_so_and_how_to_close(size: tuple[int, int]) -> None:
     text = await opened(SummaryHost(memory_state(summary=None, count=0)), size)
     assert "No summary yet: nothing in this session has been compacted." in text
-    assert "esc/f6 close" in text
+    assert "esc/f6/alt+v close" in text
 
 
 @pytest.mark.parametrize("key", ["escape", "f6"])

@@ -390,3 +390,20 @@ async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -
             "Memory compacted: the messages above the divider are summarised (ctrl+k shows "
             "the summary)."
         )
+
+
+async def test_the_summary_closes_with_the_keys_that_open_it_as_rebound(tmp_path: Path) -> None:
+    """Found in tmux: with show_summary given f9, the summary said "esc/f6 close"; f9 did not
+    close it, and f6, which no longer opened it, did."""
+    app, _ = app_with_file(tmp_path, '[keys]\nshow_summary = "f9"\n')
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        main = app.screen
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: type(app.screen).__name__ == "SummaryScreen")
+        box = app.screen.query_one("#summary-box")
+        assert box.border_subtitle == "esc/f9 close"
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: app.screen is main)
+        await pilot.pause(0.2)
+        assert app.screen is main  # closed, not opened again

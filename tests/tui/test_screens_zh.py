@@ -139,7 +139,7 @@ async def test_the_summary_screen_speaks_chinese(tmp_path: Path) -> None:
         await pilot.pause()
         box = app.screen.query_one("#summary-box")
         assert box.border_title == "会话摘要（模型撰写）"
-        assert box.border_subtitle == "esc/f6 关闭"
+        assert box.border_subtitle == "esc/f6/alt+v 关闭"
         assert str(app.screen.query(Static).first().render()) == "暂无摘要：本会话尚未压缩过。"
         assert "关闭" in descriptions(app.screen)
 

@@ -13,10 +13,10 @@ which let a long summary push the header out of sight.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding, BindingsMap
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -28,6 +28,7 @@ from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.chat_log.times import full_time
+from oncall_tui.tui.commands import keys_here
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingGoesOn
 
@@ -78,14 +79,17 @@ class SummaryScreen(TypingGoesOn, ModalScreen[None]):
         & #summary-text:focus { border-top: solid $primary; }
     }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f6", "dismiss", "Close", id="summary.close"),
-    ]
 
     def __init__(self, memory: MemoryState | None, typing_to: TypingField | None = None) -> None:
         super().__init__()
         self.memory = memory
         self.lang = ui_lang(self)
+        # Closed by Esc and the keys that open it, as the settings file binds them (f6 closed
+        # it where [keys] had given show_summary f9, which closed it and opened it again).
+        opening = [key for key in keys_here(self, "show_summary").split(" / ") if key != "ctrl+p"]
+        self.close_keys = ["escape", *opening]
+        closing = Binding(",".join(self.close_keys), "dismiss", "Close", id="summary.close")
+        self._bindings = BindingsMap.merge([self._bindings, BindingsMap([closing])])
         translate_bindings(self, {"summary.close": "dialog.close"})
         self._typing = TypingClosesIt(self, typing_to)
 
@@ -93,7 +97,8 @@ class SummaryScreen(TypingGoesOn, ModalScreen[None]):
         memory = self.memory
         box = Vertical(id="summary-box")
         lang = self.lang
-        close_keys = t("summary.close_keys", lang)
+        said = "/".join("esc" if key == "escape" else key for key in self.close_keys)
+        close_keys = t("summary.close_keys", lang, keys=said)
         box.border_title = t("summary.title", lang)
         box.border_subtitle = close_keys
         with box:
