@@ -47,7 +47,13 @@ from mcp.client.session import MessageHandlerFnT
 from oncall_tui.core.events import ConfirmHook
 from oncall_tui.errors import OncallError
 from oncall_tui.llm.mcp_calls import ServerStoppedError, ServerTool, model_name, wrap_tool
-from oncall_tui.llm.mcp_processes import KILL_AFTER, end_server_processes, server_processes
+from oncall_tui.llm.mcp_processes import (
+    KILL_AFTER,
+    end_server_process,
+    end_server_processes,
+    server_processes,
+    started_server,
+)
 from oncall_tui.llm.mcp_schemas import for_the_model
 from oncall_tui.llm.mcp_state import (
     START_RETRY_SECONDS,
@@ -61,7 +67,13 @@ from oncall_tui.llm.mcp_state import (
     start_failure,
     stderr_file,
 )
-from oncall_tui.llm.mcp_transport import late_answer, open_session, quiet_sdk_logs, stray_line
+from oncall_tui.llm.mcp_transport import (
+    late_answer,
+    open_session,
+    quiet_sdk_logs,
+    stdio_command,
+    stray_line,
+)
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.settings.mcp import McpServer
 
@@ -253,10 +265,14 @@ class McpTools:
             end_server_processes(exclude=self._foreign, grace=0.0 if at_once else KILL_AFTER)
 
     def _stop_server(self, state: ServerState, problem: str) -> None:
-        """End ``state``'s server now (its session is closed, the SDK ends its process): it is
-        started again at the next send, as a server that stopped is."""
+        """End ``state``'s server now, its process killed (the SDK's close of the session waits
+        for it, and a server busy with the hung call still ran what it had queued, a confirmed
+        restart, once that call ended): it is started again at the next send."""
         if state.state == "ready":
             state.fail("tool_server_stopped", problem)
+            state.timed_out = True
+        if state.pid is not None:
+            threading.Thread(target=end_server_process, args=(state.pid,), daemon=True).start()
         owner, loop = self._owner_of.get(state.server.name), self._loop
         if owner is not None and loop is not None:
             loop.call_soon_threadsafe(owner.cancel)
@@ -280,11 +296,12 @@ class McpTools:
         for state in stopped:
             if state.retry_at is None:
                 log.info("tool server %s stopped; starting it again", state.server.name)
-                state.restarts += 1
+                state.restarts += 0 if state.timed_out else 1
                 state.reported = False
             else:  # said once already: a failure again is not said again
                 log.info("tool server %s did not start; trying it again", state.server.name)
             state.state, state.error, state.stray, state.retry_at = "starting", None, None, None
+            state.timed_out, state.pid = False, None
         servers = [state.server for state in stopped]
         starting = asyncio.run_coroutine_threadsafe(self._start_each(servers), loop)
         with contextlib.suppress(concurrent.futures.CancelledError):  # closed meanwhile
@@ -324,12 +341,17 @@ class McpTools:
         stderr = stderr_file()
         began = monotonic()
         gone = asyncio.Event()
+        before = frozenset(server_processes()) if server.command is not None else None
         try:
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(
                     open_session(server, stderr, self._stray_watch(state), gone.set)
                 )
                 await session.initialize()
+                if before is not None and server.command is not None:
+                    taken = {other.pid for other in self.states() if other.pid is not None}
+                    _, args = stdio_command(server.command, server.args)
+                    state.pid = started_server(before, args, taken)
                 adapters = await load_mcp_tools(
                     session, server_name=server.name, handle_tool_errors=False
                 )

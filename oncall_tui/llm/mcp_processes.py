@@ -16,7 +16,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -55,6 +55,41 @@ def end_server_processes(exclude: Collection[int] = (), grace: float = KILL_AFTE
             if pid in servers:
                 _signal_group(pid, signal.SIGKILL)
     return servers
+
+
+def end_server_process(pid: int, grace: float = KILL_AFTER) -> None:
+    """SIGTERM to ``pid``'s process group (a stdio server leads its own), SIGKILL ``grace``
+    seconds later if it is still there. Blocking for ``grace``: call it in a thread. Never
+    raises."""
+    _signal_group(pid, signal.SIGTERM)
+    threading.Event().wait(grace)
+    if pid in server_processes():
+        _signal_group(pid, signal.SIGKILL)
+
+
+def started_server(
+    before: Collection[int], args: Sequence[str], taken: Collection[int]
+) -> int | None:
+    """The process of a stdio server just started: the one child leading its own session that
+    was not there ``before`` and is no other server's (``taken``); where several are (servers
+    started at once), the one whose command line ends with ``args``. ``None``: not found."""
+    new = [pid for pid in server_processes() if pid not in before and pid not in taken]
+    if len(new) == 1:
+        return new[0]
+    tail = list(args)
+    for pid in new:
+        line = _command_line(pid)
+        if tail and line[-len(tail) :] == tail:
+            return pid
+    return None
+
+
+def _command_line(pid: int) -> list[str]:
+    try:
+        raw = (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
 
 
 def _signal_group(pid: int, number: int) -> None:

@@ -64,6 +64,11 @@ class ServerState:
     stray: str | None = None
     """The first line the server wrote on stdout that is not an MCP message, if any."""
     restarts: int = 0
+    timed_out: bool = False
+    """Stopped for a call past the tool timeout: started again without counting as a stop
+    (three slow queries had used up the restarts, and the tools were gone for the run)."""
+    pid: int | None = None
+    """A stdio server's process, once found (ended at once when a call passes the timeout)."""
     retry_at: float | None = None
     """When a server that failed at once as it started is tried again (``monotonic``)."""
 

@@ -172,6 +172,8 @@ class StdioServer:
             message = json.loads(line)
             if "method" in message and "id" in message:
                 self.answer(message["id"], message["method"], message.get("params") or {})
+        if os.environ.get("OPS_OUTLIVES_STDIN"):  # as a server busy in a call does
+            threading.Event().wait()
         os._exit(0)  # stdin closed: the client is gone; a hanging call's thread ends with us
 
 

@@ -391,6 +391,31 @@ async def test_a_call_past_the_timeout_stops_its_stdio_server_which_serves_the_n
     assert [e.status for e in again if isinstance(e, ToolFinished)] == ["ok"]
 
 
+async def test_a_server_stopped_for_a_call_past_the_timeout_is_ended_though_it_is_busy(
+    server: FakeOllama, with_tools: Build
+) -> None:
+    """Found in tmux: the server "stopped" for a hung call was still there 35 s on, busy in
+    that call, and then ran the confirmed restart it had queued: closing the session waits for
+    a server to end. Its process is killed; and a stop for a timeout does not use up the
+    restarts kept for crashes (three slow queries had left the tools gone for the run)."""
+    services = with_tools(ops(env={"OPS_OUTLIVES_STDIN": "1"}), tool_timeout=0.3)
+    session_id = None
+    for _ in range(mcp_state.RESTARTS + 1):
+        server.script(Reply.tool_call("ops__hang", {}), "It timed out.")
+        events = await collect(services.chat.send("alice", session_id, "wait"))
+        assert [e.status for e in events if isinstance(e, ToolFinished)] == ["error"]
+        assert "Its server was stopped" in tool_message(server, -1)
+        session_id = events[-1].session_id  # type: ignore[union-attr]
+        deadline = time.monotonic() + 3
+        while mcp_processes.server_processes():  # the hang has 600 s to go
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+    server.script(Reply.tool_call("ops__search_logs", {"pattern": "timeout"}), "Found.")
+    last = await collect(services.chat.send("alice", session_id, "and now?"))
+    assert not [e for e in last if isinstance(e, ToolServerFailed)]
+    assert [e.status for e in last if isinstance(e, ToolFinished)] == ["ok"]
+
+
 async def test_a_turns_confirm_calls_are_asked_one_at_a_time_in_the_models_order(
     server: FakeOllama, with_tools: Build
 ) -> None:
