@@ -7,6 +7,7 @@ import contextlib
 import gc
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -130,17 +131,35 @@ class OncallApp(KeyOrderApp):
         self.call_after_refresh(self._warm_up, warm_up_rendering)
         loop = asyncio.get_running_loop()
         for number in QUIT_SIGNALS:  # as ctrl+q: a streaming reply is kept, marked interrupted
-            loop.add_signal_handler(number, self.quit_now)
+            if self.ends_process:
+                signal.signal(number, partial(self._quit_signal, loop))
+            else:  # an app in a test's process: its handlers go with its loop
+                loop.add_signal_handler(number, self.quit_now)
+
+    def _quit_signal(self, loop: asyncio.AbstractEventLoop, number: int, frame: object) -> None:
+        """SIGTERM, SIGHUP, in Python's handler: it runs on the main thread between two steps
+        of whatever runs there, where the loop's own handler waits for the loop. The exit
+        deadline is armed here (from a thread: the handler may have come in the middle of
+        arming it), so the process ends within it though the loop never comes back (a timer
+        of Textual's with a negative delay spun it once, and only SIGKILL ended the app);
+        the app is asked to quit on its loop, as by ctrl+q."""
+        threading.Thread(target=self.arm_deadline, daemon=True).start()
+        loop.call_soon_threadsafe(self.quit_now)
 
     def quit_now(self) -> None:
         """ctrl+q, SIGTERM, SIGHUP, the terminal gone: the app exits (a streaming reply is
         stored, marked interrupted, as it winds down) and the exit deadline is armed, so the
         process ends within it whatever still runs. On the app's loop."""
-        chat = [worker for worker in self.workers if worker.group == "chat"]
-        pending = [worker for worker in chat if not worker.is_finished]
-        if self.ends_process:
-            self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
+        self.arm_deadline()
         self.exit()
+
+    def arm_deadline(self) -> None:
+        """From now, the process ends within the exit deadline whatever the loop does (where
+        the app ends the process; from any thread but a signal handler's)."""
+        if self.ends_process:
+            chat = [worker for worker in self.workers if worker.group == "chat"]
+            pending = [worker for worker in chat if not worker.is_finished]
+            self.deadline.arm(lambda: any(not worker.is_finished for worker in pending))
 
     def action_command_palette(self) -> None:
         """ctrl+p: Textual's command palette, its placeholder in the app's language."""

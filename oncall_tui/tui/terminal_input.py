@@ -213,11 +213,15 @@ class InputDriver(LinuxDriver):
             self._file = TerminalOutput(self._file, self.terminal_gone)  # type: ignore[assignment]
 
     def terminal_gone(self) -> None:
-        """Tell the app, once, from any thread."""
+        """Tell the app, once, from any thread; the exit deadline is armed here too, where the
+        app has one, so the process ends though its loop never reads the message."""
         with self._gone_once:
             if self._gone:
                 return
             self._gone = True
+        arm = getattr(self._app, "arm_deadline", None)
+        if callable(arm):
+            arm()
         self._app.post_message(TerminalGone())
 
     def _read(self) -> bytes | None:

@@ -191,6 +191,44 @@ def test_sigterm_mid_reply_keeps_the_partial_and_stops_the_tool_server(
     assert_partial_kept(database)
 
 
+SPUN = """
+import sys
+from oncall_tui.cli import main
+from oncall_tui.tui.screens.main import MainScreen
+
+def spin() -> None:  # the loop taken and never given back, as a Textual timer once did
+    while True:
+        pass
+
+mounted = MainScreen.on_mount
+
+def on_mount(self) -> None:
+    mounted(self)
+    self.set_timer(1.0, spin)
+
+MainScreen.on_mount = on_mount
+sys.exit(main([]))
+"""
+
+
+def test_sigterm_ends_the_app_though_its_loop_never_comes_back(
+    tmp_path: Path, ollama: FakeOllama
+) -> None:
+    """Found in tmux: the app's loop spun in a timer of Textual's with a negative delay
+    (a toast shown the moment it expired), and SIGTERM, handled on that loop, was never
+    acted on: only SIGKILL ended the process. (SIGHUP takes the same handler; a hang-up is
+    not made here: this harness's reader holds the terminal open while the app is silent.)"""
+    terminal = Terminal(
+        environment(tmp_path / "oncall.db", ollama), argv=[sys.executable, "-c", SPUN]
+    )
+    with killed_at_the_end(terminal.pid):
+        terminal.wait_to_show("Message")
+        threading.Event().wait(1.5)  # the loop is spinning by now
+        os.kill(terminal.pid, signal.SIGTERM)
+        terminal.wait(timeout=EXIT_POLL)
+    os.close(terminal.fd)
+
+
 def test_closing_the_tool_servers_wakes_a_start_still_waiting_and_ends_the_server() -> None:
     silent = McpServer(name="ops", command=sys.executable, args=("-c", SILENT), allow=("x",))
     tools = McpTools([silent], timeout=3.0, result_chars=1000)
