@@ -34,19 +34,15 @@ import contextlib
 import logging
 import threading
 from collections.abc import Coroutine, Mapping, Sequence
-from dataclasses import replace
 from time import monotonic
 from typing import Any, TypeVar
 
 from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_mcp_adapters.tools import load_mcp_tools
-from mcp import ClientSession
-from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.events import ConfirmHook
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.mcp_calls import ServerStoppedError, ServerTool, model_name, wrap_tool
+from oncall_tui.llm.mcp_calls import ServerStoppedError, ServerTool, wrap_tool
 from oncall_tui.llm.mcp_processes import (
     KILL_AFTER,
     end_server_process,
@@ -54,10 +50,8 @@ from oncall_tui.llm.mcp_processes import (
     server_processes,
     started_server,
 )
-from oncall_tui.llm.mcp_schemas import for_the_model
 from oncall_tui.llm.mcp_state import (
     START_RETRY_SECONDS,
-    OfferedTool,
     ServerState,
     connection_lost,
     failure_text,
@@ -66,13 +60,12 @@ from oncall_tui.llm.mcp_state import (
     short,
     start_failure,
     stderr_file,
+    stray_watch,
 )
 from oncall_tui.llm.mcp_transport import (
-    late_answer,
     open_session,
     quiet_sdk_logs,
     stdio_command,
-    stray_line,
 )
 from oncall_tui.llm.tool_specs import ToolSchema
 from oncall_tui.settings.mcp import McpServer
@@ -345,7 +338,7 @@ class McpTools:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 session = await stack.enter_async_context(
-                    open_session(server, stderr, self._stray_watch(state), gone.set)
+                    open_session(server, stderr, stray_watch(state), gone.set)
                 )
                 await session.initialize()
                 if before is not None and server.command is not None:
@@ -359,7 +352,7 @@ class McpTools:
                     state.fail("tool_server_not_mcp", state.stray)
                     ready.set_result(None)
                     return
-                self._ready(state, session, adapters)
+                state.ready(session, adapters, self)
                 ready.set_result(None)
                 if self._stop is not None:
                     await _first_of(self._stop.wait(), gone.wait())
@@ -392,61 +385,6 @@ class McpTools:
 
     def _stop_set(self) -> bool:
         return self._stop is not None and self._stop.is_set()
-
-    def _stray_watch(self, state: ServerState) -> MessageHandlerFnT:
-        """The session's handler of what the server sends unasked: a line that is not an MCP
-        message comes as the parse error; the first is kept, and fails a server that is
-        already ready (one that is starting fails once it has listed its tools). A late
-        answer to a call given up on (Esc, the timeout) is no fault of the server's: it
-        failed the server, and its tools were gone for the rest of the run."""
-
-        async def handle(message: object) -> None:
-            if not isinstance(message, Exception) or state.stray is not None:
-                return
-            if late_answer(message):
-                log.info("tool server %s answered a call given up on", state.server.name)
-                return
-            state.stray = stray_line(message)
-            if state.state == "ready":
-                state.fail("tool_server_not_mcp", state.stray)
-
-        return handle
-
-    def _ready(self, state: ServerState, session: ClientSession, adapters: list[BaseTool]) -> None:
-        server = state.server
-        offered = {tool.name: tool for tool in adapters}
-        state.offered = [
-            OfferedTool(tool.name, tool.description, server.policy(tool.name)) for tool in adapters
-        ]
-        state.tools = []
-        for name in server.allow:
-            adapter = offered.get(name)
-            if adapter is None:
-                continue
-            if isinstance(adapter.args_schema, Mapping):  # the server's JSON schema, always
-                description, parameters = for_the_model(adapter.description, adapter.args_schema)
-                adapter = adapter.model_copy(
-                    update={"description": description, "args_schema": parameters}
-                )
-            tool = ServerTool(
-                server=server.name,
-                tool=name,
-                model_name=model_name(server.name, name),
-                confirm=name in server.confirm,
-                adapter=adapter,
-                schema={},
-            )
-            schema = convert_to_openai_tool(wrap_tool(tool, self, None))
-            state.tools.append(replace(tool, schema=schema))
-        state.missing = tuple(name for name in server.allow if name not in offered)
-        state.session = session
-        state.state, state.error = "ready", None
-        log.info(
-            "tool server %s ready: %d tools offered, %d bound",
-            server.name,
-            len(adapters),
-            len(state.tools),
-        )
 
 
 async def _first_of(*waits: Coroutine[Any, Any, Any]) -> None:

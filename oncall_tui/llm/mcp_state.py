@@ -9,15 +9,21 @@ from __future__ import annotations
 import contextlib
 import logging
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import IO
 
 import anyio
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from mcp import ClientSession
+from mcp.client.session import MessageHandlerFnT
 
 from oncall_tui.core.text import one_line
 from oncall_tui.errors import OncallError
-from oncall_tui.llm.mcp_calls import ServerTool
+from oncall_tui.llm.mcp_calls import ServerTool, ToolRunner, model_name, wrap_tool
+from oncall_tui.llm.mcp_schemas import for_the_model
+from oncall_tui.llm.mcp_transport import late_answer, stray_line
 from oncall_tui.redaction import redact
 from oncall_tui.settings.mcp import McpServer
 
@@ -85,6 +91,44 @@ class ServerState:
         if self.retry_at is not None:
             return self.state == "failed" and now >= self.retry_at
         return self.stopped and self.restarts < RESTARTS
+
+    def ready(self, session: ClientSession, adapters: list[BaseTool], runtime: ToolRunner) -> None:
+        """The server started and listed ``adapters``: the allowed ones are bound, each with
+        the short form of its schema the model is sent (run by ``runtime``)."""
+        server = self.server
+        offered = {tool.name: tool for tool in adapters}
+        self.offered = [
+            OfferedTool(tool.name, tool.description, server.policy(tool.name)) for tool in adapters
+        ]
+        self.tools = []
+        for name in server.allow:
+            adapter = offered.get(name)
+            if adapter is None:
+                continue
+            if isinstance(adapter.args_schema, Mapping):  # the server's JSON schema, always
+                description, parameters = for_the_model(adapter.description, adapter.args_schema)
+                adapter = adapter.model_copy(
+                    update={"description": description, "args_schema": parameters}
+                )
+            tool = ServerTool(
+                server=server.name,
+                tool=name,
+                model_name=model_name(server.name, name),
+                confirm=name in server.confirm,
+                adapter=adapter,
+                schema={},
+            )
+            schema = convert_to_openai_tool(wrap_tool(tool, runtime, None))
+            self.tools.append(replace(tool, schema=schema))
+        self.missing = tuple(name for name in server.allow if name not in offered)
+        self.session = session
+        self.state, self.error = "ready", None
+        log.info(
+            "tool server %s ready: %d tools offered, %d bound",
+            server.name,
+            len(adapters),
+            len(self.tools),
+        )
 
     def fail(self, reason: str, problem: object = "", **params: str) -> str:
         """Mark the server failed; returns what is said of it (short, redacted)."""
@@ -155,3 +199,23 @@ def connection_lost(exc: BaseException) -> bool:
 
 def short(text: str) -> str:
     return one_line(redact(text), DETAIL_LIMIT)  # redacted whole, before a cut halves a secret
+
+
+def stray_watch(state: ServerState) -> MessageHandlerFnT:
+    """The session's handler of what the server sends unasked: a line that is not an MCP
+    message comes as the parse error; the first is kept, and fails a server that is already
+    ready (one that is starting fails once it has listed its tools). A late answer to a call
+    given up on (Esc, the timeout) is no fault of the server's: it failed the server, and its
+    tools were gone for the rest of the run."""
+
+    async def handle(message: object) -> None:
+        if not isinstance(message, Exception) or state.stray is not None:
+            return
+        if late_answer(message):
+            log.info("tool server %s answered a call given up on", state.server.name)
+            return
+        state.stray = stray_line(message)
+        if state.state == "ready":
+            state.fail("tool_server_not_mcp", state.stray)
+
+    return handle
