@@ -21,7 +21,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
@@ -88,13 +88,18 @@ SHORT_ROWS = 20
 class KeysScreen(TypingGoesOn, ModalScreen[str | None]):
     """Dismissed with the action to run (Enter on an action), or ``None``."""
 
-    BINDINGS = [Binding("escape,f1", "close", show=False)]
-
     def __init__(self, keymap: dict[str, str], typing_to: TypingField | None = None) -> None:
         super().__init__()
         self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
+        # Closed by Esc and the keys that open it, as bound (alt+h over it closed it and
+        # opened it again: a key of the chat's closes a screen read over the chat).
+        opening = next(command for command in COMMANDS if command.id == "keys")
+        closing = ",".join(["escape", *bound_keys(opening, keymap)])
+        self._bindings = BindingsMap.merge(
+            [self._bindings, BindingsMap([Binding(closing, "close", show=False)])]
+        )
         self._typing = TypingClosesIt(self, typing_to)
         self._actions: dict[str, Command] = {}
         self._what_width: int | None = None
