@@ -362,6 +362,7 @@ async def test_a_session_opened_while_the_database_is_away_shows_none_of_the_one
     database was back was shown under that history. The page is emptied; the status line
     says why; the session opened is read again once the database answers."""
     from oncall_tui.errors import OncallError
+    from oncall_tui.services.configuration import ConfigurationService
     from oncall_tui.services.sessions import SessionService
 
     app, _ = scripted_app(tmp_path / "t.db")
@@ -378,10 +379,15 @@ async def test_a_session_opened_while_the_database_is_away_shows_none_of_the_one
         def away(*args: object, **kwargs: object) -> list[str]:
             raise OncallError("DATABASE_UNAVAILABLE", path="t.db", detail="Connection refused")
 
+        gauge = screen.panel.gauge
+        await wait_until(pilot, lambda: gauge.window > 0)
         monkeypatch.setattr(SessionService, "input_history", away)
+        monkeypatch.setattr(ConfigurationService, "get_configuration", away)
         screen.shown.open(None if opened == "new" else other)
         await wait_until(pilot, lambda: not log.messages)
         await wait_until(pilot, lambda: "Connection refused" in screen.status.text)
+        # Nor its figures: the gauge said the session before's under the empty page.
+        await wait_until(pilot, lambda: gauge.window == 0)
         if opened == "another":
             monkeypatch.undo()
             screen.shown.load()  # the next listing, once the database answers

@@ -103,7 +103,15 @@ class SessionMemory(StatusPart):
                     baseline.context_tokens, baseline.context_window_tokens
                 )
 
-        self._calls.start(fetch, show)
+        def unread(error: OncallError) -> None:
+            """Not read (the database is away): the gauge shows no figure rather than the
+            session before's, which stood under a new session's empty page."""
+            if self._status.open_session == session_id:
+                self.state = None
+                self._panel.gauge.update_usage(0, 0)
+            self._status.report(error)
+
+        self._calls.start(fetch, show, report=unread)
 
     def compact(self) -> None:
         session_id, lang = self._status.open_session, ui_lang(self._panel)
