@@ -144,3 +144,32 @@ async def test_a_line_pasted_past_the_querys_bound_keeps_what_fits(tmp_path: Pat
         app.post_message(events.Paste("redis " * 45))
         await wait_until(pilot, lambda: len(field.value) == 200)
         assert field.value == ("redis " * 45)[:200]
+
+
+async def test_a_hit_deep_in_a_long_message_opens_with_its_line_in_view(tmp_path: Path) -> None:
+    """Found in tmux: a hit in a 900-line log pasted as one message opened at the message's
+    top, the matching line hundreds of lines below it."""
+    app, _ = scripted_app(tmp_path / "t.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lines = [f"02:{n % 60:02} api-{n} upstream ok" for n in range(300)]
+        lines[150] = "02:30 pool-299 exhausted"
+        seed(app, "payments", ["the log:\n\n" + "\n".join(lines), "The pool ran out."])
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
+        await pilot.press(*"pool-299")
+        search = app.screen
+        assert isinstance(search, SearchScreen)
+        await wait_until(pilot, lambda: len(search.hits) == 1)
+        await pilot.press("enter")
+        screen = main(app)
+        await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        log = screen.query_one(ChatLog)
+        await wait_until(pilot, lambda: log.selected is not None)
+
+        def in_view() -> list[str]:
+            top = log.scroll_offset.y
+            rows = [log.line_at(top + y) for y in range(log.size.height)]
+            return [row.text for row in rows if row is not None]
+
+        await wait_until(pilot, lambda: any("pool-299 exhausted" in row for row in in_view()))

@@ -364,16 +364,34 @@ class ChatLog(TypingGoesOn, ScrollView, can_focus=True):
         if 0 <= index < count:
             self._move_to(index)
 
-    def select_position(self, position: int) -> bool:
+    def select_position(self, position: int, find: str = "") -> bool:
         """Select the message at ``position`` in its session and bring it into view (a search
-        hit opened); whether it is loaded."""
+        hit opened), at its first line that holds ``find`` (the term found: in a long pasted
+        log, its top was shown, the match hundreds of lines below); whether it is loaded."""
         for index, entry in enumerate(self.entries):
             if isinstance(entry, MessageBlock) and entry.position == position:
                 if not self._layout.holds(len(self.entries)):  # not laid out since the page
                     self._relayout()
                 self._move_to(index)
+                if find and self._layout.starts:
+                    self._show_line_with(index, find.casefold())
                 return True
         return False
+
+    def _show_line_with(self, index: int, find: str) -> None:
+        start, height = self._layout.span(index)
+        for row in range(start, start + height):
+            line = self.line_at(row)
+            if line is not None and find in line.text.casefold():
+                if not self._in_view(row):
+                    self.scroll_to_region(
+                        Region(0, row, self._layout.width, 1), animate=False, immediate=True
+                    )
+                return
+
+    def _in_view(self, row: int) -> bool:
+        top = self.scroll_offset.y
+        return top <= row < top + self.size.height
 
     def _move_to(self, index: int | None) -> None:
         self.cursor = index

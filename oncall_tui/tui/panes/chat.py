@@ -279,10 +279,11 @@ class ChatPane(Vertical):
         the welcome guides it (it said the most recent session would open)."""
         self.query_one(Welcome).loaded()
 
-    def select_found(self, position: int, count: int) -> None:
-        """Select the message a search hit is on, if the page reaches it."""
+    def select_found(self, position: int, count: int, find: str = "") -> None:
+        """Select the message a search hit is on, at the line with ``find``, if the page
+        reaches it."""
         log = self.query_one(ChatLog)
-        if log.select_position(position):
+        if log.select_position(position, find):
             log.focus()
         else:
             earlier = keys_here(self, "load_earlier", first=True)

@@ -142,10 +142,16 @@ class ShownSession(StatusPart):
         self.open(self.id, keep_status=True)
 
     def open(
-        self, session_id: int | None, *, keep_status: bool = False, at: int | None = None
+        self,
+        session_id: int | None,
+        *,
+        keep_status: bool = False,
+        at: int | None = None,
+        find: str = "",
     ) -> None:
         """Show a session's newest page at once; the gauge follows when it is computed. With
-        ``at`` (a search hit), the page reaches back to that message, which is selected.
+        ``at`` (a search hit), the page reaches back to that message, which is selected, in
+        view at its line that holds ``find``.
 
         What the status line said of another session goes (of this one too unless
         ``keep_status``); a page read for a session no longer open by the time it comes is
@@ -176,7 +182,8 @@ class ShownSession(StatusPart):
                 self._known = (earlier + len(page), boundary, view.memory_mode)
             self._chat.show_page(page, earlier=earlier, boundary=boundary, recall=recall)
             if at is not None:
-                self._screen.call_after_refresh(self._chat.select_found, at, earlier + len(page))
+                found, count = self._chat.select_found, earlier + len(page)
+                self._screen.call_after_refresh(found, at, count, find)
 
         def unread(error: OncallError) -> None:
             """The page could not be read (the database is away): another session's messages

@@ -268,7 +268,8 @@ class MainScreen(Screen[None]):
 
         def chosen(hit: SearchHit | None) -> None:
             if hit is not None and self._may_leave_the_reply():
-                self.shown.open(hit.session_id, keep_status=True, at=hit.position)
+                find = "".join(hit.snippet[start:end] for start, end in hit.highlights[:1])
+                self.shown.open(hit.session_id, keep_status=True, at=hit.position, find=find)
 
         self.app.push_screen(SearchScreen(self.services), chosen)
 
