@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 
 from oncall_tui.store.sessions import MessageRepository, SessionRepository
@@ -31,6 +32,18 @@ def seed(app: OncallApp, title: str, texts: list[str]) -> int:
         return chat.id
 
 
+async def typed_into_search(pilot: Pilot[None], term: str, hits: int) -> SearchScreen:
+    """ctrl+f, ``term`` typed, and the search screen once it lists ``hits`` hits."""
+    app = pilot.app
+    await pilot.press("ctrl+f")
+    await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
+    await pilot.press(*term)
+    search = app.screen
+    assert isinstance(search, SearchScreen)
+    await wait_until(pilot, lambda: len(search.hits) == hits)
+    return search
+
+
 def main(app: OncallApp) -> MainScreen:
     screen = app.screen_stack[0]
     assert isinstance(screen, MainScreen)
@@ -44,12 +57,7 @@ async def test_a_chinese_term_finds_the_message_and_enter_opens_it_there(tmp_pat
         filler = [f"routine check {i}" for i in range(60)]
         target = seed(app, "payments", [*filler[:10], "网关报告上游超时", *filler[10:]])
         seed(app, "other", ["nothing here", "still nothing"])
-        await pilot.press("ctrl+f")
-        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
-        await pilot.press(*"超时")
-        search = app.screen
-        assert isinstance(search, SearchScreen)
-        await wait_until(pilot, lambda: len(search.hits) == 1)
+        search = await typed_into_search(pilot, "超时", 1)
         results = search.query_one(OptionList)
         assert "网关报告上游超时" in str(results.get_option_at_index(0).prompt)
         await pilot.press("enter")
@@ -155,12 +163,7 @@ async def test_a_hit_deep_in_a_long_message_opens_with_its_line_in_view(tmp_path
         lines = [f"02:{n % 60:02} api-{n} upstream ok" for n in range(300)]
         lines[150] = "02:30 pool-299 exhausted"
         seed(app, "payments", ["the log:\n\n" + "\n".join(lines), "The pool ran out."])
-        await pilot.press("ctrl+f")
-        await wait_until(pilot, lambda: isinstance(app.screen, SearchScreen))
-        await pilot.press(*"pool-299")
-        search = app.screen
-        assert isinstance(search, SearchScreen)
-        await wait_until(pilot, lambda: len(search.hits) == 1)
+        await typed_into_search(pilot, "pool-299", 1)
         await pilot.press("enter")
         screen = main(app)
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
