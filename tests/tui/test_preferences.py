@@ -378,10 +378,14 @@ async def test_the_log_and_the_memory_name_the_keys_as_rebound(tmp_path: Path) -
         memory = screen.memory_actions
         await wait_until(pilot, lambda: memory.state is not None and memory.state.can_compact)
         memory.set_mode(MemoryMode.MANUAL)
-        await wait_until(pilot, lambda: "compacts" in " ".join(screen_rows(app)))
-        assert isinstance(app.screen, ConfirmDialog)
-        dialog = [row.strip(" █") for row in screen_rows(app)]
-        assert "from then on only f10 compacts" in " ".join(" ".join(dialog).split())
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        dialog = app.screen
+
+        def question() -> str:  # its message, not the rows: they run beside the panes' edges
+            said = [str(static.render()) for static in dialog.query(".dialog--message")]
+            return " ".join(" ".join(said).split())
+
+        await wait_until(pilot, lambda: "from then on only f10 compacts" in question())
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
         await pilot.press("f10")
