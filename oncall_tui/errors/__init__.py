@@ -79,9 +79,12 @@ class OncallError(Exception):
         kind = values.get("kind")
         if isinstance(kind, str) and kind in KINDS:
             values["kind"] = KINDS[kind][lang]
-        mode = values.get("mode")  # a memory mode, by the name the panel gives it
-        if isinstance(mode, str) and f"mode.{mode}" in KINDS:
-            values["mode"] = KINDS[f"mode.{mode}"][lang]
+        for key, prefix in (("mode", "mode."), ("problem", "problem.")):
+            # A memory mode, by the name the panel gives it; a file's problem the app words
+            # itself ("no such file"), in the user's language (a server's own stays as said).
+            value = values.get(key)
+            if isinstance(value, str) and f"{prefix}{value}" in KINDS:
+                values[key] = KINDS[f"{prefix}{value}"][lang]
         return values
 
     def to_json(self, lang: Language) -> dict[str, object]:

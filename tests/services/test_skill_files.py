@@ -129,6 +129,10 @@ def test_a_skill_md_named_that_is_not_there_is_not_taken_for_its_folder(
         configuration.add_skill_files("alice", str(tmp_path / "SKILL.md"))
     assert caught.value.reason == "unreadable_file"
     assert configuration.list_skills("alice") == []
+    missing = tmp_path / "SKILL.md"
+    assert caught.value.message("en").endswith(f"cannot read '{missing}' (no such file)")
+    # In the user's language, the file's problem too (it was English in a Chinese error).
+    assert caught.value.message("zh").endswith("（文件不存在）")
 
 
 @pytest.mark.parametrize(("folders", "left"), [(3, 0), (4, 1)])
