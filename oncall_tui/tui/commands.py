@@ -107,16 +107,29 @@ def keys_to_say(command_id: str, keymap: Mapping[str, str]) -> str:
     return " / ".join(bound_keys(command, keymap)) or "ctrl+p"
 
 
-def keys_here(node: DOMNode, command_id: str, *, first: bool = False) -> str:
-    """:func:`keys_to_say` with the running app's ``[keys]`` (the default keys outside an app);
-    ``first``: only the first (a short hint: ``ctrl+up``)."""
+def keymap_here(node: DOMNode) -> Mapping[str, str]:
+    """The running app's ``[keys]`` (none outside an app)."""
     try:
         services = getattr(node.app, "services", None)
     except Exception:  # no active app: a widget built outside one
         services = None
-    keymap: Mapping[str, str] = {} if services is None else services.settings.keymap
-    said = keys_to_say(command_id, keymap)
+    return {} if services is None else services.settings.keymap
+
+
+def keys_here(node: DOMNode, command_id: str, *, first: bool = False) -> str:
+    """:func:`keys_to_say` with the running app's ``[keys]`` (the default keys outside an app);
+    ``first``: only the first (a short hint: ``ctrl+up``)."""
+    said = keys_to_say(command_id, keymap_here(node))
     return said.split(" / ")[0] if first else said
+
+
+def closing_keys(command_id: str, keymap: Mapping[str, str]) -> list[str]:
+    """What closes the screen ``command_id`` opens over the chat (the keys help, the summary):
+    Esc and the keys that open it, as bound. Any other key of the chat's closes it and acts
+    (:class:`~.key_order.ClosedByKeysUnder`): its own keys closed it and opened it again, or
+    were read as Esc and a letter."""
+    command = next(command for command in COMMANDS if command.id == command_id)
+    return ["escape", *bound_keys(command, keymap)]
 
 
 def still_streaming(node: DOMNode) -> str:

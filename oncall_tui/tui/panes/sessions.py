@@ -192,12 +192,11 @@ class SessionActions(StatusPart):
         outage was lost), which the status line says too. Any other error is said there."""
 
         def report(error: OncallError) -> None:
-            if error.code in DATABASE_CODES:
+            if error.code != code:
                 self._status.report(error)
-            if error.code == code or error.code in DATABASE_CODES:
-                ask(typed, error.message(ui_lang(self._listing)))
-            else:
-                self._status.report(error)
+                if error.code not in DATABASE_CODES:
+                    return
+            ask(typed, error.message(ui_lang(self._listing)))
 
         return report
 

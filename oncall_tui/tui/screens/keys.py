@@ -27,7 +27,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label
 
 from oncall_tui.texts import text
-from oncall_tui.tui.commands import COMMANDS, Command, bound_keys
+from oncall_tui.tui.commands import COMMANDS, Command, bound_keys, closing_keys
 from oncall_tui.tui.widgets.lang import ui_lang
 from oncall_tui.tui.widgets.row_table import RowTable
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingGoesOn
@@ -93,10 +93,7 @@ class KeysScreen(TypingGoesOn, ModalScreen[str | None]):
         self.lang = ui_lang(self)
         self.keymap = keymap
         """Keys rebound by the settings file, by binding id."""
-        # Closed by Esc and the keys that open it, as bound (alt+h over it closed it and
-        # opened it again: a key of the chat's closes a screen read over the chat).
-        opening = next(command for command in COMMANDS if command.id == "keys")
-        closing = ",".join(["escape", *bound_keys(opening, keymap)])
+        closing = ",".join(closing_keys("keys", keymap))
         self._bindings = BindingsMap.merge(
             [self._bindings, BindingsMap([Binding(closing, "close", show=False)])]
         )

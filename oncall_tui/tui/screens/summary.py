@@ -28,7 +28,7 @@ from oncall_tui.texts import counted
 from oncall_tui.texts import text as t
 from oncall_tui.tui.chat_log.rich_markdown import ThemedMarkdown
 from oncall_tui.tui.chat_log.times import full_time
-from oncall_tui.tui.commands import keys_here
+from oncall_tui.tui.commands import closing_keys, keymap_here
 from oncall_tui.tui.widgets.lang import translate_bindings, ui_lang
 from oncall_tui.tui.widgets.typing_on import TypingClosesIt, TypingGoesOn
 
@@ -84,10 +84,8 @@ class SummaryScreen(TypingGoesOn, ModalScreen[None]):
         super().__init__()
         self.memory = memory
         self.lang = ui_lang(self)
-        # Closed by Esc and the keys that open it, as the settings file binds them (f6 closed
-        # it where [keys] had given show_summary f9, which closed it and opened it again).
-        opening = [key for key in keys_here(self, "show_summary").split(" / ") if key != "ctrl+p"]
-        self.close_keys = ["escape", *opening]
+        # As bound (f6 closed it where [keys] had given show_summary f9, and f9 did not).
+        self.close_keys = closing_keys("show_summary", keymap_here(self))
         closing = Binding(",".join(self.close_keys), "dismiss", "Close", id="summary.close")
         self._bindings = BindingsMap.merge([self._bindings, BindingsMap([closing])])
         translate_bindings(self, {"summary.close": "dialog.close"})
